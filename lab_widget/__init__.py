@@ -1,0 +1,42 @@
+"""Drive real coding-agent CLIs from Jupyter notebooks.
+
+The public API is small: :class:`Run` starts an agent CLI in its own tmux session and reads
+its transcript into :mod:`lab_widget.schema` objects; :class:`ScriptedModel` is a local
+model server that makes runs deterministic and offline.
+"""
+
+from . import schema
+from ._run import Run, get_run, lab_home, read_transcript, runs
+from .errors import (
+    AgentNotReadyError,
+    CLINotFoundError,
+    LabWidgetError,
+    RunEndedError,
+    UnknownProviderError,
+    WaitTimeoutError,
+)
+from .provider import Endpoint, provider_ids
+from .scripted import Reply, Rule, ScriptedModel, ToolUse
+
+__all__ = [
+    "AgentNotReadyError",
+    "CLINotFoundError",
+    "Endpoint",
+    "LabWidgetError",
+    "Reply",
+    "Rule",
+    "Run",
+    "RunEndedError",
+    "ScriptedModel",
+    "ToolUse",
+    "UnknownProviderError",
+    "WaitTimeoutError",
+    "get_run",
+    "lab_home",
+    "provider_ids",
+    "read_transcript",
+    "runs",
+    "schema",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,34 @@
+"""Command line: ``python -m lab_widget install-clis``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._tools import install_clis, tools_dir
+from .compat import PINS
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line."""
+    parser = argparse.ArgumentParser(prog="lab_widget")
+    sub = parser.add_subparsers(dest="command", required=True)
+    install = sub.add_parser("install-clis", help="npm install the pinned agent CLIs")
+    install.add_argument("providers", nargs="*", metavar="PROVIDER", help=", ".join(PINS))
+    sub.add_parser("pins", help="print the pinned CLI versions")
+    args = parser.parse_args(argv)
+    if args.command == "install-clis":
+        unknown = [p for p in args.providers if p not in PINS]
+        if unknown:
+            parser.error(f"unknown provider(s) {', '.join(unknown)}; choose from {', '.join(PINS)}")
+        where = install_clis(args.providers or None)
+        print(f"installed into {where}")
+    else:
+        for pin in PINS.values():
+            print(f"{pin.provider_id:12} {pin.spec}")
+        print(f"tools folder: {tools_dir()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

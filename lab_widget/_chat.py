@@ -1,0 +1,239 @@
+"""The chat brain of one run: a lock, the incremental reader, epoch follow, derived state."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import AgentNotReadyError, RunEndedError, WaitTimeoutError
+from .provider import (
+    AgentProvider,
+    ReadResult,
+    RunContext,
+    StartupBlocker,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+)
+from .schema import Message, SessionSummary, State
+
+__all__ = ["ChatEvent", "ChatSession"]
+
+log = logging.getLogger(__name__)
+
+# A sent message that never shows up in the transcript (a command that records nothing)
+# stops counting as work after this long.
+_PENDING_GRACE = 15.0
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """What changed: messages (new or updated), and/or a reset to a new epoch."""
+
+    changed: list[Message]
+    reset: bool
+    state: State
+    transcript_id: str | None
+
+
+Listener = Callable[[ChatEvent], None]
+
+
+class ChatSession:
+    """Owns the reader of a run and derives its state; safe to call from any thread."""
+
+    def __init__(
+        self,
+        provider: AgentProvider,
+        context: RunContext,
+        terminal: Terminal,
+        blocker: StartupBlocker | None = None,
+    ) -> None:
+        self.provider = provider
+        self.context = context
+        self.terminal = terminal
+        self.blocker = blocker
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._ref: TranscriptRef | None = None
+        self._reader: TranscriptReader | None = None
+        self._ended = False
+        self._ready = False
+        self._pending_since: float | None = None
+        self._user_count = 0
+        self._listeners: list[Listener] = []
+
+    # -- reading -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Pick up everything new: readiness, a new epoch, appended transcript lines."""
+        with self._lock:
+            before = self._state_locked()
+            if not self._ready and self.provider.is_ready(self.context):
+                self._ready = True
+                self.blocker = None
+            ref = self.provider.locate_transcript(self.context, self._ref)
+            reset = False
+            if ref is not None and (
+                self._ref is None or ref.transcript_id != self._ref.transcript_id
+            ):
+                reset = self._ref is not None
+                self._ref = ref
+                self._reader = self.provider.open_reader(ref)
+                self._user_count = 0
+            result = self._reader.read() if self._reader else ReadResult(changed=[])
+            reset = reset or result.reset
+            if reset:
+                self._pending_since = None  # the new epoch is what the last command did
+            users = sum(1 for m in self.messages_locked() if m.role == "user" and m.kind == "text")
+            if users > self._user_count:
+                self._pending_since = None
+            self._user_count = users
+            state = self._state_locked()
+            if result.changed or reset or state != before:
+                changed = self.messages_locked() if reset else result.changed
+                self._emit(ChatEvent(changed, reset, state, self.transcript_id))
+                self._changed.notify_all()
+
+    def mark_ended(self) -> None:
+        """The agent's process is gone."""
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+            self._emit(ChatEvent([], False, "ended", self.transcript_id))
+            self._changed.notify_all()
+
+    # -- derived views -----------------------------------------------------------------
+
+    def messages_locked(self) -> list[Message]:
+        return self._reader.messages if self._reader else []
+
+    @property
+    def messages(self) -> list[Message]:
+        """The current epoch's messages."""
+        with self._lock:
+            return self.messages_locked()
+
+    @property
+    def summary(self) -> SessionSummary:
+        """Session-wide facts of the current epoch."""
+        with self._lock:
+            if self._reader is None:
+                return SessionSummary(cwd=str(self.context.cwd))
+            return self._reader.summary
+
+    @property
+    def transcript_id(self) -> str | None:
+        """The current epoch's id."""
+        return self._ref.transcript_id if self._ref else None
+
+    @property
+    def ended(self) -> bool:
+        """Whether the agent's process is gone."""
+        return self._ended
+
+    @property
+    def ready(self) -> bool:
+        """Whether the TUI takes input."""
+        return self._ready
+
+    def _state_locked(self) -> State:
+        if self._ended:
+            return "ended"
+        if self.blocker is not None and not self._ready:
+            return "needs_input"
+        state: State = self._reader.state if self._reader else "idle"
+        if state == "idle" and self._pending_since is not None:
+            if time.monotonic() - self._pending_since < _PENDING_GRACE:
+                return "working"
+            self._pending_since = None
+        return state
+
+    @property
+    def state(self) -> State:
+        """The conversational state."""
+        with self._lock:
+            return self._state_locked()
+
+    # -- acting ------------------------------------------------------------------------
+
+    def wait_ready(self, timeout: float) -> None:
+        """Block until the TUI takes input."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not self._ready:
+                if self._ended:
+                    raise RunEndedError("the agent ended before it was ready")
+                if self.blocker is not None:
+                    raise AgentNotReadyError(self.blocker.reason)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AgentNotReadyError(
+                        f"{self.provider.meta.display_name} was not ready for input after "
+                        f"{timeout:g} s"
+                    )
+                self._changed.wait(min(left, 1.0))
+                if self.provider.is_ready(self.context):
+                    self.refresh()
+
+    def send(self, text: str, *, counts_as_work: bool = True) -> None:
+        """Type ``text`` into the agent and submit it."""
+        with self._lock:
+            if self._ended:
+                raise RunEndedError("the agent has ended; start a new run")
+            self.provider.reply(self.terminal, text)
+            if counts_as_work:
+                self._pending_since = time.monotonic()
+            state = self._state_locked()
+            self._emit(ChatEvent([], False, state, self.transcript_id))
+            self._changed.notify_all()
+
+    def wait(self, timeout: float | None) -> State:
+        """Block until the state is no longer ``working``; return it."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while True:
+                state = self._state_locked()
+                if state != "working":
+                    return state
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise WaitTimeoutError(timeout or 0.0, state)
+                # Bounded waits so a pending send past its grace period is re-evaluated.
+                self._changed.wait(1.0 if left is None else min(left, 1.0))
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Block until ``predicate()`` holds (re-checked on every change) or time runs out."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not predicate():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(min(left, 1.0))
+            return True
+
+    # -- listeners ---------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` on every change; returns an unsubscribe function."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _emit(self, event: ChatEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:
+                log.exception("chat listener failed")

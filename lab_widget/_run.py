@@ -1,0 +1,344 @@
+"""``Run``: one agent CLI in its own tmux session, read through into the universal schema."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import uuid
+import weakref
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ._chat import ChatEvent, ChatSession
+from ._runner import TmuxRunner, TmuxTerminal
+from ._tailer import Tailer
+from ._tools import find_binary
+from .compat import PINS
+from .errors import LabWidgetError, RunEndedError, RunNotFoundError
+from .provider import (
+    AgentProvider,
+    Endpoint,
+    RunContext,
+    SpawnRequest,
+    StartupBlocker,
+    TranscriptRef,
+    default_provider,
+    get_provider,
+)
+from .schema import Chat, Message, SessionSummary, State
+from .scripted import ScriptedModel
+
+__all__ = ["Run", "lab_home", "read_transcript", "runs"]
+
+_RUN_FILE = "run.json"
+_live: weakref.WeakValueDictionary[str, Run] = weakref.WeakValueDictionary()
+_live_lock = threading.Lock()
+
+
+def lab_home() -> Path:
+    """Where runs keep their private files: ``$LAB_WIDGET_HOME`` or
+    ``~/.local/state/lab_widget``.
+    """
+    env = os.environ.get("LAB_WIDGET_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".local" / "state" / "lab_widget"
+
+
+def _socket_path(home: Path) -> Path:
+    # Unix socket paths are limited to ~108 bytes: keep it short, one server per lab home.
+    digest = hashlib.sha1(str(home.resolve()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"lab_widget-{os.getuid()}" / f"{digest}.sock"
+
+
+def _runner() -> TmuxRunner:
+    return TmuxRunner(_socket_path(lab_home()))
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", text)[:40]
+
+
+class Run:
+    """A live agent: its real TUI under tmux, its transcript read into Python objects.
+
+    Parameters
+    ----------
+    provider
+        A provider id (``"claude-code"``); ``None`` takes the default provider.
+    cwd
+        The folder the agent works in.
+    model
+        A :class:`ScriptedModel` to run offline against, or a model name to request.
+    endpoint
+        A model server (``Endpoint(base_url=..., api_key=...)``) to use instead of the
+        agent's default. With neither a ScriptedModel nor an endpoint, the agent uses the
+        user's own environment and credentials.
+    name
+        A readable run id (default: provider and a short random suffix).
+    **options
+        Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
+    """
+
+    def __init__(
+        self,
+        provider: str | None = None,
+        cwd: str | os.PathLike[str] = ".",
+        *,
+        model: ScriptedModel | str | None = None,
+        endpoint: Endpoint | None = None,
+        name: str | None = None,
+        **options: Any,
+    ) -> None:
+        provider_id = provider or default_provider()
+        self._provider: AgentProvider = get_provider(provider_id)
+        folder = Path(cwd).expanduser().resolve()
+        if not folder.is_dir():
+            raise LabWidgetError(f"cwd {folder} is not a folder")
+        self.scripted_model: ScriptedModel | None = None
+        model_name: str | None = None
+        if isinstance(model, ScriptedModel):
+            self.scripted_model = model.start()
+            endpoint = Endpoint(base_url=model.base_url, api_key=model.api_key)
+        elif isinstance(model, str):
+            model_name = model
+        run_id = _safe_name(name) if name else f"{provider_id}-{uuid.uuid4().hex[:8]}"
+        runtime_dir = lab_home() / "runs" / run_id
+        if runtime_dir.exists() and run_id in _runner().sessions():
+            raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
+        runtime_dir.mkdir(parents=True, exist_ok=True)
+        context = RunContext(run_id=run_id, cwd=folder, runtime_dir=runtime_dir)
+        binary = (
+            find_binary(PINS[provider_id], self._provider.meta.display_name)
+            if (provider_id in PINS)
+            else Path(self._provider.meta.binary)
+        )
+        request = SpawnRequest(
+            context=context, binary=binary, model=model_name, endpoint=endpoint, options=options
+        )
+        blocker = self._provider.startup_blocker(request)
+        plan = self._provider.plan_spawn(request)
+        terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)
+        record = {
+            "run_id": run_id,
+            "provider": provider_id,
+            "cwd": str(folder),
+            "created": datetime.now(UTC).isoformat(),
+            "isolated": endpoint is not None,
+        }
+        (runtime_dir / _RUN_FILE).write_text(json.dumps(record, indent=2))
+        self._setup(context, terminal, blocker, record)
+
+    @classmethod
+    def _adopt(cls, record: dict[str, Any], terminal: TmuxTerminal) -> Run:
+        run = cls.__new__(cls)
+        run._provider = get_provider(str(record["provider"]))
+        run.scripted_model = None
+        context = RunContext(
+            run_id=str(record["run_id"]),
+            cwd=Path(str(record["cwd"])),
+            runtime_dir=lab_home() / "runs" / str(record["run_id"]),
+        )
+        run._setup(context, terminal, None, record)
+        return run
+
+    def _setup(
+        self,
+        context: RunContext,
+        terminal: TmuxTerminal,
+        blocker: StartupBlocker | None,
+        record: dict[str, Any],
+    ) -> None:
+        self._context = context
+        self._terminal = terminal
+        self._record = record
+        self._chat = ChatSession(self._provider, context, terminal, blocker)
+        self._tailer = Tailer(self._watch_paths, self._chat.refresh).start()
+        self._chat.refresh()
+        terminal.on_exit(self._on_exit)
+        with _live_lock:
+            _live[context.run_id] = self
+
+    def _watch_paths(self) -> list[Path]:
+        paths = self._provider.watch_paths(self._context)
+        if self._chat.transcript_id is not None:
+            ref = self._provider.locate_transcript(self._context, None)
+            if ref is not None:
+                paths += list(ref.watch)
+        return paths
+
+    def _on_exit(self) -> None:
+        self._chat.refresh()  # read what the agent wrote last
+        self._chat.mark_ended()
+        self._tailer.stop(timeout=0)
+
+    # -- what the run shows ------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The run's id (also its tmux session name)."""
+        return self._context.run_id
+
+    @property
+    def provider(self) -> AgentProvider:
+        """The provider behind this run (its ``meta`` names it)."""
+        return self._provider
+
+    @property
+    def cwd(self) -> Path:
+        """The folder the agent works in."""
+        return self._context.cwd
+
+    @property
+    def state(self) -> State:
+        """``idle | working | needs_input | question | ended``."""
+        return self._chat.state
+
+    @property
+    def messages(self) -> list[Message]:
+        """The current conversation (the current epoch), oldest first."""
+        return self._chat.messages
+
+    @property
+    def session(self) -> SessionSummary:
+        """Model, token totals, cwd and branch of the current epoch."""
+        return self._chat.summary
+
+    @property
+    def transcript_id(self) -> str | None:
+        """The id of the current epoch; it changes when the conversation is cleared."""
+        return self._chat.transcript_id
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The agent's own transcript file for the current epoch."""
+        ref = self._provider.locate_transcript(self._context, None)
+        return ref.path if ref else None
+
+    @property
+    def attach_command(self) -> str:
+        """A copyable command that opens the agent's real TUI in a terminal."""
+        return self._terminal.attach_command
+
+    @property
+    def needs_input_reason(self) -> str | None:
+        """Why the run is ``needs_input``, when it is."""
+        blocker = self._chat.blocker
+        return blocker.reason if blocker is not None and self.state == "needs_input" else None
+
+    def __repr__(self) -> str:
+        return f"<Run {self.id} {self._provider.meta.display_name} {self.state}>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    # -- acting ------------------------------------------------------------------------
+
+    def send(self, text: str, *, ready_timeout: float = 60.0) -> None:
+        """Type ``text`` into the agent and submit it (a prompt or a slash command).
+
+        Waits up to ``ready_timeout`` seconds for the TUI to take input first.
+        """
+        self._chat.wait_ready(ready_timeout)
+        is_command = text.lstrip().startswith("/")
+        self._chat.send(text, counts_as_work=not is_command)
+
+    def wait(self, timeout: float | None = 120.0) -> State:
+        """Block until the agent is no longer ``working``; return the state.
+
+        Raises :class:`~lab_widget.errors.WaitTimeoutError` when ``timeout`` passes first.
+        """
+        return self._chat.wait(timeout)
+
+    def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
+        """Block until ``predicate(run)`` holds; False if ``timeout`` passes first."""
+        return self._chat.wait_for(lambda: predicate(self), timeout)
+
+    def clear(self) -> None:
+        """Start a new conversation with the provider's own clear command."""
+        self.send(self._provider.meta.clear_command)
+
+    def interrupt(self) -> None:
+        """Stop the current turn (the agent keeps running)."""
+        if self._chat.ended:
+            raise RunEndedError("the agent has ended")
+        self._provider.interrupt(self._terminal)
+
+    def accept(self) -> None:
+        """Accept what the agent asks before it starts (e.g. trusting the folder)."""
+        if self._chat.blocker is None:
+            return
+        self._provider.accept_startup(self._terminal)
+        self._chat.blocker = None
+        self._chat.refresh()
+
+    def stop(self) -> None:
+        """End the agent and its tmux session. The transcript stays on disk."""
+        self._terminal.kill()
+        self._chat.wait_for(lambda: self._chat.ended, 5.0)
+        self._chat.mark_ended()
+        self._tailer.stop()
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` with every change; returns an unsubscribe function."""
+        return self._chat.subscribe(listener)
+
+    def chat(self) -> Chat:
+        """A snapshot: messages, state and session summary."""
+        return Chat(messages=self.messages, state=self.state, session=self.session)
+
+    def screen(self) -> str:
+        """The TUI's visible screen as text, for diagnostics."""
+        return self._terminal.capture()
+
+
+def runs() -> list[Run]:
+    """Every live run, re-adopting runs started by an earlier kernel (same lab home).
+
+    A re-adopted run reads its history back from the agent's transcript.
+    """
+    runner = _runner()
+    live = set(runner.sessions())
+    found: list[Run] = []
+    runs_dir = lab_home() / "runs"
+    records = sorted(runs_dir.glob(f"*/{_RUN_FILE}")) if runs_dir.is_dir() else []
+    for record_path in records:
+        try:
+            record = json.loads(record_path.read_text())
+        except (OSError, ValueError):
+            continue
+        run_id = str(record.get("run_id"))
+        if run_id not in live:
+            continue
+        with _live_lock:
+            existing = _live.get(run_id)
+        found.append(existing or Run._adopt(record, runner.terminal(run_id)))
+    return found
+
+
+def get_run(run_id: str) -> Run:
+    """The live run with this id."""
+    for run in runs():
+        if run.id == run_id:
+            return run
+    raise RunNotFoundError(f"no live run {run_id!r}")
+
+
+def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -> Chat:
+    """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
+
+    No tmux, no agent: for history, analysis and tests. The state is what the transcript
+    alone tells (``idle`` or ``working``).
+    """
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise FileNotFoundError(f"no transcript at {file}")
+    reader = get_provider(provider or default_provider()).open_reader(
+        TranscriptRef(transcript_id=file.stem, path=file)
+    )
+    reader.read()
+    return Chat(messages=reader.messages, state=reader.state, session=reader.summary)

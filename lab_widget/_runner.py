@@ -1,0 +1,208 @@
+"""tmux, through libtmux, on a dedicated socket: spawn an agent, type into it, watch it end."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shlex
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import libtmux
+from libtmux.exc import LibTmuxException
+
+from .errors import RunEndedError, TmuxError
+
+__all__ = ["TmuxRunner", "TmuxTerminal", "sanitize_input"]
+
+# C0 controls (but tab and line breaks), DEL and C1 controls: a terminal would act on
+# them (ESC starts sequences, ^C interrupts, ^M submits), so typed text never carries them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")
+
+
+def sanitize_input(text: str) -> str:
+    r"""Drop control characters so pasted text is only printable text and line breaks.
+
+    Examples
+    --------
+    >>> sanitize_input("a\x1b[201~b\x03\r\nc\td")
+    'a[201~b\nc\td'
+    """
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _tmux_binary() -> str:
+    found = shutil.which("tmux")
+    if found is None:
+        raise TmuxError("tmux is not installed; install it (Debian: apt-get install tmux)")
+    return found
+
+
+class TmuxTerminal:
+    """One agent's tmux session: the :class:`~lab_widget.provider.Terminal` of a run."""
+
+    def __init__(self, runner: TmuxRunner, session_name: str) -> None:
+        self.runner = runner
+        self.session_name = session_name
+
+    def __repr__(self) -> str:
+        return f"<TmuxTerminal {self.session_name}>"
+
+    @property
+    def target(self) -> str:
+        """The tmux target of the agent's pane."""
+        return f"={self.session_name}:"
+
+    def _tmux(self, *args: str, data: bytes | None = None) -> str:
+        return self.runner.tmux(*args, data=data)
+
+    def paste(self, text: str) -> None:
+        """Deliver text literally, as one bracketed paste, with control characters dropped."""
+        clean = sanitize_input(text)
+        if not clean:
+            return
+        if not self.alive():
+            raise RunEndedError(f"tmux session {self.session_name!r} has ended")
+        buffer = f"lab-widget-{self.session_name}"
+        self._tmux("load-buffer", "-b", buffer, "-", data=clean.encode())
+        # -p: bracketed paste when the TUI asked for it; -d: delete the buffer after.
+        self._tmux("paste-buffer", "-p", "-d", "-b", buffer, "-t", self.target)
+
+    def keys(self, *keys: str) -> None:
+        """Press named keys, one ``send-keys`` each."""
+        if not self.alive():
+            raise RunEndedError(f"tmux session {self.session_name!r} has ended")
+        for key in keys:
+            self._tmux("send-keys", "-t", self.target, key)
+
+    def alive(self) -> bool:
+        """Whether the session and the agent's process still exist."""
+        try:
+            out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_dead}")
+        except TmuxError:
+            return False
+        return out.strip() == "0"
+
+    def pid(self) -> int | None:
+        """The agent process's pid (the pane's first process)."""
+        try:
+            return int(self._tmux("display-message", "-p", "-t", self.target, "#{pane_pid}"))
+        except (TmuxError, ValueError):
+            return None
+
+    def capture(self) -> str:
+        """The visible screen, for diagnostics and tests only (never for product logic)."""
+        try:
+            return self._tmux("capture-pane", "-p", "-t", self.target)
+        except TmuxError:
+            return ""
+
+    def kill(self) -> None:
+        """End the session (the agent gets SIGHUP)."""
+        try:
+            self._tmux("kill-session", "-t", f"={self.session_name}")
+        except TmuxError:
+            pass
+
+    @property
+    def attach_command(self) -> str:
+        """A copyable command that attaches a terminal to this session."""
+        return shlex.join(
+            ["tmux", "-S", str(self.runner.socket_path), "attach", "-t", self.session_name]
+        )
+
+    def on_exit(self, callback: Callable[[], None]) -> threading.Thread:
+        """Call ``callback`` once when the agent's process ends (a pidfd wait, no polling)."""
+
+        def wait() -> None:
+            pid = self.pid()
+            if pid is not None:
+                try:
+                    fd = os.pidfd_open(pid)
+                except OSError:
+                    fd = -1
+                if fd >= 0:
+                    try:
+                        select.select([fd], [], [])
+                    finally:
+                        os.close(fd)
+            callback()
+
+        thread = threading.Thread(target=wait, name=f"lab-widget-exit-{self.session_name}")
+        thread.daemon = True
+        thread.start()
+        return thread
+
+
+class TmuxRunner:
+    """A dedicated tmux server (its own socket, no user config) holding agent sessions."""
+
+    def __init__(self, socket_path: Path) -> None:
+        self.socket_path = socket_path
+        self._bin = _tmux_binary()
+        self.server = libtmux.Server(
+            socket_path=str(socket_path), config_file="/dev/null", tmux_bin=self._bin
+        )
+
+    def tmux(self, *args: str, data: bytes | None = None) -> str:
+        """Run one tmux command on this server; raise :class:`TmuxError` on failure."""
+        proc = subprocess.run(
+            [self._bin, "-S", str(self.socket_path), *args],
+            input=data,
+            capture_output=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise TmuxError(
+                proc.stderr.decode(errors="replace").strip() or f"tmux {args[0]} failed"
+            )
+        return proc.stdout.decode(errors="replace")
+
+    def spawn(
+        self,
+        session_name: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        *,
+        width: int = 200,
+        height: int = 50,
+    ) -> TmuxTerminal:
+        """Start ``argv`` in a new detached session."""
+        self.socket_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.server.new_session(
+                session_name=session_name,
+                start_directory=str(cwd),
+                window_command=shlex.join(argv),
+                environment=dict(env),
+                x=width,
+                y=height,
+                attach=False,
+            )
+        except LibTmuxException as exc:
+            raise TmuxError(f"could not start tmux session {session_name!r}: {exc}") from exc
+        return TmuxTerminal(self, session_name)
+
+    def sessions(self) -> list[str]:
+        """Names of the live sessions on this server."""
+        try:
+            out = self.tmux("list-sessions", "-F", "#{session_name}")
+        except TmuxError:
+            return []  # no server: no sessions
+        return [line for line in out.splitlines() if line]
+
+    def terminal(self, session_name: str) -> TmuxTerminal:
+        """A handle on an existing session."""
+        return TmuxTerminal(self, session_name)
+
+    def kill_server(self) -> None:
+        """Stop the whole server (tests' cleanup)."""
+        try:
+            self.tmux("kill-server")
+        except TmuxError:
+            pass

@@ -1,0 +1,55 @@
+"""The compat registry: the exact CLI versions lab_widget is built and tested against.
+
+Every coupling to a CLI's private behaviour (transcript grammar, keystroke recipes, hook
+payloads, builtin commands, config knobs) lives in that provider's package, keyed to the
+version pinned here, and is covered by fixtures recorded from that version
+(``scripts/record_fixtures.py``).
+
+Examples
+--------
+>>> PINS["claude-code"].spec
+'@anthropic-ai/claude-code@2.1.332'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PINS", "CLIPin", "install_command"]
+
+
+@dataclass(frozen=True)
+class CLIPin:
+    """One agent CLI at one exact version, installed from npm."""
+
+    provider_id: str
+    npm_package: str
+    version: str
+    binary: str
+
+    @property
+    def spec(self) -> str:
+        """The npm install spec, ``package@version``."""
+        return f"{self.npm_package}@{self.version}"
+
+
+PINS: dict[str, CLIPin] = {
+    pin.provider_id: pin
+    for pin in (
+        CLIPin("claude-code", "@anthropic-ai/claude-code", "2.1.332", "claude"),
+        CLIPin("codex", "@openai/codex", "0.171.0", "codex"),
+        CLIPin("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
+        CLIPin("opencode", "opencode-ai", "1.18.33", "opencode"),
+    )
+}
+
+
+def install_command() -> str:
+    """The command that installs every pinned CLI into the project's tools folder.
+
+    Examples
+    --------
+    >>> install_command()
+    'python -m lab_widget install-clis'
+    """
+    return "python -m lab_widget install-clis"

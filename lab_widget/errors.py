@@ -1,0 +1,93 @@
+"""Typed errors: every failure a user can meet has its own class and a message that says
+what to do.
+
+Examples
+--------
+>>> raise UnknownProviderError("nope", ["claude-code"])
+Traceback (most recent call last):
+...
+lab_widget.errors.UnknownProviderError: unknown provider 'nope'; known providers: claude-code
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "AgentNotReadyError",
+    "CLINotFoundError",
+    "DialogNotAnswerableError",
+    "LabWidgetError",
+    "ReplyDroppedError",
+    "RunEndedError",
+    "RunNotFoundError",
+    "StaleDialogError",
+    "TmuxError",
+    "UnknownProviderError",
+    "WaitTimeoutError",
+]
+
+
+class LabWidgetError(Exception):
+    """Base of every lab_widget error."""
+
+
+class UnknownProviderError(LabWidgetError, KeyError):
+    """No provider has this id."""
+
+    def __init__(self, provider_id: str, known: Sequence[str]) -> None:
+        self.provider_id = provider_id
+        self.known = list(known)
+        super().__init__(provider_id)
+
+    def __str__(self) -> str:
+        return f"unknown provider {self.provider_id!r}; known providers: {', '.join(self.known)}"
+
+
+class CLINotFoundError(LabWidgetError, FileNotFoundError):
+    """The agent CLI is neither in the project tools folder nor on PATH."""
+
+    def __init__(self, display_name: str, binary: str, install_command: str) -> None:
+        self.binary = binary
+        self.install_command = install_command
+        super().__init__(
+            f"{display_name} CLI ({binary!r}) not found in the lab_widget tools folder or on "
+            f"PATH; install the pinned version with: {install_command}"
+        )
+
+
+class TmuxError(LabWidgetError, RuntimeError):
+    """tmux is missing or refused a command."""
+
+
+class RunEndedError(LabWidgetError, RuntimeError):
+    """The agent's process has ended; the run takes no more input."""
+
+
+class RunNotFoundError(LabWidgetError, LookupError):
+    """No live run has this id."""
+
+
+class AgentNotReadyError(LabWidgetError, TimeoutError):
+    """The agent's TUI did not become ready for input in time."""
+
+
+class WaitTimeoutError(LabWidgetError, TimeoutError):
+    """``Run.wait`` gave up while the agent was still working."""
+
+    def __init__(self, timeout: float, state: str) -> None:
+        self.timeout = timeout
+        self.state = state
+        super().__init__(f"the agent was still {state!r} after {timeout:g} s")
+
+
+class ReplyDroppedError(LabWidgetError, RuntimeError):
+    """The agent's TUI does not take input in its current state (e.g. mid-turn)."""
+
+
+class DialogNotAnswerableError(LabWidgetError, RuntimeError):
+    """A dialog lab_widget cannot answer; the user answers it in the TUI."""
+
+
+class StaleDialogError(LabWidgetError, RuntimeError):
+    """The dialog being answered is no longer the pending one."""

@@ -1,0 +1,45 @@
+"""The provider seam, its registry, and the pieces adapters share.
+
+Concrete adapters live in sub-packages (``claude_code``); nothing outside them imports
+them directly.
+"""
+
+from ._jsonl import CorruptLine, JsonlTail, Line
+from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
+from ._seam import (
+    AgentProvider,
+    Endpoint,
+    LiveSignals,
+    ProviderMeta,
+    ReadResult,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+)
+
+__all__ = [
+    "DEFAULT_PROVIDER",
+    "AgentProvider",
+    "CorruptLine",
+    "Endpoint",
+    "JsonlTail",
+    "Line",
+    "LiveSignals",
+    "ProviderMeta",
+    "ReadResult",
+    "RunContext",
+    "SpawnPlan",
+    "SpawnRequest",
+    "StartupBlocker",
+    "Terminal",
+    "TranscriptReader",
+    "TranscriptRef",
+    "default_provider",
+    "get_provider",
+    "provider_ids",
+    "register",
+]

@@ -1,0 +1,276 @@
+"""The provider seam: what every agent-CLI adapter implements, and nothing provider-shaped.
+
+Contract notes that every adapter honours:
+
+- Read-through. The agent runs its real TUI; the adapter maps the CLI's own transcript
+  into :mod:`lab_widget.schema` on read. Nothing is stored by lab_widget.
+- Epochs. A transcript's identity (``TranscriptRef.transcript_id``) changes whenever the
+  provider clears context; :meth:`AgentProvider.locate_transcript` returns the newest
+  epoch and the chat follows it. A provider that clears in place must synthesise a new id.
+- Command echoes (``/clear``) are visible user messages and never drive the state to
+  ``working``.
+- Reply while ``working`` is legal and best effort; an adapter whose TUI drops mid-turn
+  input raises :class:`~lab_widget.errors.ReplyDroppedError`.
+- Never scrape the screen for state or content: transcripts and verified live signals only.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from ..errors import DialogNotAnswerableError
+from ..schema import (
+    AuthDescriptor,
+    AuthStatus,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    Message,
+    SeedMeta,
+    SessionSummary,
+    State,
+)
+
+__all__ = [
+    "AgentProvider",
+    "Endpoint",
+    "LiveSignals",
+    "ProviderMeta",
+    "ReadResult",
+    "RunContext",
+    "SpawnPlan",
+    "SpawnRequest",
+    "StartupBlocker",
+    "Terminal",
+    "TranscriptReader",
+    "TranscriptRef",
+]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A model server the agent talks to instead of its default, e.g. a proxy.
+
+    Parameters
+    ----------
+    base_url
+        The server's base URL, given the way the CLI's own setting takes it.
+    api_key
+        The credential sent to it. Never shown in reprs or widget state.
+
+    Examples
+    --------
+    >>> Endpoint("http://127.0.0.1:8000", "secret")
+    Endpoint(base_url='http://127.0.0.1:8000', api_key='***')
+    """
+
+    base_url: str
+    api_key: str = field(default="", repr=False)
+
+    def __repr__(self) -> str:
+        return f"Endpoint(base_url={self.base_url!r}, api_key='***')"
+
+
+@dataclass(frozen=True)
+class ProviderMeta:
+    """Names and affordances a provider declares; user-facing copy comes from here."""
+
+    id: str
+    display_name: str
+    binary: str
+    """The CLI's executable name."""
+    clear_command: str
+    """The native command that starts a new conversation (``role="clear"``)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where a run lives: its folder, its private runtime folder and its id."""
+
+    run_id: str
+    cwd: Path
+    runtime_dir: Path
+
+
+@dataclass(frozen=True)
+class SpawnRequest:
+    """What the user asked for when starting a run."""
+
+    context: RunContext
+    binary: Path
+    model: str | None = None
+    """A model name to request, if any."""
+    endpoint: Endpoint | None = None
+    """``None`` runs the agent in the user's own environment and credentials."""
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpawnPlan:
+    """How to start the agent: argv, environment overrides, folder."""
+
+    argv: Sequence[str]
+    env: Mapping[str, str]
+    cwd: Path
+    secret_env: frozenset[str] = frozenset()
+    """Names in ``env`` whose values must never be displayed."""
+
+
+@dataclass(frozen=True)
+class TranscriptRef:
+    """One epoch of a conversation: an id, where it lives, and what to watch for it."""
+
+    transcript_id: str
+    path: Path
+    watch: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class StartupBlocker:
+    """Something the agent asks before it takes input (a folder-trust screen)."""
+
+    reason: str
+    """Shown to the user as the ``needs_input`` explanation."""
+    accept_hint: str
+    """What accepting means, shown beside the accept affordance."""
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What one incremental read found."""
+
+    changed: list[Message]
+    """New messages and updated ones (same ``seq``), in seq order."""
+    reset: bool = False
+    """True when the transcript was rewritten and the reader rebuilt every message."""
+
+
+class TranscriptReader(ABC):
+    """An incremental reader over one epoch; cost proportional to what was appended."""
+
+    ref: TranscriptRef
+
+    @abstractmethod
+    def read(self) -> ReadResult:
+        """Read what was appended since the last call."""
+
+    @property
+    @abstractmethod
+    def messages(self) -> list[Message]:
+        """Every message read so far, in seq order."""
+
+    @property
+    @abstractmethod
+    def state(self) -> State:
+        """The state derived from the transcript alone (never ``ended``)."""
+
+    @property
+    @abstractmethod
+    def summary(self) -> SessionSummary:
+        """Session-wide facts read so far."""
+
+
+class Terminal(Protocol):
+    """What the runner lets a provider do to the agent's TUI."""
+
+    def paste(self, text: str) -> None:
+        """Deliver text literally (nothing in it is interpreted as a key)."""
+
+    def keys(self, *keys: str) -> None:
+        """Press named keys (``"Enter"``, ``"Escape"``, ``"C-c"``...)."""
+
+    def alive(self) -> bool:
+        """Whether the agent's process still runs."""
+
+
+@runtime_checkable
+class LiveSignals(Protocol):
+    """Optional capability: a structured live channel beside the transcript.
+
+    Providers without a verified channel omit it; their residual blocked states show as
+    ``needs_input`` with the attach command.
+    """
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        """The dialog the agent waits on now, if the channel reports one."""
+
+    def blocked(self, context: RunContext) -> str | None:
+        """A reason the agent is blocked without a structured dialog, if any."""
+
+    def signature(self, context: RunContext) -> object:
+        """A cheap value that changes whenever the channel's content changes."""
+
+    def sweep(self, context: RunContext) -> None:
+        """Drop signals the transcript shows are resolved or stale."""
+
+
+class AgentProvider(ABC):
+    """One agent CLI behind the seam."""
+
+    meta: ProviderMeta
+    live_signals: LiveSignals | None = None
+
+    @abstractmethod
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+        """Prepare the run's files (an isolated config home, settings) and say how to start."""
+
+    @abstractmethod
+    def locate_transcript(
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
+        """The newest epoch of this run's conversation (``None`` before it exists)."""
+
+    @abstractmethod
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+        """A fresh incremental reader positioned at the start of ``ref``."""
+
+    def watch_paths(self, context: RunContext) -> list[Path]:
+        """Folders whose changes may mean a new epoch or a new signal."""
+        return [context.runtime_dir]
+
+    def is_ready(self, context: RunContext) -> bool:
+        """Whether the TUI takes input now (from a structured signal)."""
+        return True
+
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+        """What the agent will ask before it takes input, judged from its config."""
+        return None
+
+    def accept_startup(self, terminal: Terminal) -> None:
+        """Accept what :meth:`startup_blocker` reported, in the live TUI."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def reply(self, terminal: Terminal, text: str) -> None:
+        """Type a user message (or slash command) and submit it."""
+
+    @abstractmethod
+    def interrupt(self, terminal: Terminal) -> None:
+        """Stop the current turn without quitting the agent."""
+
+    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+        """Play the keystrokes that answer ``dialog`` in the live TUI."""
+        raise DialogNotAnswerableError(
+            f"{self.meta.display_name} dialogs cannot be answered from lab_widget yet; "
+            "answer it in the terminal (see the run's attach command)"
+        )
+
+    @abstractmethod
+    def commands(self, cwd: Path) -> list[CommandSpec]:
+        """The slash commands a run in ``cwd`` offers."""
+
+    @abstractmethod
+    def auth(self) -> AuthDescriptor:
+        """How this provider logs in."""
+
+    @abstractmethod
+    def auth_status(self) -> AuthStatus:
+        """Whether the user's own environment is logged in."""
+
+    @abstractmethod
+    def seed_meta(self) -> SeedMeta:
+        """What the generic workspace seeder needs to know."""

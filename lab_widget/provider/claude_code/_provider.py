@@ -1,0 +1,232 @@
+"""Claude Code behind the seam."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..._tools import find_binary
+from ...compat import PINS
+from ...schema import AuthDescriptor, AuthStatus, CommandSpec, SeedMeta
+from .._seam import (
+    AgentProvider,
+    ProviderMeta,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+)
+from . import _compat
+from ._transcript import ClaudeTranscriptReader, project_dir
+
+__all__ = ["ClaudeCodeProvider"]
+
+_STATE_FILE = "claude-code.json"
+_SIGNALS = "signals"
+
+
+def _user_config_dir() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
+
+
+def _global_state_file(config_dir: Path | None) -> Path:
+    """``.claude.json``: beside the config dir when it is set, else in HOME."""
+    if os.environ.get("CLAUDE_CONFIG_DIR") and config_dir is not None:
+        return config_dir / ".claude.json"
+    return Path.home() / ".claude.json"
+
+
+def _hook_command(spool: Path) -> str:
+    # One file per event, written then renamed, so a reader never sees half a record.
+    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
+    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+
+
+def _load_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class ClaudeCodeProvider(AgentProvider):
+    """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
+
+    meta = ProviderMeta(
+        id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
+    )
+
+    # -- spawn -------------------------------------------------------------------------
+
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+        ctx = request.context
+        spool = ctx.runtime_dir / _SIGNALS
+        spool.mkdir(parents=True, exist_ok=True)
+        session_id = str(uuid.uuid4())
+        hook = [{"matcher": "", "hooks": [{"type": "command", "command": _hook_command(spool)}]}]
+        settings = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
+        settings_path = ctx.runtime_dir / "claude-settings.json"
+        settings_path.write_text(json.dumps(settings, indent=2))
+
+        env: dict[str, str] = {}
+        secret: set[str] = set()
+        if request.endpoint is not None:
+            home = ctx.runtime_dir / "home"
+            config_dir = home / ".claude"
+            config_dir.mkdir(parents=True, exist_ok=True)
+            self._prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
+            env.update(
+                HOME=str(home),
+                ANTHROPIC_API_KEY=request.endpoint.api_key,
+                ANTHROPIC_BASE_URL=request.endpoint.base_url,
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            )
+            secret.add("ANTHROPIC_API_KEY")
+        else:
+            config_dir = _user_config_dir()
+        (ctx.runtime_dir / _STATE_FILE).write_text(
+            json.dumps({"session_id": session_id, "config_dir": str(config_dir)})
+        )
+        argv = [str(request.binary), "--session-id", session_id, "--settings", str(settings_path)]
+        if request.model:
+            argv += ["--model", request.model]
+        mode = request.options.get("permission_mode")
+        if isinstance(mode, str):
+            argv += ["--permission-mode", mode]
+        return SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+
+    @staticmethod
+    def _prepare_isolated_home(home: Path, cwd: Path, api_key: str) -> None:
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
+            "projects": {str(cwd): {"hasTrustDialogAccepted": True}},
+        }
+        (home / ".claude.json").write_text(json.dumps(state, indent=2))
+
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+        if request.endpoint is not None:
+            return None  # isolated homes are prepared trusted
+        state = _load_json(_global_state_file(_user_config_dir()))
+        projects = state.get("projects")
+        projects = projects if isinstance(projects, dict) else {}
+        folder = request.context.cwd.resolve()
+        for candidate in (folder, *folder.parents):
+            entry = projects.get(str(candidate))
+            if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"):
+                return None
+        return StartupBlocker(
+            reason=(
+                f"{self.meta.display_name} asks whether you trust the folder {folder} before "
+                "it starts. Review it, then accept to let the agent read and run files there."
+            ),
+            accept_hint="Trust this folder",
+        )
+
+    def accept_startup(self, terminal: Terminal) -> None:
+        terminal.keys(*_compat.TRUST_ACCEPT_KEYS)
+
+    # -- transcript --------------------------------------------------------------------
+
+    def _run_state(self, context: RunContext) -> dict[str, Any]:
+        return _load_json(context.runtime_dir / _STATE_FILE)
+
+    def _signals(self, context: RunContext) -> list[dict[str, Any]]:
+        spool = context.runtime_dir / _SIGNALS
+        try:
+            files = sorted(spool.glob("*.json"))
+        except FileNotFoundError:
+            return []
+        return [_load_json(path) for path in files]
+
+    def locate_transcript(
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
+        session_id: str | None = None
+        path: Path | None = None
+        for record in reversed(self._signals(context)):
+            if record.get("hook_event_name") == "SessionStart" and record.get("transcript_path"):
+                session_id = str(record.get("session_id"))
+                path = Path(str(record["transcript_path"]))
+                break
+        if path is None:
+            state = self._run_state(context)
+            if not state.get("session_id"):
+                return current
+            session_id = str(state["session_id"])
+            config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+            path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
+        if current is not None and current.transcript_id == session_id:
+            return current
+        return TranscriptRef(transcript_id=str(session_id), path=path, watch=(path.parent,))
+
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+        return ClaudeTranscriptReader(ref)
+
+    def watch_paths(self, context: RunContext) -> list[Path]:
+        state = self._run_state(context)
+        config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+        return [context.runtime_dir / _SIGNALS, project_dir(config_dir, str(context.cwd))]
+
+    def is_ready(self, context: RunContext) -> bool:
+        return any(r.get("hook_event_name") == "SessionStart" for r in self._signals(context))
+
+    # -- input -------------------------------------------------------------------------
+
+    def reply(self, terminal: Terminal, text: str) -> None:
+        terminal.paste(text)
+        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
+        terminal.keys("Enter")
+
+    def interrupt(self, terminal: Terminal) -> None:
+        terminal.keys(*_compat.INTERRUPT_KEYS)
+
+    # -- catalog, auth, seeding --------------------------------------------------------
+
+    def commands(self, cwd: Path) -> list[CommandSpec]:
+        return list(_compat.BUILTIN_COMMANDS)
+
+    def auth(self) -> AuthDescriptor:
+        return AuthDescriptor(
+            kind="oauth-code",
+            env_vars=["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
+            instructions="Log in with your Claude account, or provide an API key.",
+        )
+
+    def auth_status(self) -> AuthStatus:
+        binary = find_binary(PINS[self.meta.id], self.meta.display_name)
+        proc = subprocess.run(
+            [str(binary), "auth", "status", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        try:
+            data = json.loads(proc.stdout)
+        except ValueError:
+            return AuthStatus(logged_in=False, detail=proc.stderr.strip() or proc.stdout.strip())
+        return AuthStatus(
+            logged_in=bool(data.get("loggedIn")),
+            method=data.get("authMethod"),
+            detail=str(data.get("apiProvider") or ""),
+        )
+
+    def seed_meta(self) -> SeedMeta:
+        return SeedMeta(
+            context_file="CLAUDE.local.md",
+            skills_dir=".claude/skills",
+            exclude=["CLAUDE.local.md", ".claude/skills/", ".claude/settings.local.json"],
+            scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
+        )

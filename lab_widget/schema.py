@@ -1,0 +1,227 @@
+"""The universal schema: one definition of a conversation for every provider and the widget.
+
+Every provider adapter maps its CLI's native transcript into these models; the widget's
+TypeScript types mirror them. Models are immutable: an update (a tool result arriving)
+replaces a message with a copy that keeps its ``seq``.
+
+Examples
+--------
+>>> m = Message(seq=0, kind="text", role="user", text="hello")
+>>> m.model_dump(exclude_defaults=True)
+{'seq': 0, 'kind': 'text', 'role': 'user', 'text': 'hello'}
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Answer",
+    "AuthDescriptor",
+    "AuthStatus",
+    "Chat",
+    "CommandSpec",
+    "Dialog",
+    "DialogAnswer",
+    "DialogKind",
+    "LifecycleLevel",
+    "Message",
+    "MessageKind",
+    "Option",
+    "Question",
+    "Role",
+    "SeedMeta",
+    "SessionSummary",
+    "State",
+    "ToolCall",
+    "ToolStatus",
+    "Usage",
+]
+
+State = Literal["idle", "working", "needs_input", "question", "ended"]
+"""The conversational state: the agent waits (``idle``), works, is blocked on something
+the widget cannot answer (``needs_input``), asks a dialog (``question``), or is gone."""
+
+MessageKind = Literal["text", "tool", "dialog", "lifecycle"]
+Role = Literal["user", "assistant", "system"]
+ToolStatus = Literal["running", "ok", "error"]
+DialogKind = Literal["question", "plan", "approval"]
+LifecycleLevel = Literal["info", "warning", "error"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Usage(_Model):
+    """Token counts of one model response, or totals over many.
+
+    Examples
+    --------
+    >>> (Usage(input_tokens=3) + Usage(output_tokens=2)).total
+    5
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        """All tokens counted."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+class ToolCall(_Model):
+    """A tool call paired with its result once the result lands."""
+
+    id: str
+    name: str
+    input: dict[str, object] = Field(default_factory=dict)
+    status: ToolStatus = "running"
+    output: str | None = None
+
+
+class Option(_Model):
+    """One choice of a dialog question."""
+
+    label: str
+    description: str = ""
+
+
+class Question(_Model):
+    """One question of a dialog (a dialog may ask several at once)."""
+
+    header: str = ""
+    text: str
+    options: list[Option] = Field(default_factory=list)
+    multi_select: bool = False
+    free_text: bool = True
+    """Whether an answer may be typed instead of (or besides) choosing options."""
+
+
+class Dialog(_Model):
+    """Something the agent waits on: questions, a plan to approve, a tool to allow."""
+
+    kind: DialogKind
+    questions: list[Question] = Field(default_factory=list)
+    answerable: bool = True
+    """Whether lab_widget can answer it (else the user answers in the TUI)."""
+    tool_id: str | None = None
+    """The native id of the tool call that opened the dialog; answers must match it."""
+    body: str = ""
+    """Markdown shown above the questions (a plan's text, a tool's input)."""
+
+
+class Answer(_Model):
+    """The answer to one question: chosen option labels and/or free text."""
+
+    selected: list[str] = Field(default_factory=list)
+    text: str | None = None
+
+
+class DialogAnswer(_Model):
+    """Answers to a whole dialog, one per question, for the dialog's ``tool_id``."""
+
+    tool_id: str | None = None
+    answers: list[Answer]
+
+
+class Message(_Model):
+    """One entry of the conversation.
+
+    ``seq`` is stable: re-reading the same transcript gives every message the same seq,
+    and an update to a message (a tool result) keeps it.
+    """
+
+    seq: int
+    kind: MessageKind
+    role: Role
+    native_id: str | None = None
+    timestamp: datetime | None = None
+    text: str = ""
+    command: str | None = None
+    """For a slash-command echo: the command as typed (``"/clear"``)."""
+    tool: ToolCall | None = None
+    dialog: Dialog | None = None
+    level: LifecycleLevel | None = None
+    """For lifecycle messages: how loud to show them."""
+    model: str | None = None
+    usage: Usage | None = None
+
+
+class CommandSpec(_Model):
+    """A slash command a run offers."""
+
+    name: str
+    description: str = ""
+    arg_hint: str = ""
+    source: Literal["builtin", "project", "user"] = "builtin"
+    role: Literal["clear"] | None = None
+    """``"clear"`` marks the provider's command that starts a new conversation."""
+    chat_safe: bool = True
+    """False for commands that would strand the TUI where the widget cannot see it."""
+
+
+class AuthDescriptor(_Model):
+    """How a provider logs in, described rather than hard-coded."""
+
+    kind: Literal["oauth-code", "oauth-redirect", "api-key", "external"]
+    env_vars: list[str] = Field(default_factory=list)
+    """Environment variables that carry a credential for this provider."""
+    instructions: str = ""
+
+
+class AuthStatus(_Model):
+    """Whether a provider is logged in, and how."""
+
+    logged_in: bool
+    method: str | None = None
+    detail: str = ""
+
+
+class SeedMeta(_Model):
+    """What a provider declares so one generic seeder can prepare a workspace."""
+
+    context_file: str
+    skills_dir: str | None = None
+    exclude: list[str] = Field(default_factory=list)
+    scrub_patterns: list[str] = Field(default_factory=list)
+
+
+class SessionSummary(_Model):
+    """What a transcript tells about its session as a whole."""
+
+    transcript_id: str | None = None
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    cwd: str | None = None
+    branch: str | None = None
+    cli_version: str | None = None
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class Chat(_Model):
+    """A whole conversation as read from a transcript."""
+
+    messages: list[Message]
+    state: State
+    session: SessionSummary

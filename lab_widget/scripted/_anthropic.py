@@ -1,0 +1,165 @@
+"""The Anthropic Messages API as agent CLIs use it: a JSON probe and streaming SSE turns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ._script import Reply
+from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
+
+__all__ = ["conversation", "respond"]
+
+_REMINDER = "<system-reminder>"
+
+
+def _user_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                text = str(block.get("text", ""))
+                # Agent CLIs inject reminders as extra text blocks; they are not the user's.
+                if not text.lstrip().startswith(_REMINDER):
+                    texts.append(text)
+    return texts
+
+
+def conversation(body: dict[str, Any]) -> Conversation:
+    """Find the latest user text and how many model steps answered it so far."""
+    messages = body.get("messages") or []
+    steps = 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "assistant":
+            steps += 1
+            continue
+        if message.get("role") != "user":
+            continue  # agents may append role "system" context after the prompt
+        texts = _user_texts(message.get("content"))
+        if texts:
+            key = json.dumps(messages[: index + 1], sort_keys=True, default=str)
+            return Conversation(user_text="\n".join(texts), step=steps, key=key)
+    return Conversation(user_text="", step=steps, key="")
+
+
+def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, int]:
+    return {
+        "input_tokens": reply.input_tokens
+        if reply.input_tokens is not None
+        else estimate_tokens(json.dumps(body.get("messages", []))),
+        "output_tokens": reply.output_tokens
+        if reply.output_tokens is not None
+        else estimate_tokens(reply.text) + 10 * len(reply.tools),
+        "cache_read_input_tokens": reply.cache_read_tokens,
+        "cache_creation_input_tokens": reply.cache_write_tokens,
+    }
+
+
+def _content(reply: Reply, tool_ids: list[str]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if reply.text:
+        blocks.append({"type": "text", "text": reply.text})
+    for tool, tool_id in zip(reply.tools, tool_ids, strict=True):
+        blocks.append({"type": "tool_use", "id": tool_id, "name": tool.name, "input": tool.input})
+    return blocks
+
+
+def _stream(
+    reply: Reply, body: dict[str, Any], message_id: str, tool_ids: list[str]
+) -> Iterator[SseEvent]:
+    usage = _usage(reply, body)
+    start_usage = dict(usage, output_tokens=1)
+    yield SseEvent(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model", "scripted"),
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": start_usage,
+            },
+        },
+    )
+    index = 0
+    if reply.text:
+        yield SseEvent(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
+        for chunk in text_chunks(reply.text):
+            yield SseEvent(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": chunk},
+                },
+                delay=reply.chunk_delay,
+            )
+        yield SseEvent("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    for tool, tool_id in zip(reply.tools, tool_ids, strict=True):
+        yield SseEvent(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": tool_id,
+                    "name": tool.name,
+                    "input": {},
+                },
+            },
+        )
+        yield SseEvent(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool.input)},
+            },
+        )
+        yield SseEvent("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    yield SseEvent(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
+    yield SseEvent("message_stop", {"type": "message_stop"})
+
+
+def respond(
+    reply: Reply, body: dict[str, Any], message_id: str, tool_ids: list[str]
+) -> WireResponse:
+    """Answer one ``POST /v1/messages`` with ``reply``, streamed when the request asks."""
+    if body.get("stream"):
+        return WireResponse(events=_stream(reply, body, message_id, tool_ids), delay=reply.delay)
+    payload = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "scripted"),
+        "content": _content(reply, tool_ids),
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": None,
+        "usage": _usage(reply, body),
+    }
+    return WireResponse(json_body=payload, delay=reply.delay)

@@ -1,0 +1,159 @@
+"""Live: the real pinned Claude Code under real tmux, against the scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
+
+TOOL_TURN = [
+    Reply(
+        "Let me check.",
+        tools=[ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})],
+    ),
+    Reply("The tool said tool-output-42."),
+]
+
+
+def script() -> ScriptedModel:
+    return ScriptedModel(
+        rules=[Rule("use a tool", TOOL_TURN)],
+        sequence=["Hello from the scripted model.", "Second answer."],
+    )
+
+
+def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
+    model = script()
+    run = Run("claude-code", cwd=workdir, model=model)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle"
+        texts = [(m.role, m.text) for m in run.messages if m.kind == "text"]
+        assert texts == [("user", "hello"), ("assistant", "Hello from the scripted model.")]
+        last = run.messages[-1]
+        assert last.model and last.usage and last.usage.output_tokens > 0
+        assert run.session.usage.output_tokens > 0
+        assert run.session.cwd == str(workdir)
+    finally:
+        run.stop()
+    assert run.state == "ended"
+
+
+def test_tool_call_paired_with_result(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=script())
+    try:
+        run.send("please use a tool")
+        assert run.wait(timeout=60) == "idle"
+        tools = [m for m in run.messages if m.kind == "tool"]
+        assert len(tools) == 1
+        assert tools[0].tool is not None
+        assert tools[0].tool.name == "Bash"
+        assert tools[0].tool.status == "ok"
+        assert "tool-output-42" in (tools[0].tool.output or "")
+        assert run.messages[-1].text == "The tool said tool-output-42."
+    finally:
+        run.stop()
+
+
+def test_clear_starts_new_epoch_with_visible_echo(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=script())
+    try:
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle"
+        first = run.transcript_id
+        run.clear()
+        assert run.wait_for(
+            lambda r: r.transcript_id != first and any(m.command == "/clear" for m in r.messages),
+            timeout=30,
+        ), run.screen()
+        assert run.state == "idle"
+        assert not any(m.text == "hello" for m in run.messages)
+        # The new epoch takes the next prompt.
+        run.send("and again")
+        assert run.wait(timeout=60) == "idle"
+        assert run.messages[-1].text == "Second answer."
+    finally:
+        run.stop()
+
+
+def test_killed_session_is_ended_within_two_seconds(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=script())
+    run.send("hello")
+    run.wait(timeout=60)
+    subprocess.run(
+        ["tmux", "-S", str(run._terminal.runner.socket_path), "kill-session", "-t", run.id],
+        check=True,
+    )
+    started = time.monotonic()
+    assert run.wait_for(lambda r: r.state == "ended", timeout=2.0)
+    assert time.monotonic() - started < 2.0
+
+
+HOSTILE = (
+    "line one; echo $HOME && rm -rf / `id` $(whoami) | cat > /dev/null\n"
+    "C-c Enter Escape  'quotes' \"double\" \\backslash\n"
+    "ctrl:\x03\x04\x1a esc:\x1b[31mred\x1b[0m paste-end:\x1b[201~ bell:\x07\n"
+    "\ttabbed line with unicode: ünïcødé ✓ 日本\n"
+    "last line"
+)
+
+
+def expected_text(text: str) -> str:
+    return "".join(ch for ch in text if ch in "\n\t" or (ord(ch) >= 0x20 and ord(ch) != 0x7F))
+
+
+def test_hostile_prompt_arrives_as_one_exact_message(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(fallback="Got it.")
+    run = Run("claude-code", cwd=workdir, model=model)
+    try:
+        run.send(HOSTILE)
+        assert run.wait(timeout=60) == "idle"
+        users = [m for m in run.messages if m.role == "user"]
+        assert len(users) == 1, [m.text for m in users]
+        got = users[0].text
+        want = expected_text(HOSTILE)
+        # Control characters may be dropped, never acted on; every printable character and
+        # line break arrives byte-exact. The TUI expands a pasted tab to four spaces.
+        assert got == want.replace("\t", "    "), (got, want)
+        assert [m.text for m in run.messages if m.role == "assistant"] == ["Got it."]
+        assert len(model.scripted_requests) == 1
+    finally:
+        run.stop()
+
+
+ADOPT = """
+import json, os, sys
+import lab_widget
+runs = lab_widget.runs()
+rows = [{"id": r.id, "state": r.state, "texts": [m.text for m in r.messages]} for r in runs]
+print(json.dumps(rows))
+"""
+
+
+def test_readopted_by_a_fresh_process_shows_same_history(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=script())
+    try:
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle"
+        mine = [m.text for m in run.messages]
+        out = subprocess.run(
+            [sys.executable, "-c", ADOPT],
+            env={**os.environ, "LAB_WIDGET_HOME": str(lab_home)},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
+        adopted = json.loads(out)
+        assert adopted == [{"id": run.id, "state": "idle", "texts": mine}]
+    finally:
+        run.stop()
