@@ -10,8 +10,7 @@ lab: setup
 	$(VENV)/bin/jupyter lab notebooks/quickstart.ipynb
 
 test: setup lint typecheck
-	$(PY) -m pytest -p no:cacheprovider
-	@echo "all tiers ran"
+	$(PY) -m pytest -p no:cacheprovider --nbval
 
 setup: system $(STAMP) $(TOOLS)
 
@@ -40,6 +39,9 @@ unit: setup
 
 live: setup
 	$(PY) -m pytest -p no:cacheprovider -m live
+
+notebooks: setup
+	$(PY) -m pytest -p no:cacheprovider --nbval notebooks
 
 bench: setup
 	$(PY) bench/run.py

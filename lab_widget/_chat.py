@@ -63,6 +63,9 @@ class ChatSession:
         self._ended = False
         self._ready = False
         self._pending_since: float | None = None
+        # Set by an interrupt: the message count then. An agent interrupted before it
+        # answered may record nothing, so "working" is not trusted until the transcript moves.
+        self._interrupted_at: int | None = None
         self._user_count = 0
         self._listeners: list[Listener] = []
 
@@ -88,7 +91,12 @@ class ChatSession:
             reset = reset or result.reset
             if reset:
                 self._pending_since = None  # the new epoch is what the last command did
-            users = sum(1 for m in self.messages_locked() if m.role == "user" and m.kind == "text")
+            messages = self.messages_locked()
+            if self._interrupted_at is not None and (
+                reset or len(messages) != self._interrupted_at
+            ):
+                self._interrupted_at = None
+            users = sum(1 for m in messages if m.role == "user" and m.kind == "text")
             if users > self._user_count:
                 self._pending_since = None
             self._user_count = users
@@ -147,6 +155,8 @@ class ChatSession:
         if self.blocker is not None and not self._ready:
             return "needs_input"
         state: State = self._reader.state if self._reader else "idle"
+        if state == "working" and self._interrupted_at is not None:
+            return "idle"
         if state == "idle" and self._pending_since is not None:
             if time.monotonic() - self._pending_since < _PENDING_GRACE:
                 return "working"
@@ -186,10 +196,22 @@ class ChatSession:
             if self._ended:
                 raise RunEndedError("the agent has ended; start a new run")
             self.provider.reply(self.terminal, text)
+            self._interrupted_at = None
             if counts_as_work:
                 self._pending_since = time.monotonic()
             state = self._state_locked()
             self._emit(ChatEvent([], False, state, self.transcript_id))
+            self._changed.notify_all()
+
+    def interrupt(self) -> None:
+        """Stop the current turn."""
+        with self._lock:
+            if self._ended:
+                raise RunEndedError("the agent has ended")
+            self.provider.interrupt(self.terminal)
+            self._pending_since = None
+            self._interrupted_at = len(self.messages_locked())
+            self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
             self._changed.notify_all()
 
     def wait(self, timeout: float | None) -> State:

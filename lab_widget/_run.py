@@ -8,6 +8,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 import uuid
 import weakref
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
 from .compat import PINS
-from .errors import LabWidgetError, RunEndedError, RunNotFoundError
+from .errors import AgentNotReadyError, LabWidgetError, RunNotFoundError
 from .provider import (
     AgentProvider,
     Endpoint,
@@ -132,6 +133,7 @@ class Run:
         }
         (runtime_dir / _RUN_FILE).write_text(json.dumps(record, indent=2))
         self._setup(context, terminal, blocker, record)
+        self._spawned_at = time.monotonic()
 
     @classmethod
     def _adopt(cls, record: dict[str, Any], terminal: TmuxTerminal) -> Run:
@@ -144,6 +146,7 @@ class Run:
             runtime_dir=lab_home() / "runs" / str(record["run_id"]),
         )
         run._setup(context, terminal, None, record)
+        run._spawned_at = 0.0
         return run
 
     def _setup(
@@ -264,17 +267,29 @@ class Run:
 
     def interrupt(self) -> None:
         """Stop the current turn (the agent keeps running)."""
-        if self._chat.ended:
-            raise RunEndedError("the agent has ended")
-        self._provider.interrupt(self._terminal)
+        self._chat.interrupt()
 
-    def accept(self) -> None:
+    def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
-        if self._chat.blocker is None:
+        blocker = self._chat.blocker
+        if blocker is None:
             return
-        self._provider.accept_startup(self._terminal)
+        if not blocker.acceptable:
+            raise LabWidgetError(f"{blocker.reason} Attach with: {self.attach_command}")
+        # The screen cannot be seen (never scraped), so give the TUI its pinned start-up time
+        # to draw it before keys arrive, then confirm through the ready signal.
+        settle = self._provider.startup_settle - (time.monotonic() - self._spawned_at)
+        if settle > 0:
+            time.sleep(settle)
+        self._provider.accept_startup(self._terminal, blocker)
         self._chat.blocker = None
         self._chat.refresh()
+        try:
+            self._chat.wait_ready(timeout)
+        except AgentNotReadyError as exc:
+            raise AgentNotReadyError(
+                f"{exc}; answer it in the terminal: {self.attach_command}"
+            ) from exc
 
     def stop(self) -> None:
         """End the agent and its tmux session. The transcript stays on disk."""

@@ -8,6 +8,7 @@ import select
 import shlex
 import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,13 @@ def sanitize_input(text: str) -> str:
     'a[201~b\nc\td'
     """
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+# Variables that describe the launching process's own terminal, not the agent's.
+_HOST_ONLY = frozenset(
+    {"TERM", "TMUX", "TMUX_PANE", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES"}
+)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _tmux_binary() -> str:
@@ -172,19 +180,34 @@ class TmuxRunner:
         width: int = 200,
         height: int = 50,
     ) -> TmuxTerminal:
-        """Start ``argv`` in a new detached session."""
-        self.socket_path.parent.mkdir(parents=True, exist_ok=True)
+        """Start ``argv`` in a new detached session.
+
+        The agent gets this process's current environment plus ``env``: a long-lived tmux
+        server would otherwise hand it the environment of whichever process started the
+        server. The environment travels in a private file the session reads and deletes,
+        so no credential ever appears on a command line.
+        """
+        self.socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        full = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
+        full.update(env)
+        fd, env_file = tempfile.mkstemp(prefix="env-", dir=self.socket_path.parent)
+        with os.fdopen(fd, "w") as f:
+            for key, value in full.items():
+                if _ENV_NAME.fullmatch(key):
+                    f.write(f"export {key}={shlex.quote(value)}\n")
+        launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
+        command = shlex.join(["sh", "-c", launcher, env_file, *argv])
         try:
             self.server.new_session(
                 session_name=session_name,
                 start_directory=str(cwd),
-                window_command=shlex.join(argv),
-                environment=dict(env),
+                window_command=command,
                 x=width,
                 y=height,
                 attach=False,
             )
         except LibTmuxException as exc:
+            Path(env_file).unlink(missing_ok=True)
             raise TmuxError(f"could not start tmux session {session_name!r}: {exc}") from exc
         return TmuxTerminal(self, session_name)
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,8 +48,3 @@ def claude_binary() -> Path:
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed: run `make setup`")
     return binary
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # Runs must never touch the user's real lab home from tests.
-    os.environ.setdefault("LAB_WIDGET_HOME", tempfile.mkdtemp(prefix="lab-widget-tests-"))

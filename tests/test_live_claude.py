@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
@@ -155,5 +155,66 @@ def test_readopted_by_a_fresh_process_shows_same_history(lab_home: Path, workdir
         ).stdout
         adopted = json.loads(out)
         assert adopted == [{"id": run.id, "state": "idle", "texts": mine}]
+    finally:
+        run.stop()
+
+
+def test_untrusted_folder_needs_input_until_accepted(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The user's own environment (no model, no endpoint): a home that finished onboarding
+    # but never trusted this folder nor approved this API key.
+    model = ScriptedModel(["Trusted and answering."]).start()
+    home = tmp_path / "user-home"
+    home.mkdir()
+    (home / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", model.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", model.base_url)
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    run = Run("claude-code", cwd=workdir)
+    try:
+        assert run.state == "needs_input"
+        assert run.needs_input_reason and str(workdir) in run.needs_input_reason
+        with pytest.raises(AgentNotReadyError):
+            run.send("hello", ready_timeout=1)
+        run.accept()
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle"
+        assert run.messages[-1].text == "Trusted and answering."
+        state = json.loads((home / ".claude.json").read_text())
+        assert state["projects"][str(workdir)]["hasTrustDialogAccepted"] is True
+    finally:
+        run.stop()
+        model.stop()
+
+
+def test_interrupt_mid_answer_returns_to_idle(lab_home: Path, workdir: Path) -> None:
+    slow = Reply("Thinking out loud. " * 60, chunk_delay=0.25)
+    model = ScriptedModel([slow, "Back again."])
+    run = Run("claude-code", cwd=workdir, model=model)
+    try:
+        run.send("take your time")
+        assert run.wait_for(lambda r: bool(model.scripted_requests), 60)
+        time.sleep(2)  # let the answer stream for a while: Claude writes it only when it ends
+        assert run.state == "working"
+        run.interrupt()
+        assert run.wait(timeout=30) == "idle"
+        assert run.wait_for(lambda r: any(m.text == "Interrupted" for m in r.messages), 10)
+        run.send("continue")
+        assert run.wait(timeout=60) == "idle"
+        assert run.messages[-1].text == "Back again."
+    finally:
+        run.stop()
+
+
+def test_interrupt_before_any_answer_returns_to_idle(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=ScriptedModel([Reply("late", delay=30)]))
+    try:
+        run.send("wait for it")
+        assert run.wait_for(lambda r: any(m.text == "wait for it" for m in r.messages), 60)
+        run.interrupt()
+        # The agent records nothing for an answer that never started; the run still knows.
+        assert run.wait(timeout=5) == "idle"
     finally:
         run.stop()

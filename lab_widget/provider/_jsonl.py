@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,19 @@ class JsonlTail:
 
     def read(self) -> list[Line | CorruptLine]:
         """Parse every line completed since the last call."""
+        return list(self.read_iter())
+
+    def read_iter(self) -> Iterator[Line | CorruptLine]:
+        """Like :meth:`read`, one line at a time: parsed values need not pile up in memory
+        (which makes a large first read several times slower through garbage collection).
+        The position advances when the call starts, so consume the iterator fully."""
         self.rewound = False
+        complete = self._advance()
+        number = self.lines
+        self.lines += complete.count(b"\n")
+        return self._parse(complete, number)
+
+    def _advance(self) -> bytes:
         try:
             with self.path.open("rb") as f:
                 size = f.seek(0, 2)
@@ -66,23 +79,28 @@ class JsonlTail:
                 f.seek(self.offset + len(self._partial))
                 data = f.read()
         except FileNotFoundError:
-            return []
+            return b""
         if not data:
-            return []
-        chunk = self._partial + data
+            return b""
+        chunk = self._partial + data if self._partial else data
         end = chunk.rfind(b"\n")
         if end < 0:
             self._partial = chunk
-            return []
+            return b""
         complete, self._partial = chunk[: end + 1], chunk[end + 1 :]
         self.offset += len(complete)
-        out: list[Line | CorruptLine] = []
-        for raw in complete.split(b"\n")[:-1]:
-            self.lines += 1
+        return complete
+
+    @staticmethod
+    def _parse(complete: bytes, number: int) -> Iterator[Line | CorruptLine]:
+        start = 0
+        while (end := complete.find(b"\n", start)) >= 0:
+            raw = complete[start:end]
+            start = end + 1
+            number += 1
             if not raw.strip():
                 continue
             try:
-                out.append(Line(self.lines, json.loads(raw)))
+                yield Line(number, json.loads(raw))
             except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
-                out.append(CorruptLine(self.lines, str(exc), raw[:200]))
-        return out
+                yield CorruptLine(number, str(exc), raw[:200])

@@ -137,6 +137,10 @@ class StartupBlocker:
     """Shown to the user as the ``needs_input`` explanation."""
     accept_hint: str
     """What accepting means, shown beside the accept affordance."""
+    steps: tuple[str, ...] = ()
+    """Provider-private names of the screens to accept, in the order they appear."""
+    acceptable: bool = True
+    """False when only the user can answer it in the TUI (see the attach command)."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +217,8 @@ class AgentProvider(ABC):
 
     meta: ProviderMeta
     live_signals: LiveSignals | None = None
+    startup_settle: float = 0.0
+    """Seconds after spawn before a start-up screen can take keys."""
 
     @abstractmethod
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
@@ -240,7 +246,7 @@ class AgentProvider(ABC):
         """What the agent will ask before it takes input, judged from its config."""
         return None
 
-    def accept_startup(self, terminal: Terminal) -> None:
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
         """Accept what :meth:`startup_blocker` reported, in the live TUI."""
         raise NotImplementedError
 

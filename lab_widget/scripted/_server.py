@@ -218,6 +218,12 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self._answer(model.handle("POST", self.path, body if isinstance(body, dict) else {}))
 
         def _answer(self, response: WireResponse) -> None:
+            try:
+                self._write(response)
+            except (BrokenPipeError, ConnectionResetError):
+                return  # the agent hung up (an interrupt): nothing to deliver
+
+        def _write(self, response: WireResponse) -> None:
             if response.delay:
                 time.sleep(response.delay)
             if response.events is None:
@@ -234,15 +240,12 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self.send_header("connection", "close")
             self.end_headers()
             self.close_connection = True
-            try:
-                for event in response.events:
-                    if event.delay:
-                        time.sleep(event.delay)
-                    text = event.data if isinstance(event.data, str) else json.dumps(event.data)
-                    head = f"event: {event.event}\n" if event.event else ""
-                    self.wfile.write(f"{head}data: {text}\n\n".encode())
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the agent hung up (interrupt): nothing to deliver
+            for event in response.events:
+                if event.delay:
+                    time.sleep(event.delay)
+                text = event.data if isinstance(event.data, str) else json.dumps(event.data)
+                head = f"event: {event.event}\n" if event.event else ""
+                self.wfile.write(f"{head}data: {text}\n\n".encode())
+                self.wfile.flush()
 
     return Handler

@@ -18,8 +18,19 @@ KEY_DELAY = 0.25
 INTERRUPT_KEYS = ("Escape",)
 """Esc stops the current turn; Ctrl-C twice would quit the TUI."""
 
-TRUST_ACCEPT_KEYS = ("Enter",)
-"""The folder-trust screen preselects "Yes, I trust this folder"."""
+STARTUP_ACCEPT_KEYS: dict[str, tuple[str, ...]] = {
+    # "Accessing workspace": options "No, exit" (preselected) / "Yes, I trust this folder".
+    "trust": ("Down", "Enter"),
+    # "Detected a custom API key": options "Yes" / "No (recommended)" (preselected).
+    "api-key": ("Up", "Enter"),
+}
+"""Keys that accept each first-run screen."""
+
+STARTUP_SETTLE = 4.0
+"""Seconds from spawn until the first-run screens take keys (keys sent earlier are lost)."""
+
+SCREEN_DELAY = 1.5
+"""Seconds for one first-run screen to give way to the next."""
 
 SIGNAL_EVENTS = ("SessionStart", "SessionEnd")
 """Hook events spooled per run: SessionStart carries the transcript path of each epoch

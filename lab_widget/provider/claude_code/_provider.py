@@ -65,6 +65,7 @@ class ClaudeCodeProvider(AgentProvider):
     meta = ProviderMeta(
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
+    startup_settle = _compat.STARTUP_SETTLE
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -117,25 +118,53 @@ class ClaudeCodeProvider(AgentProvider):
 
     def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
-            return None  # isolated homes are prepared trusted
+            return None  # isolated homes are prepared: onboarded, key approved, trusted
         state = _load_json(_global_state_file(_user_config_dir()))
+        folder = request.context.cwd.resolve()
+        name = self.meta.display_name
+        if not state.get("hasCompletedOnboarding"):
+            return StartupBlocker(
+                reason=f"{name} runs its first-time setup. Finish it in the terminal "
+                "(attach command), then the run continues.",
+                accept_hint="Open the terminal",
+                acceptable=False,
+            )
+        reasons: list[str] = []
+        steps: list[str] = []
         projects = state.get("projects")
         projects = projects if isinstance(projects, dict) else {}
-        folder = request.context.cwd.resolve()
-        for candidate in (folder, *folder.parents):
-            entry = projects.get(str(candidate))
-            if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"):
-                return None
+        trusted = any(
+            isinstance(projects.get(str(c)), dict)
+            and projects[str(c)].get("hasTrustDialogAccepted")
+            for c in (folder, *folder.parents)
+        )
+        if not trusted:
+            steps.append("trust")
+            reasons.append(
+                f"{name} asks whether you trust the folder {folder} before it starts. Review "
+                "it, then accept to let the agent read, edit and run files there."
+            )
+        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+        responses = state.get("customApiKeyResponses")
+        approved = responses.get("approved", []) if isinstance(responses, dict) else []
+        if key and key[-20:] not in approved:
+            steps.append("api-key")
+            reasons.append(f"{name} asks whether to use the API key in ANTHROPIC_API_KEY.")
+        if not steps:
+            return None
         return StartupBlocker(
-            reason=(
-                f"{self.meta.display_name} asks whether you trust the folder {folder} before "
-                "it starts. Review it, then accept to let the agent read and run files there."
-            ),
-            accept_hint="Trust this folder",
+            reason=" ".join(reasons),
+            accept_hint="Trust and continue" if "trust" in steps else "Use the API key",
+            steps=tuple(steps),
         )
 
-    def accept_startup(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.TRUST_ACCEPT_KEYS)
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
+        for index, step in enumerate(blocker.steps):
+            if index:
+                time.sleep(_compat.SCREEN_DELAY)  # the next screen replaces this one
+            for key in _compat.STARTUP_ACCEPT_KEYS[step]:
+                terminal.keys(key)
+                time.sleep(_compat.KEY_DELAY)
 
     # -- transcript --------------------------------------------------------------------
 

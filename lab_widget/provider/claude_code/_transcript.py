@@ -127,7 +127,10 @@ class ClaudeTranscriptReader(TranscriptReader):
         self._tool_seq: dict[str, int] = {}
         self._usage_seen: set[str] = set()
         self._state: State = "idle"
-        self._summary = SessionSummary(transcript_id=self.ref.transcript_id)
+        # Plain fields, turned into a SessionSummary only when asked: a model per entry
+        # would cost more than the parse itself.
+        self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
+        self._usage_total = Usage()
         self._changed: dict[int, None] = {}
 
     # -- TranscriptReader --------------------------------------------------------------
@@ -142,10 +145,10 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        return self._summary
+        return SessionSummary(**self._facts, usage=self._usage_total)
 
     def read(self) -> ReadResult:
-        items = self._tail.read()
+        items = self._tail.read_iter()
         reset = self._tail.rewound
         if reset:
             self._reset()
@@ -153,7 +156,7 @@ class ClaudeTranscriptReader(TranscriptReader):
         for item in items:
             if isinstance(item, CorruptLine):
                 self._lifecycle(
-                    f"Skipped an unreadable transcript line ({item.number}): {item.error}",
+                    f"Skipped unreadable transcript line {item.number}: {item.error}",
                     "warning",
                     None,
                 )
@@ -198,18 +201,15 @@ class ClaudeTranscriptReader(TranscriptReader):
         # Every other entry type (mode, attachment, api-request, ...) is bookkeeping.
 
     def _note_session(self, entry: dict[str, Any]) -> None:
-        updates: dict[str, Any] = {}
+        facts = self._facts
         ts = _timestamp(entry)
         if ts is not None:
-            updates["updated_at"] = ts
-            if self._summary.started_at is None:
-                updates["started_at"] = ts
+            facts["updated_at"] = ts
+            facts.setdefault("started_at", ts)
         for key, field in (("cwd", "cwd"), ("gitBranch", "branch"), ("version", "cli_version")):
             value = entry.get(key)
             if isinstance(value, str) and value:
-                updates[field] = value
-        if updates:
-            self._summary = self._summary.model_copy(update=updates)
+                facts[field] = value
 
     def _command_echo(self, text: str, entry: dict[str, Any]) -> bool:
         """Map ``<command-name>`` and ``<local-command-stdout>`` blocks; True if it was one."""
@@ -317,7 +317,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             return
         usage = self._usage(message, entry)
         if model and model != "<synthetic>":
-            self._summary = self._summary.model_copy(update={"model": model})
+            self._facts["model"] = model
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         for block in blocks:
@@ -376,7 +376,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             cache_read_tokens=count("cache_read_input_tokens"),
             cache_write_tokens=count("cache_creation_input_tokens"),
         )
-        self._summary = self._summary.model_copy(update={"usage": self._summary.usage + usage})
+        self._usage_total = self._usage_total + usage
         return usage
 
     def _system(self, entry: dict[str, Any]) -> None:
