@@ -38,8 +38,8 @@ def synthetic_transcript(path: Path, megabytes: float) -> int:
         round_ = 0
         while written < target:
             round_ += 1
-            for entry in lines:
-                entry = dict(entry, uuid=str(uuid.uuid4()))
+            for original in lines:
+                entry = dict(original, uuid=str(uuid.uuid4()))
                 message = entry.get("message")
                 if isinstance(message, dict) and "id" in message:
                     entry["message"] = dict(message, id=f"{message['id']}-{round_}")
@@ -100,7 +100,12 @@ def bench_send(sends: int) -> list[tuple[str, str]]:
             seen_user = threading.Event()
             seen_reply = threading.Event()
 
-            def listener(event: ChatEvent, prompt: str = prompt) -> None:
+            def listener(
+                event: ChatEvent,
+                prompt: str = prompt,
+                seen_user: threading.Event = seen_user,
+                seen_reply: threading.Event = seen_reply,
+            ) -> None:
                 for m in event.changed:
                     if m.role == "user" and m.text == prompt:
                         seen_user.set()

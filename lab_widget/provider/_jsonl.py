@@ -63,7 +63,8 @@ class JsonlTail:
     def read_iter(self) -> Iterator[Line | CorruptLine]:
         """Like :meth:`read`, one line at a time: parsed values need not pile up in memory
         (which makes a large first read several times slower through garbage collection).
-        The position advances when the call starts, so consume the iterator fully."""
+        The position advances when the call starts, so consume the iterator fully.
+        """
         self.rewound = False
         complete = self._advance()
         number = self.lines
