@@ -3,16 +3,19 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.lab-widget-installed
 TOOLS  := tools/.lab-widget-installed
+BUNDLE := lab_widget/static/widget.js
+JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs
 
-.PHONY: lab test setup system lint typecheck unit live notebooks bench clean
+.PHONY: lab test setup system lint typecheck unit live notebooks bench clean js-dev
 
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/quickstart.ipynb
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/quickstart.ipynb
 
 test: setup lint typecheck
+	cd js && npm test
 	$(PY) -m pytest -p no:cacheprovider --nbval
 
-setup: system $(STAMP) $(TOOLS)
+setup: system $(STAMP) $(BUNDLE) $(TOOLS)
 
 system:
 	@bash scripts/setup-system.sh
@@ -23,16 +26,28 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
+js/node_modules/.package-lock.json: js/package.json js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+
+$(BUNDLE): $(JS_SRC) js/node_modules/.package-lock.json
+	cd js && npm run build
+
 $(TOOLS): lab_widget/compat.py $(STAMP)
 	$(PY) -m lab_widget install-clis
 	touch $@
 
-lint: $(STAMP)
-	$(VENV)/bin/ruff check lab_widget tests scripts bench
-	$(VENV)/bin/ruff format --check lab_widget tests scripts bench
+lint: $(STAMP) js/node_modules/.package-lock.json
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check lab_widget tests scripts bench conftest.py
+	cd js && npm run format:check
 
-typecheck: $(STAMP)
+typecheck: $(STAMP) js/node_modules/.package-lock.json
 	$(VENV)/bin/mypy lab_widget
+	cd js && npm run typecheck
+
+js-dev: js/node_modules/.package-lock.json
+	cd js && npm run dev
+
 
 unit: setup
 	$(PY) -m pytest -p no:cacheprovider -m "not live"
@@ -47,4 +62,4 @@ bench: setup
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) tools/node_modules $(TOOLS)
+	rm -rf $(VENV) tools/node_modules $(TOOLS) js/node_modules lab_widget/static

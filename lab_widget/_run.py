@@ -20,6 +20,7 @@ from ._chat import ChatEvent, ChatSession
 from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
+from ._view import RunView
 from .compat import PINS
 from .errors import AgentNotReadyError, LabWidgetError, RunNotFoundError
 from .provider import (
@@ -157,6 +158,8 @@ class Run:
         record: dict[str, Any],
     ) -> None:
         self._context = context
+        self._view: RunView | None = None
+        self._stopped = False
         self._terminal = terminal
         self._record = record
         self._chat = ChatSession(self._provider, context, terminal, blocker)
@@ -233,8 +236,42 @@ class Run:
         blocker = self._chat.blocker
         return blocker.reason if blocker is not None and self.state == "needs_input" else None
 
+    @property
+    def state_reason(self) -> str:
+        """Why the run needs input or has ended; empty otherwise."""
+        state = self.state
+        if state == "needs_input":
+            return self.needs_input_reason or ""
+        if state == "ended":
+            if self._stopped:
+                return "This run was stopped."
+            return f"{self.display_name} has exited; start a new run to continue."
+        return ""
+
+    @property
+    def display_name(self) -> str:
+        """The provider's display name."""
+        return self._provider.meta.display_name
+
+    @property
+    def clear_command(self) -> str:
+        """The provider's command that starts a new conversation."""
+        return self._provider.meta.clear_command
+
+    @property
+    def view(self) -> RunView:
+        """The run's chat widget (one per run; every display shows it)."""
+        with _live_lock:
+            if self._view is None:
+                self._view = RunView(self)
+            return self._view
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.view._repr_mimebundle_(**kwargs)
+
     def __repr__(self) -> str:
-        return f"<Run {self.id} {self._provider.meta.display_name} {self.state}>"
+        # No ids, paths or addresses: notebooks compare text output across runs.
+        return f"Run({self.display_name})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
@@ -293,6 +330,7 @@ class Run:
 
     def stop(self) -> None:
         """End the agent and its tmux session. The transcript stays on disk."""
+        self._stopped = True
         self._terminal.kill()
         self._chat.wait_for(lambda: self._chat.ended, 5.0)
         self._chat.mark_ended()

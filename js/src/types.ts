@@ -1,0 +1,107 @@
+// Mirror of lab_widget/schema.py (the JSON of its pydantic models) and of the
+// widget protocol between RunView and this front end. Optional fields may be
+// absent or null on the wire: the Python side is free to drop defaults.
+
+export type State = "idle" | "working" | "needs_input" | "question" | "ended";
+export type MessageKind = "text" | "tool" | "dialog" | "lifecycle";
+export type Role = "user" | "assistant" | "system";
+export type ToolStatus = "running" | "ok" | "error";
+export type DialogKind = "question" | "plan" | "approval";
+export type LifecycleLevel = "info" | "warning" | "error";
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  status: ToolStatus;
+  output?: string | null;
+}
+
+export interface Option {
+  label: string;
+  description: string;
+}
+
+export interface Question {
+  header: string;
+  text: string;
+  options: Option[];
+  multi_select: boolean;
+  free_text: boolean;
+}
+
+export interface Dialog {
+  kind: DialogKind;
+  questions: Question[];
+  answerable: boolean;
+  tool_id?: string | null;
+  body: string;
+}
+
+export interface Message {
+  seq: number;
+  kind: MessageKind;
+  role: Role;
+  native_id?: string | null;
+  timestamp?: string | null;
+  text: string;
+  command?: string | null;
+  tool?: ToolCall | null;
+  dialog?: Dialog | null;
+  level?: LifecycleLevel | null;
+  model?: string | null;
+  usage?: Usage | null;
+}
+
+/** The conversation as one value: the `_snapshot` trait and the `snapshot` message. */
+export interface Snapshot {
+  transcript_id: string | null;
+  version: number;
+  messages: Message[];
+}
+
+export interface DeltaMsg {
+  kind: "delta";
+  version: number;
+  base: number;
+  transcript_id: string | null;
+  reset: boolean;
+  changed: Message[];
+}
+
+export interface SnapshotMsg extends Snapshot {
+  kind: "snapshot";
+}
+
+export interface ResultMsg {
+  kind: "result";
+  id: string;
+  ok: boolean;
+  error?: string | null;
+}
+
+/** Custom messages from the kernel. */
+export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg;
+
+export type ActionKind = "send" | "interrupt" | "clear";
+
+/** Custom messages to the kernel. */
+export type FrontendMsg =
+  { kind: "sync" } | { kind: "action"; id: string; action: ActionKind; text?: string };
+
+/** The synced traits of RunView. */
+export interface Traits {
+  provider_name: string;
+  state: State;
+  state_reason: string;
+  attach_command: string;
+  clear_command: string;
+  _snapshot: Snapshot;
+}

@@ -1,0 +1,287 @@
+import type { AnyModel, InitializeProps, RenderProps } from "@anywidget/types";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ACTION_TIMEOUT_MS } from "../src/channel";
+import type { Snapshot, Traits } from "../src/types";
+import widget from "../src/widget";
+import { delta, text } from "./fixtures";
+
+type Handler = (...args: unknown[]) => void;
+
+/** Just enough of an ipywidgets model: traits, events, custom messages. */
+class FakeModel {
+  readonly attrs: Record<string, unknown>;
+  readonly handlers = new Map<string, Set<Handler>>();
+  readonly sent: Record<string, unknown>[] = [];
+  saves = 0;
+
+  constructor(traits: Partial<Traits> = {}) {
+    this.attrs = {
+      provider_name: "Agent X",
+      state: "idle",
+      state_reason: "",
+      attach_command: "tmux attach -t run-1",
+      clear_command: "/clear",
+      _snapshot: { transcript_id: "t-1", version: 0, messages: [text(0, "user", "hi")] },
+      ...traits,
+    };
+  }
+
+  get(key: string): unknown {
+    return this.attrs[key];
+  }
+
+  set(key: string, value: unknown): void {
+    const old = this.attrs[key];
+    this.attrs[key] = value;
+    if (old !== value) this.emit(`change:${key}`);
+  }
+
+  on(event: string, handler: Handler): void {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event)!.add(handler);
+  }
+
+  off(event?: string | null, handler?: Handler | null): void {
+    if (event && handler) this.handlers.get(event)?.delete(handler);
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.sent.push(msg);
+  }
+
+  save_changes(): void {
+    this.saves += 1;
+  }
+
+  emit(event: string, ...args: unknown[]): void {
+    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
+  }
+
+  /** The kernel sends a custom message. */
+  fromKernel(msg: Record<string, unknown>): void {
+    this.emit("msg:custom", msg, []);
+  }
+
+  /** The kernel changes a trait. */
+  kernelSets(key: string, value: unknown): void {
+    this.set(key, value);
+  }
+
+  listenerCount(): number {
+    let n = 0;
+    for (const set of this.handlers.values()) n += set.size;
+    return n;
+  }
+
+  actions() {
+    return this.sent.filter((m) => m.kind === "action");
+  }
+
+  syncs() {
+    return this.sent.filter((m) => m.kind === "sync").length;
+  }
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+const cleanups: (() => unknown)[] = [];
+
+async function start(model = new FakeModel()) {
+  const anyModel = model as unknown as AnyModel<Traits>;
+  const init = await widget.initialize({ model: anyModel } as InitializeProps<Traits>);
+  if (typeof init === "function") cleanups.push(init as () => unknown);
+  return { model, anyModel, init };
+}
+
+async function show(anyModel: AnyModel<Traits>) {
+  const el = document.createElement("div");
+  document.body.append(el);
+  const cleanup = await widget.render({ model: anyModel, el } as unknown as RenderProps<Traits>);
+  if (typeof cleanup === "function") cleanups.push(cleanup);
+  const q = <T extends Element = HTMLElement>(s: string) => el.querySelector<T>(s)!;
+  return { el, q, cleanup };
+}
+
+function sendText(q: (s: string) => HTMLElement, value: string) {
+  const input = q(".lw-input") as HTMLTextAreaElement;
+  input.value = value;
+  input.dispatchEvent(new Event("input"));
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
+  return input;
+}
+
+beforeEach(() => {
+  vi.useRealTimers();
+});
+
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  document.body.replaceChildren();
+  vi.useRealTimers();
+});
+
+describe("anywidget adapter", () => {
+  it("asks for a snapshot once and renders the saved one meanwhile", async () => {
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    expect(model.syncs()).toBe(1);
+    expect(q(".lw-msg[data-seq='0']").textContent).toBe("hi");
+    expect(q(".lw-provider").textContent).toBe("Agent X");
+  });
+
+  it("applies deltas and keeps _snapshot current without saving it", async () => {
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    model.fromKernel({ ...delta(0, [text(1, "assistant", "hello")]) });
+    expect(q(".lw-msg[data-seq='1']").textContent).toBe("hello");
+    const snap = model.get("_snapshot") as Snapshot;
+    expect(snap.version).toBe(1);
+    expect(snap.messages.map((m) => m.seq)).toEqual([0, 1]);
+    expect(model.saves).toBe(0);
+  });
+
+  it("on a version gap asks for one snapshot, then applies it", async () => {
+    const { model, anyModel } = await start();
+    const { el } = await show(anyModel);
+    model.fromKernel({
+      kind: "snapshot",
+      transcript_id: "t-1",
+      version: 0,
+      messages: [text(0, "user", "hi")],
+    });
+    model.fromKernel({ ...delta(4, [text(5, "assistant", "later")]) });
+    model.fromKernel({ ...delta(5, [text(6, "assistant", "even later")]) });
+    expect(model.syncs()).toBe(2); // the initial one, and one for both gaps
+    expect(el.querySelectorAll(".lw-msg")).toHaveLength(1);
+
+    model.fromKernel({
+      kind: "snapshot",
+      transcript_id: "t-1",
+      version: 6,
+      messages: [
+        text(0, "user", "hi"),
+        text(5, "assistant", "later"),
+        text(6, "assistant", "even later"),
+      ],
+    });
+    expect(el.querySelectorAll(".lw-msg")).toHaveLength(3);
+    model.fromKernel({ ...delta(6, [text(7, "assistant", "next")]) });
+    expect(el.querySelectorAll(".lw-msg")).toHaveLength(4);
+
+    model.fromKernel({ ...delta(2, []) }); // a gap again: the snapshot cleared the throttle
+    expect(model.syncs()).toBe(3);
+  });
+
+  it("while a sync is unanswered, asks again only after a while", async () => {
+    vi.useFakeTimers();
+    const { model } = await start();
+    model.fromKernel({ ...delta(3, []) });
+    expect(model.syncs()).toBe(1); // the initial sync's answer will cover it
+    await vi.advanceTimersByTimeAsync(5_000);
+    model.fromKernel({ ...delta(3, []) });
+    expect(model.syncs()).toBe(2);
+  });
+
+  it("takes a _snapshot set by the kernel but ignores its own echo", async () => {
+    const { model, anyModel } = await start();
+    const { el } = await show(anyModel);
+    model.fromKernel({ ...delta(0, [text(1, "assistant", "mine")]) });
+    expect(el.querySelectorAll(".lw-msg")).toHaveLength(2);
+    model.kernelSets("_snapshot", {
+      transcript_id: "t-9",
+      version: 1,
+      messages: [text(0, "user", "new")],
+    });
+    expect([...el.querySelectorAll(".lw-msg")].map((e) => e.textContent)).toEqual(["new"]);
+  });
+
+  it("follows trait changes in the header and composer", async () => {
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    model.kernelSets("state", "working");
+    expect(q(".lw-state").dataset.state).toBe("working");
+    expect(q(".lw-interrupt").hidden).toBe(false);
+    model.kernelSets("provider_name", "Another CLI");
+    expect(q(".lw-provider").textContent).toBe("Another CLI");
+  });
+
+  it("sends an action with an id and settles it with the matching result", async () => {
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    const input = sendText(q, "do it");
+    const [action] = model.actions();
+    expect(action).toMatchObject({ kind: "action", action: "send", text: "do it" });
+    expect(typeof action!.id).toBe("string");
+
+    model.fromKernel({ kind: "result", id: "someone-else", ok: true });
+    await flush();
+    expect(input.value).toBe("do it");
+
+    model.fromKernel({ kind: "result", id: action!.id, ok: true });
+    await flush();
+    expect(input.value).toBe("");
+  });
+
+  it("shows the kernel's error for a failed action", async () => {
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    const input = sendText(q, "do it");
+    model.fromKernel({
+      kind: "result",
+      id: model.actions()[0]!.id,
+      ok: false,
+      error: "agent is busy",
+    });
+    await flush();
+    expect(q(".lw-error").textContent).toContain("agent is busy");
+    expect(input.value).toBe("do it");
+  });
+
+  it("gives up after the timeout with 'no answer from the kernel'", async () => {
+    vi.useFakeTimers();
+    const { model, anyModel } = await start();
+    const { q } = await show(anyModel);
+    model.kernelSets("state", "working");
+    q(".lw-interrupt").click();
+    expect(model.actions()[0]).toMatchObject({ action: "interrupt" });
+    expect(model.actions()[0]).not.toHaveProperty("text");
+    await vi.advanceTimersByTimeAsync(ACTION_TIMEOUT_MS - 1);
+    expect(q(".lw-error")).toBeNull();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(q(".lw-error").textContent).toContain("no answer from the kernel");
+  });
+
+  it("shares one channel between views of the same model", async () => {
+    const { model, anyModel } = await start();
+    const a = await show(anyModel);
+    const b = await show(anyModel);
+    const set = vi.spyOn(model, "set");
+    model.fromKernel({ ...delta(0, [text(1, "assistant", "both")]) });
+    expect(a.q(".lw-msg[data-seq='1']").textContent).toBe("both");
+    expect(b.q(".lw-msg[data-seq='1']").textContent).toBe("both");
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(model.syncs()).toBe(1);
+  });
+
+  it("cleans up every listener and the view", async () => {
+    const model = new FakeModel();
+    const anyModel = model as unknown as AnyModel<Traits>;
+    const init = await widget.initialize({ model: anyModel } as InitializeProps<Traits>);
+    const { el, cleanup } = await show(anyModel);
+    cleanups.pop();
+    expect(model.listenerCount()).toBeGreaterThan(0);
+    await (cleanup as () => void)();
+    expect(el.childElementCount).toBe(0);
+    await (init as () => void)();
+    expect(model.listenerCount()).toBe(0);
+  });
+
+  it("works for hosts that render without initialize", async () => {
+    const model = new FakeModel();
+    const { q } = await show(model as unknown as AnyModel<Traits>);
+    expect(model.syncs()).toBe(1);
+    model.fromKernel({ ...delta(0, [text(1, "assistant", "ok")]) });
+    expect(q(".lw-msg[data-seq='1']").textContent).toBe("ok");
+    while (cleanups.length) await cleanups.pop()!();
+    expect(model.listenerCount()).toBe(0);
+  });
+});

@@ -1,0 +1,205 @@
+"""``RunView``: the chat widget of a run (anywidget), kept in sync by deltas.
+
+Sync model. Traits carry the small state (provider name, state badge, attach command).
+The conversation travels as deltas in custom messages, so the bytes sent for one appended
+message do not grow with the conversation. The ``_snapshot`` trait holds the conversation as
+of the view's creation; the front end keeps its copy current without sending it back, so a
+notebook saved with widget state re-renders the whole chat without a kernel. A front end
+that loads later (or misses a delta) asks for a fresh snapshot with ``{"kind": "sync"}``.
+
+Actions from the browser (send, interrupt, clear) are request/response messages with ids;
+they run on a worker thread (sending may wait for the agent) and their errors come back to
+the view, never swallowed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+import anywidget
+import traitlets
+
+from ._chat import ChatEvent
+from .schema import Message, State
+
+__all__ = ["ChatSource", "RunView"]
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+
+_UNBUILT_ESM = """
+export default { render({ el }) {
+  el.textContent = "lab_widget's front end is not built: run `make setup` " +
+    "(or `npm install && npm run build` in js/) and restart the kernel.";
+} };
+"""
+
+
+class ChatSource(Protocol):
+    """What a view needs from a run (``Run`` implements it)."""
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def transcript_id(self) -> str | None: ...
+
+    @property
+    def attach_command(self) -> str: ...
+
+    @property
+    def state_reason(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def clear_command(self) -> str: ...
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
+
+    def send(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    return [m.model_dump(mode="json", exclude_none=True) for m in messages]
+
+
+class RunView(anywidget.AnyWidget):
+    """The live chat view of a run.
+
+    Display a :class:`~lab_widget.Run` (or ``run.view``) in a notebook to get one; every
+    display of a run shows the same view model, so they stay in sync.
+    """
+
+    _esm = STATIC / "widget.js" if (STATIC / "widget.js").is_file() else _UNBUILT_ESM
+    _css = STATIC / "widget.css" if (STATIC / "widget.css").is_file() else ""
+
+    provider_name = traitlets.Unicode("").tag(sync=True)
+    """The provider's display name, from its metadata (never hard-coded in the view)."""
+
+    state = traitlets.Unicode("idle").tag(sync=True)
+    """The run's state: ``idle | working | needs_input | question | ended``."""
+
+    state_reason = traitlets.Unicode("").tag(sync=True)
+    """Why the run needs input or has ended; empty otherwise."""
+
+    attach_command = traitlets.Unicode("").tag(sync=True)
+    """A copyable command that opens the agent's real TUI in a terminal."""
+
+    clear_command = traitlets.Unicode("").tag(sync=True)
+    """The provider's command that starts a new conversation (``role="clear"``)."""
+
+    _snapshot = traitlets.Dict().tag(sync=True)
+    """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
+
+    def __init__(self, source: ChatSource, **kwargs: Any) -> None:
+        self._source = source
+        self._lock = threading.RLock()
+        self._version = 0
+        # Several workers: an interrupt must not queue behind a send that waits for the agent.
+        self._actions = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-widget-action")
+        with self._lock:
+            super().__init__(
+                provider_name=source.display_name,
+                state=source.state,
+                state_reason=source.state_reason,
+                attach_command=source.attach_command,
+                clear_command=source.clear_command,
+                _snapshot=self._snapshot_payload(),
+                **kwargs,
+            )
+            self._unsubscribe = source.subscribe(self._on_event)
+        self.on_msg(self._on_custom)
+
+    def __repr__(self) -> str:
+        # Stable across runs and kernels (no ids, paths or addresses): notebooks compare it.
+        return f"RunView({self._source.display_name})"
+
+    def close(self) -> None:
+        """Stop following the run and close the widget."""
+        unsubscribe = getattr(self, "_unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe()
+            self._actions.shutdown(wait=False)
+        super().close()
+
+    # -- Python → browser ----------------------------------------------------------------
+
+    def _snapshot_payload(self) -> dict[str, Any]:
+        return {
+            "transcript_id": self._source.transcript_id,
+            "version": self._version,
+            "messages": _dump(self._source.messages),
+        }
+
+    def _on_event(self, event: ChatEvent) -> None:
+        with self._lock:
+            self.state = event.state
+            self.state_reason = self._source.state_reason
+            if not event.changed and not event.reset:
+                return
+            base, self._version = self._version, self._version + 1
+            self._push(
+                {
+                    "kind": "delta",
+                    "version": self._version,
+                    "base": base,
+                    "transcript_id": event.transcript_id,
+                    "reset": event.reset,
+                    "changed": _dump(event.changed),
+                }
+            )
+
+    def _push(self, content: dict[str, Any]) -> None:
+        if self.comm is None:
+            return  # closed, or never shown
+        try:
+            self.send(content)
+        except Exception:  # a broken front-end channel must not stop the run's reader
+            log.exception("sending to the chat view failed")
+
+    # -- browser → Python ----------------------------------------------------------------
+
+    def _on_custom(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        kind = content.get("kind")
+        if kind == "sync":
+            with self._lock:
+                self._push({"kind": "snapshot", **self._snapshot_payload()})
+        elif kind == "action":
+            self._actions.submit(self._run_action, content)
+
+    def _run_action(self, content: dict[str, Any]) -> None:
+        request_id = str(content.get("id", ""))
+        action = content.get("action")
+        try:
+            if action == "send":
+                text = content.get("text")
+                if not isinstance(text, str) or not text.strip():
+                    raise ValueError("nothing to send")
+                self._source.send(text)
+            elif action == "interrupt":
+                self._source.interrupt()
+            elif action == "clear":
+                self._source.clear()
+            else:
+                raise ValueError(f"unknown action {action!r}")
+        except Exception as exc:
+            self._push({"kind": "result", "id": request_id, "ok": False, "error": str(exc)})
+        else:
+            self._push({"kind": "result", "id": request_id, "ok": True})

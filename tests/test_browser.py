@@ -1,0 +1,170 @@
+"""Browser: a real JupyterLab in Debian's Chromium shows a live Run of the real pinned CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import lab_widget
+from lab_widget._tools import tools_dir
+
+from .browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+
+pytestmark = [pytest.mark.live, pytest.mark.browser, pytest.mark.usefixtures("claude_binary")]
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts"
+
+PAYLOAD = (
+    "Payloads follow. <img src=x onerror=\"window.__xss='img'\"> "
+    "<script>window.__xss='script'</script> "
+    "[a link](javascript:window.__xss='md-link') "
+    "<a href=\"javascript:window.__xss='a'\">raw link</a> "
+    "<iframe src=\"javascript:window.__xss='iframe'\"></iframe> END-OF-PAYLOAD"
+)
+
+CELL = f"""
+import tempfile
+from lab_widget import Reply, Rule, Run, ScriptedModel
+
+model = ScriptedModel(
+    rules=[
+        Rule("hello", "Hello from the **scripted** model."),
+        Rule("payload", {PAYLOAD!r}),
+    ],
+    fallback="ok",
+)
+run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
+run
+"""
+
+MESSAGES = ".lw-chat .lw-msg"
+
+
+def texts(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator(MESSAGES).all_inner_texts()]
+
+
+def wait_text(page: Any, text: str, timeout: float = 60_000) -> None:
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('.lw-chat .lw-msg')]"
+        ".some(e => e.innerText.includes(t))",
+        arg=text,
+        timeout=timeout,
+    )
+
+
+def send(page: Any, text: str) -> None:
+    box = page.locator(".lw-chat .lw-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")
+
+
+def probe_entry(text: str) -> str:
+    entry = {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": f"msg_probe_{uuid.uuid4().hex}",
+            "type": "message",
+            "role": "assistant",
+            "model": "probe",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
+    return json.dumps(entry) + "\n"
+
+
+def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    write_notebook(root / "chat.ipynb", [CELL])
+    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
+    with jupyter_lab(root, env) as lab, chromium_page() as page:
+        page.goto(lab.notebook_url("chat.ipynb"))
+        run_first_cell(page)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+        assert page.locator(".lw-chat .lw-provider").inner_text().strip() == "Claude Code"
+        assert "attach" in page.locator(".lw-chat .lw-attach").inner_text()
+
+        # Type, press Enter, see the scripted reply rendered as markdown.
+        send(page, "hello")
+        wait_text(page, "Hello from the scripted model.")
+        assert (
+            page.locator(".lw-chat .lw-msg[data-role='assistant'] strong").first.inner_text()
+            == "scripted"
+        )
+        assert page.locator(".lw-chat .lw-input").input_value() == ""
+
+        # New conversation: the /clear echo, and nothing of the old one.
+        page.wait_for_selector(".lw-chat .lw-clear:not([disabled])", timeout=30_000)
+        page.click(".lw-chat .lw-clear")
+        wait_text(page, "/clear")
+        page.wait_for_function(
+            "() => ![...document.querySelectorAll('.lw-chat .lw-msg')]"
+            ".some(e => e.innerText.includes('Hello from the scripted'))",
+            timeout=30_000,
+        )
+        assert [t for t in texts(page) if t] == ["/clear"]
+
+        # Hostile output renders as text and runs nothing.
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=30_000)
+        send(page, "payload please")
+        wait_text(page, "END-OF-PAYLOAD")
+        page.wait_for_timeout(500)  # give any injected handler the chance to fire
+        assert page.evaluate("() => window.__xss") is None
+        chat = page.locator(".lw-chat")
+        assert chat.locator("script, iframe, img[onerror], [onerror]").count() == 0
+        assert chat.locator("a[href^='javascript']").count() == 0
+
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = tmp_path / "chat.png"
+        page.locator(".lw-chat").screenshot(path=str(shot))
+        shutil.copy(shot, ARTIFACTS / "chat.png")
+
+        # Transcript append -> DOM, measured in the page.
+        [run] = lab_widget.runs()
+        transcript = run.transcript_path
+        assert transcript is not None
+        page.evaluate(
+            """() => {
+              window.__seen = {};
+              new MutationObserver(() => {
+                for (const e of document.querySelectorAll('.lw-chat .lw-msg')) {
+                  const m = e.innerText.match(/latency-probe-(\\d+)/);
+                  if (m && !(m[1] in window.__seen))
+                    window.__seen[m[1]] = performance.timeOrigin + performance.now();
+                }
+              }).observe(document.body, {subtree: true, childList: true, characterData: true});
+            }"""
+        )
+        appended: dict[str, float] = {}
+        for i in range(20):
+            with transcript.open("a") as f:
+                appended[str(i)] = time.time() * 1000
+                f.write(probe_entry(f"latency-probe-{i}"))
+            page.wait_for_function("(i) => i in window.__seen", arg=str(i), timeout=30_000)
+        seen = page.evaluate("() => window.__seen")
+        latencies = [seen[k] - appended[k] for k in appended]
+        median = statistics.median(latencies)
+
+        figures = {
+            "append_to_dom_ms_median": round(median, 1),
+            "append_to_dom_ms_max": round(max(latencies), 1),
+            "samples": len(latencies),
+            "screenshot": str(ARTIFACTS / "chat.png"),
+        }
+        (ARTIFACTS / "browser-figures.json").write_text(json.dumps(figures, indent=2))
+        print(f"\nbrowser figures: {figures}")
+        run.stop()

@@ -1,0 +1,248 @@
+"""Unit: the chat view's Python side, over a recording comm (no browser)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import comm
+import pytest
+from comm import DummyComm
+
+from lab_widget._chat import ChatEvent
+from lab_widget._view import RunView
+from lab_widget.schema import Message, State, ToolCall
+
+
+class RecordingComm(DummyComm):  # type: ignore[misc]
+    """Keeps every message a widget publishes, with its size on the wire."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.sent: list[tuple[str, dict[str, Any], int]] = []
+        super().__init__(*args, **kwargs)
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: Any = None,
+        metadata: Any = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        payload = json.dumps(data, default=str)
+        self.sent.append((msg_type, data or {}, len(payload.encode())))
+
+    def customs(self) -> list[dict[str, Any]]:
+        return [
+            d["content"] for t, d, _ in self.sent if t == "comm_msg" and d.get("method") == "custom"
+        ]
+
+    def clear(self) -> None:
+        self.sent.clear()
+
+    def bytes_sent(self) -> int:
+        return sum(size for _, _, size in self.sent)
+
+
+@pytest.fixture
+def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
+    made: list[RecordingComm] = []
+
+    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
+        c = RecordingComm(*args, **kwargs)
+        made.append(c)
+        return c
+
+    monkeypatch.setattr(comm, "create_comm", create_comm)
+    yield made
+
+
+class StubSource:
+    """A chat source driven by the test (a single-layer stand-in for a Run)."""
+
+    display_name = "Stub Agent"
+    clear_command = "/new"
+    attach_command = "tmux -S /tmp/x attach -t stub"
+
+    def __init__(self, messages: list[Message] | None = None) -> None:
+        self.messages = list(messages or [])
+        self.state: State = "idle"
+        self.transcript_id: str | None = "t1"
+        self.state_reason = ""
+        self.listeners: list[Callable[[ChatEvent], None]] = []
+        self.sent: list[str] = []
+        self.fail_with: Exception | None = None
+        self.done = threading.Event()
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def emit(self, changed: list[Message], reset: bool = False) -> None:
+        for listener in list(self.listeners):
+            listener(ChatEvent(changed, reset, self.state, self.transcript_id))
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+        self.emit([message])
+
+    def _act(self, what: str) -> None:
+        try:
+            if self.fail_with is not None:
+                raise self.fail_with
+            self.sent.append(what)
+        finally:
+            self.done.set()
+
+    def send(self, text: str) -> None:
+        self._act(text)
+
+    def interrupt(self) -> None:
+        self._act("<interrupt>")
+
+    def clear(self) -> None:
+        self._act(self.clear_command)
+
+
+def text_message(seq: int, role: str = "assistant") -> Message:
+    return Message(seq=seq, kind="text", role=role, text=f"Message number {seq} with some words.")  # type: ignore[arg-type]
+
+
+def test_traits_come_from_the_source(comms: list[RecordingComm]) -> None:
+    source = StubSource([text_message(0, "user"), text_message(1)])
+    view = RunView(source)
+    assert (view.provider_name, view.clear_command, view.state) == ("Stub Agent", "/new", "idle")
+    assert view.attach_command == source.attach_command
+    assert [m["seq"] for m in view._snapshot["messages"]] == [0, 1]
+    assert repr(view) == "RunView(Stub Agent)"
+
+
+def test_append_sends_a_delta_and_state_changes_sync(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    c = view_comm(view)
+    c.clear()
+    source.state = "working"
+    source.append(text_message(0, "user"))
+    deltas = c.customs()
+    assert deltas == [
+        {
+            "kind": "delta",
+            "version": 1,
+            "base": 0,
+            "transcript_id": "t1",
+            "reset": False,
+            "changed": [text_message(0, "user").model_dump(mode="json", exclude_none=True)],
+        }
+    ]
+    assert view.state == "working"
+    updates = [d for t, d, _ in c.sent if t == "comm_msg" and d.get("method") == "update"]
+    assert any(u["state"].get("state") == "working" for u in updates)
+
+
+def test_tool_result_is_an_update_of_the_same_seq(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    running = Message(seq=0, kind="tool", role="assistant", tool=ToolCall(id="t", name="Bash"))
+    source.append(running)
+    done = running.model_copy(
+        update={"tool": running.tool.model_copy(update={"status": "ok", "output": "hi"})}
+    )  # type: ignore[union-attr]
+    source.messages[0] = done
+    source.emit([done])
+    last = view_comm(view).customs()[-1]
+    assert last["base"] == 1 and last["version"] == 2
+    assert last["changed"][0]["seq"] == 0 and last["changed"][0]["tool"]["status"] == "ok"
+
+
+def test_sync_request_answers_with_a_snapshot(comms: list[RecordingComm]) -> None:
+    source = StubSource([text_message(0)])
+    view = RunView(source)
+    source.append(text_message(1))
+    view._on_custom(view, {"kind": "sync"}, [])
+    snapshot = view_comm(view).customs()[-1]
+    assert snapshot["kind"] == "snapshot" and snapshot["version"] == 1
+    assert [m["seq"] for m in snapshot["messages"]] == [0, 1]
+
+
+def test_new_epoch_is_a_reset(comms: list[RecordingComm]) -> None:
+    source = StubSource([text_message(0), text_message(1)])
+    view = RunView(source)
+    echo = Message(seq=0, kind="text", role="user", text="/new", command="/new")
+    source.messages = [echo]
+    source.transcript_id = "t2"
+    source.emit([echo], reset=True)
+    delta = view_comm(view).customs()[-1]
+    assert delta["reset"] is True and delta["transcript_id"] == "t2"
+    assert [m["text"] for m in delta["changed"]] == ["/new"]
+
+
+def act(view: RunView, source: StubSource, **content: Any) -> dict[str, Any]:
+    source.done.clear()
+    view._on_custom(view, {"kind": "action", "id": "req-1", **content}, [])
+    assert source.done.wait(5)
+    view._actions.submit(lambda: None).result(5)  # the result is sent right after
+    return [m for m in view_comm(view).customs() if m["kind"] == "result"][-1]
+
+
+def view_comm(view: RunView) -> RecordingComm:
+    c = view.comm
+    assert isinstance(c, RecordingComm)
+    return c
+
+
+def test_actions_are_answered_by_id(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    assert act(view, source, action="send", text="hello") == {
+        "kind": "result",
+        "id": "req-1",
+        "ok": True,
+    }
+    assert act(view, source, action="interrupt")["ok"] is True
+    assert act(view, source, action="clear")["ok"] is True
+    assert source.sent == ["hello", "<interrupt>", "/new"]
+
+
+def test_action_errors_come_back_to_the_view(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    source.fail_with = RuntimeError("the agent has ended; start a new run")
+    result = act(view, source, action="send", text="hello")
+    assert result == {
+        "kind": "result",
+        "id": "req-1",
+        "ok": False,
+        "error": "the agent has ended; start a new run",
+    }
+
+
+def test_bad_actions_are_answered_with_an_error(comms: list[RecordingComm]) -> None:
+    view = RunView(StubSource())
+    view._on_custom(view, {"kind": "action", "id": "x", "action": "explode"}, [])
+    view._actions.submit(lambda: None).result(5)
+    assert view_comm(view).customs()[-1] == {
+        "kind": "result",
+        "id": "x",
+        "ok": False,
+        "error": "unknown action 'explode'",
+    }
+
+
+def bytes_per_append(existing: int, comms: list[RecordingComm], appends: int = 20) -> float:
+    source = StubSource([text_message(i) for i in range(existing)])
+    view = RunView(source)
+    c = view_comm(view)
+    c.clear()
+    for i in range(existing, existing + appends):
+        source.append(text_message(i))
+    return c.bytes_sent() / appends
+
+
+def test_bytes_per_append_do_not_grow_with_the_conversation(comms: list[RecordingComm]) -> None:
+    small = bytes_per_append(10, comms)
+    large = bytes_per_append(5000, comms)
+    print(f"bytes per appended message: {small:.0f} at 10 messages, {large:.0f} at 5,000")
+    assert large < 2 * small
