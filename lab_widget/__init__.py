@@ -6,6 +6,7 @@ model server that makes runs deterministic and offline.
 """
 
 from . import schema
+from ._answers import FreeText
 from ._run import Run, get_run, lab_home, read_transcript, runs
 from .errors import (
     AgentNotReadyError,
@@ -22,6 +23,7 @@ __all__ = [
     "AgentNotReadyError",
     "CLINotFoundError",
     "Endpoint",
+    "FreeText",
     "LabWidgetError",
     "Reply",
     "Rule",

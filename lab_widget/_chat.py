@@ -18,7 +18,7 @@ from .provider import (
     TranscriptReader,
     TranscriptRef,
 )
-from .schema import Message, SessionSummary, State
+from .schema import Dialog, Message, SessionSummary, State
 
 __all__ = ["ChatEvent", "ChatSession"]
 
@@ -57,6 +57,8 @@ class ChatSession:
         self.terminal = terminal
         self.blocker = blocker
         self._lock = threading.RLock()
+        self.lock = self._lock
+        """The run's lock: dialog answers are checked and played under it."""
         self._changed = threading.Condition(self._lock)
         self._ref: TranscriptRef | None = None
         self._reader: TranscriptReader | None = None
@@ -68,6 +70,10 @@ class ChatSession:
         self._interrupted_at: int | None = None
         self._user_count = 0
         self._listeners: list[Listener] = []
+        # Answers played into a dialog, by tool id, and warnings for answers the agent
+        # recorded differently: shown on the dialog's message (same seq).
+        self._mismatch: dict[str, str] = {}
+        self._signature: object = None
 
     # -- reading -----------------------------------------------------------------------
 
@@ -100,9 +106,15 @@ class ChatSession:
             if users > self._user_count:
                 self._pending_since = None
             self._user_count = users
+            live = self.provider.live_signals
+            signature = live.signature(self.context) if live else None
+            signals_moved = signature != self._signature
+            self._signature = signature
             state = self._state_locked()
-            if result.changed or reset or state != before:
-                changed = self.messages_locked() if reset else result.changed
+            if result.changed or reset or state != before or signals_moved:
+                changed = (
+                    self.messages_locked() if reset else [self._overlay(m) for m in result.changed]
+                )
                 self._emit(ChatEvent(changed, reset, state, self.transcript_id))
                 self._changed.notify_all()
 
@@ -118,7 +130,57 @@ class ChatSession:
     # -- derived views -----------------------------------------------------------------
 
     def messages_locked(self) -> list[Message]:
-        return self._reader.messages if self._reader else []
+        messages = self._reader.messages if self._reader else []
+        if self._mismatch:
+            messages = [self._overlay(m) for m in messages]
+        return messages
+
+    def _overlay(self, message: Message) -> Message:
+        dialog = message.dialog
+        if dialog is None or dialog.tool_id not in self._mismatch:
+            return message
+        warning = self._mismatch[dialog.tool_id or ""]
+        return message.model_copy(
+            update={"level": "warning", "dialog": dialog.model_copy(update={"outcome": warning})}
+        )
+
+    def _pending_locked(self) -> Dialog | None:
+        live = self.provider.live_signals
+        signalled = live.pending_dialog(self.context) if live else None
+        if signalled is not None and self._resolved(signalled.tool_id):
+            signalled = None  # the transcript already has its result
+        from_transcript = self._reader.pending_dialog if self._reader else None
+        if signalled is not None and (
+            from_transcript is None or from_transcript.tool_id != signalled.tool_id
+        ):
+            return signalled
+        return from_transcript  # the same dialog, with what only the transcript knows
+
+    def _resolved(self, tool_id: str | None) -> bool:
+        if self._reader is None or tool_id is None:
+            return False
+        for message in reversed(self._reader.messages):
+            if message.tool is not None and message.tool.id == tool_id:
+                return message.tool.status != "running"
+        return False
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        """The dialog the agent waits on now, if any."""
+        with self._lock:
+            if self._ended:
+                return None
+            return self._pending_locked()
+
+    def note_mismatch(self, tool_id: str, warning: str) -> None:
+        """Show on a dialog's message that the agent recorded other answers than intended."""
+        with self._lock:
+            self._mismatch[tool_id] = warning
+            changed = [
+                m for m in self.messages_locked() if m.dialog and m.dialog.tool_id == tool_id
+            ]
+            self._emit(ChatEvent(changed, False, self._state_locked(), self.transcript_id))
+            self._changed.notify_all()
 
     @property
     def messages(self) -> list[Message]:
@@ -154,7 +216,12 @@ class ChatSession:
             return "ended"
         if self.blocker is not None and not self._ready:
             return "needs_input"
+        if self._pending_locked() is not None:
+            return "question"
+        live = self.provider.live_signals
         state: State = self._reader.state if self._reader else "idle"
+        if live is not None and state == "working" and live.blocked(self.context):
+            return "needs_input"
         if state == "working" and self._interrupted_at is not None:
             return "idle"
         if state == "idle" and self._pending_since is not None:

@@ -10,19 +10,30 @@ import tempfile
 import threading
 import time
 import uuid
+import warnings
 import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ._answers import UserAnswer, describe_answers, normalise_answer
 from ._chat import ChatEvent, ChatSession
 from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
 from ._view import RunView
 from .compat import PINS
-from .errors import AgentNotReadyError, LabWidgetError, RunNotFoundError
+from .errors import (
+    AgentNotReadyError,
+    AnswerMismatchWarning,
+    DialogChangedError,
+    DialogNotAnswerableError,
+    LabWidgetError,
+    NoDialogError,
+    RunNotFoundError,
+    WaitTimeoutError,
+)
 from .provider import (
     AgentProvider,
     Endpoint,
@@ -33,7 +44,7 @@ from .provider import (
     default_provider,
     get_provider,
 )
-from .schema import Chat, Message, SessionSummary, State
+from .schema import Chat, Dialog, DialogAnswer, Message, SessionSummary, State
 from .scripted import ScriptedModel
 
 __all__ = ["Run", "lab_home", "read_transcript", "runs"]
@@ -297,6 +308,89 @@ class Run:
     def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
         """Block until ``predicate(run)`` holds; False if ``timeout`` passes first."""
         return self._chat.wait_for(lambda: predicate(self), timeout)
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        """The dialog the agent waits on (state ``question``), if any."""
+        return self._chat.pending_dialog
+
+    def answer(
+        self,
+        answers: UserAnswer,
+        *,
+        feedback: str | None = None,
+        timeout: float = 60.0,
+    ) -> Dialog:
+        """Answer the pending dialog, in the live TUI, and check what the agent recorded.
+
+        Parameters
+        ----------
+        answers
+            For questions: a mapping from each question's header (or text) to an option
+            label, a list of labels (multi-select), or :class:`FreeText`. For a plan:
+            ``"approve"`` or ``"reject"``. A :class:`~lab_widget.schema.DialogAnswer` is taken
+            as is (its ``tool_id`` must match the pending dialog).
+        feedback
+            With ``"reject"`` on a plan: sent as the next message once the plan is rejected.
+        timeout
+            Seconds to wait for the agent to record the answer.
+
+        Returns
+        -------
+        Dialog
+            The dialog as resolved, with the recorded answers and outcome.
+
+        Raises
+        ------
+        NoDialogError, DialogChangedError
+            Nothing (or another dialog) is pending: nothing is typed.
+        InvalidAnswerError
+            The answer does not fit the dialog: nothing is typed.
+        """
+        with self._chat.lock:
+            dialog = self._chat.pending_dialog
+            if dialog is None:
+                raise NoDialogError("no dialog is pending (it may have been answered already)")
+            if isinstance(answers, DialogAnswer) and answers.tool_id not in (None, dialog.tool_id):
+                raise DialogChangedError("the pending dialog is not the one this answer is for")
+            if not dialog.answerable:
+                raise DialogNotAnswerableError(
+                    f"answer this dialog in the terminal: {self.attach_command}"
+                )
+            intended = normalise_answer(dialog, answers)
+            self._provider.answer(self._terminal, dialog, intended)
+        tool_id = dialog.tool_id
+
+        def resolved(run: Run) -> bool:
+            dialogs = [m.dialog for m in run.messages if m.dialog is not None]
+            return any(d.tool_id == tool_id and d.status != "pending" for d in dialogs)
+
+        if not self.wait_for(resolved, timeout):
+            raise WaitTimeoutError(timeout, "question")
+        final = next(
+            m.dialog for m in reversed(self.messages) if m.dialog and m.dialog.tool_id == tool_id
+        )
+        self._verify(final, intended)
+        if feedback and final.status == "rejected":
+            self.send(feedback)
+        return final
+
+    def answer_dialog(self, answer: DialogAnswer) -> None:
+        """Answer with a complete :class:`DialogAnswer` (the widget's form uses this)."""
+        self.answer(answer)
+
+    def _verify(self, dialog: Dialog, intended: DialogAnswer) -> None:
+        if dialog.answers is None or dialog.kind != "question":
+            return
+        recorded = [(sorted(a.selected), (a.text or "").strip()) for a in dialog.answers]
+        wanted = [(sorted(a.selected), (a.text or "").strip()) for a in intended.answers]
+        if recorded != wanted:
+            warning = (
+                "The agent recorded other answers than the ones sent: "
+                f"recorded {dialog.outcome!r}, sent {describe_answers(dialog, intended.answers)!r}"
+            )
+            self._chat.note_mismatch(dialog.tool_id or "", warning)
+            warnings.warn(warning, AnswerMismatchWarning, stacklevel=3)
 
     def clear(self) -> None:
         """Start a new conversation with the provider's own clear command."""

@@ -87,6 +87,19 @@ class TmuxTerminal:
         for key in keys:
             self._tmux("send-keys", "-t", self.target, key)
 
+    def type_text(self, text: str) -> None:
+        """Type text key by key (no paste), for fields inside a picker.
+
+        A bracketed paste starts with ESC, which a picker reads as "cancel"; typed text is
+        one line, with control characters dropped.
+        """
+        clean = sanitize_input(text).replace("\n", " ").replace("\t", " ")
+        if not clean:
+            return
+        if not self.alive():
+            raise RunEndedError(f"tmux session {self.session_name!r} has ended")
+        self._tmux("send-keys", "-t", self.target, "-l", clean)
+
     def alive(self) -> bool:
         """Whether the session and the agent's process still exist."""
         try:

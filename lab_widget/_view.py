@@ -25,7 +25,7 @@ import anywidget
 import traitlets
 
 from ._chat import ChatEvent
-from .schema import Message, State
+from .schema import Dialog, DialogAnswer, Message, State
 
 __all__ = ["ChatSource", "RunView"]
 
@@ -65,6 +65,11 @@ class ChatSource(Protocol):
     @property
     def clear_command(self) -> str: ...
 
+    @property
+    def pending_dialog(self) -> Dialog | None: ...
+
+    def answer_dialog(self, answer: DialogAnswer) -> None: ...
+
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
 
     def send(self, text: str) -> None: ...
@@ -103,6 +108,9 @@ class RunView(anywidget.AnyWidget):
     clear_command = traitlets.Unicode("").tag(sync=True)
     """The provider's command that starts a new conversation (``role="clear"``)."""
 
+    pending_dialog = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    """The dialog the agent waits on (shown as a form), or ``None``."""
+
     _snapshot = traitlets.Dict().tag(sync=True)
     """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
 
@@ -119,6 +127,7 @@ class RunView(anywidget.AnyWidget):
                 state_reason=source.state_reason,
                 attach_command=source.attach_command,
                 clear_command=source.clear_command,
+                pending_dialog=self._dialog_payload(),
                 _snapshot=self._snapshot_payload(),
                 **kwargs,
             )
@@ -146,10 +155,15 @@ class RunView(anywidget.AnyWidget):
             "messages": _dump(self._source.messages),
         }
 
+    def _dialog_payload(self) -> dict[str, Any] | None:
+        dialog = self._source.pending_dialog
+        return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
+
     def _on_event(self, event: ChatEvent) -> None:
         with self._lock:
             self.state = event.state
             self.state_reason = self._source.state_reason
+            self.set_trait("pending_dialog", self._dialog_payload())
             if not event.changed and not event.reset:
                 return
             base, self._version = self._version, self._version + 1
@@ -197,6 +211,11 @@ class RunView(anywidget.AnyWidget):
                 self._source.interrupt()
             elif action == "clear":
                 self._source.clear()
+            elif action == "answer":
+                answers = content.get("answers")
+                self._source.answer_dialog(
+                    DialogAnswer(tool_id=content.get("tool_id"), answers=answers or [])
+                )
             else:
                 raise ValueError(f"unknown action {action!r}")
         except Exception as exc:

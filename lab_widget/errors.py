@@ -15,9 +15,13 @@ from collections.abc import Sequence
 
 __all__ = [
     "AgentNotReadyError",
+    "AnswerMismatchWarning",
     "CLINotFoundError",
+    "DialogChangedError",
     "DialogNotAnswerableError",
+    "InvalidAnswerError",
     "LabWidgetError",
+    "NoDialogError",
     "ReplyDroppedError",
     "RunEndedError",
     "RunNotFoundError",
@@ -91,3 +95,21 @@ class DialogNotAnswerableError(LabWidgetError, RuntimeError):
 
 class StaleDialogError(LabWidgetError, RuntimeError):
     """The dialog being answered is no longer the pending one."""
+
+
+class NoDialogError(StaleDialogError):
+    """No dialog is pending (it was answered already, maybe in the terminal)."""
+
+
+class DialogChangedError(StaleDialogError):
+    """A different dialog is pending than the one the answer was meant for."""
+
+
+class InvalidAnswerError(LabWidgetError, ValueError):
+    """An answer that does not fit the dialog (unknown option, two picks on a
+    single-select question, no answer); nothing was typed into the agent.
+    """
+
+
+class AnswerMismatchWarning(UserWarning):
+    """The answers the agent recorded differ from the ones lab_widget played."""

@@ -27,6 +27,7 @@ __all__ = [
     "Dialog",
     "DialogAnswer",
     "DialogKind",
+    "DialogStatus",
     "LifecycleLevel",
     "Message",
     "MessageKind",
@@ -49,6 +50,7 @@ MessageKind = Literal["text", "tool", "dialog", "lifecycle"]
 Role = Literal["user", "assistant", "system"]
 ToolStatus = Literal["running", "ok", "error"]
 DialogKind = Literal["question", "plan", "approval"]
+DialogStatus = Literal["pending", "answered", "rejected", "dismissed"]
 LifecycleLevel = Literal["info", "warning", "error"]
 
 
@@ -117,6 +119,13 @@ class Question(_Model):
     """Whether an answer may be typed instead of (or besides) choosing options."""
 
 
+class Answer(_Model):
+    """The answer to one question: chosen option labels and/or free text."""
+
+    selected: list[str] = Field(default_factory=list)
+    text: str | None = None
+
+
 class Dialog(_Model):
     """Something the agent waits on: questions, a plan to approve, a tool to allow."""
 
@@ -128,13 +137,14 @@ class Dialog(_Model):
     """The native id of the tool call that opened the dialog; answers must match it."""
     body: str = ""
     """Markdown shown above the questions (a plan's text, a tool's input)."""
-
-
-class Answer(_Model):
-    """The answer to one question: chosen option labels and/or free text."""
-
-    selected: list[str] = Field(default_factory=list)
-    text: str | None = None
+    tool_name: str = ""
+    """The native tool behind the dialog (``AskUserQuestion``, ``Bash``...)."""
+    status: DialogStatus = "pending"
+    """``pending`` until answered; then how it ended."""
+    answers: list[Answer] | None = None
+    """After it ended: the answers the agent recorded, one per question, where known."""
+    outcome: str = ""
+    """After it ended: what was answered, in words ("Database → SQLite; Features → Auth")."""
 
 
 class DialogAnswer(_Model):

@@ -13,7 +13,7 @@ from comm import DummyComm
 
 from lab_widget._chat import ChatEvent
 from lab_widget._view import RunView
-from lab_widget.schema import Message, State, ToolCall
+from lab_widget.schema import Dialog, DialogAnswer, Message, Option, Question, State, ToolCall
 
 
 class RecordingComm(DummyComm):  # type: ignore[misc]
@@ -74,6 +74,8 @@ class StubSource:
         self.listeners: list[Callable[[ChatEvent], None]] = []
         self.sent: list[str] = []
         self.fail_with: Exception | None = None
+        self.pending_dialog: Dialog | None = None
+        self.answered: list[DialogAnswer] = []
         self.done = threading.Event()
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
@@ -104,6 +106,10 @@ class StubSource:
 
     def clear(self) -> None:
         self._act(self.clear_command)
+
+    def answer_dialog(self, answer: DialogAnswer) -> None:
+        self.answered.append(answer)
+        self._act("<answer>")
 
 
 def text_message(seq: int, role: str = "assistant") -> Message:
@@ -246,3 +252,19 @@ def test_bytes_per_append_do_not_grow_with_the_conversation(comms: list[Recordin
     large = bytes_per_append(5000, comms)
     print(f"bytes per appended message: {small:.0f} at 10 messages, {large:.0f} at 5,000")
     assert large < 2 * small
+
+
+def test_pending_dialog_trait_and_answer_action(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    assert view.pending_dialog is None
+    question = Question(header="DB", text="Which?", options=[Option(label="SQLite")])
+    source.pending_dialog = Dialog(kind="question", questions=[question], tool_id="toolu_1")
+    source.state = "question"
+    source.emit([])
+    assert view.pending_dialog is not None and view.pending_dialog["tool_id"] == "toolu_1"
+    result = act(
+        view, source, action="answer", tool_id="toolu_1", answers=[{"selected": ["SQLite"]}]
+    )
+    assert result["ok"] is True
+    assert source.answered == [DialogAnswer(tool_id="toolu_1", answers=[{"selected": ["SQLite"]}])]  # type: ignore[list-item]

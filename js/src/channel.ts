@@ -2,7 +2,7 @@
 // in, sync requests and actions out, one channel per widget model.
 import type { AnyModel } from "@anywidget/types";
 import { ConversationStore } from "./store";
-import type { ActionKind, DeltaMsg, FrontendMsg, Snapshot, Traits } from "./types";
+import type { ActionArgs, ActionKind, DeltaMsg, FrontendMsg, Snapshot, Traits } from "./types";
 
 export const ACTION_TIMEOUT_MS = 30_000;
 /** A sync that got no snapshot back by then may be asked again. */
@@ -56,10 +56,11 @@ export class KernelChannel {
   }
 
   /** Run an action in the kernel; settles with its result, or fails after the timeout. */
-  request(action: ActionKind, text?: string): Promise<void> {
+  request(action: ActionKind, args: ActionArgs = {}): Promise<void> {
     const id = newId();
-    const msg: FrontendMsg =
-      text === undefined ? { kind: "action", id, action } : { kind: "action", id, action, text };
+    // Absent, not undefined: the kernel reads the keys that are there.
+    const extra = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+    const msg: FrontendMsg = { ...extra, kind: "action", id, action };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);

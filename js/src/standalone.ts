@@ -13,8 +13,10 @@ const readOnly = (): Promise<void> =>
 export function mountRecording(root: HTMLElement, recording: Recording): ChatView {
   const view = new ChatView(
     root,
-    { send: readOnly, interrupt: readOnly, clear: readOnly },
+    { send: readOnly, interrupt: readOnly, clear: readOnly, answer: readOnly },
     {
+      pendingDialog: recording.pending_dialog ?? null,
+      commands: recording.commands ?? [],
       info: {
         providerName: recording.provider_name ?? "",
         state: recording.state ?? "idle",

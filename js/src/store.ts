@@ -5,6 +5,7 @@ import type {
   DeltaMsg,
   Dialog,
   DialogKind,
+  DialogStatus,
   LifecycleLevel,
   Message,
   MessageKind,
@@ -37,6 +38,7 @@ const KINDS: readonly MessageKind[] = ["text", "tool", "dialog", "lifecycle"];
 const ROLES: readonly Role[] = ["user", "assistant", "system"];
 const TOOL_STATUSES: readonly ToolStatus[] = ["running", "ok", "error"];
 const DIALOG_KINDS: readonly DialogKind[] = ["question", "plan", "approval"];
+const DIALOG_STATUSES: readonly DialogStatus[] = ["pending", "answered", "rejected", "dismissed"];
 const LEVELS: readonly LifecycleLevel[] = ["info", "warning", "error"];
 
 function normalizeTool(v: unknown): ToolCall | null {
@@ -63,7 +65,8 @@ function normalizeQuestion(v: unknown): Question | null {
   };
 }
 
-function normalizeDialog(v: unknown): Dialog | null {
+/** A dialog with every default filled in (also the `pending_dialog` trait), or null. */
+export function normalizeDialog(v: unknown): Dialog | null {
   if (!isObj(v)) return null;
   return {
     kind: oneOf(v.kind, DIALOG_KINDS, "question"),
@@ -73,6 +76,9 @@ function normalizeDialog(v: unknown): Dialog | null {
     answerable: v.answerable !== false,
     tool_id: optStr(v.tool_id),
     body: str(v.body),
+    tool_name: str(v.tool_name),
+    status: oneOf(v.status, DIALOG_STATUSES, "pending"),
+    outcome: str(v.outcome),
   };
 }
 
@@ -433,12 +439,16 @@ export interface ComposerState {
   notice: string;
 }
 
+export const QUESTION_NOTICE = "Answer the question above to continue.";
+
 export function composerState(input: ComposerInput): ComposerState {
   const { state, stateReason, providerName, clearCommand, text, busy } = input;
   const ended = state === "ended";
   // A blocked TUI shows a prompt or a menu, not the input line: typed text
   // (a message or the clear command) would land in the wrong place.
   const blocked = state === "needs_input" || state === "question";
+  // A dialog is answered in its card (or the terminal), never by a message.
+  const locked = ended || state === "question";
   const hasText = text.trim() !== "";
 
   let notice = "";
@@ -450,12 +460,12 @@ export function composerState(input: ComposerInput): ComposerState {
     notice = stateReason || "The agent is waiting for input in its terminal.";
     placeholder = "Waiting for input in the terminal";
   } else if (state === "question") {
-    notice = stateReason || "The agent asked a question: answer it in its terminal.";
-    placeholder = "Waiting for an answer in the terminal";
+    notice = QUESTION_NOTICE;
+    placeholder = "Waiting for an answer";
   }
 
   return {
-    inputEnabled: !ended,
+    inputEnabled: !locked,
     sendEnabled: !ended && !blocked && hasText && !busy.has("send"),
     sendBusy: busy.has("send"),
     interruptVisible: state === "working",

@@ -7,6 +7,7 @@ export type MessageKind = "text" | "tool" | "dialog" | "lifecycle";
 export type Role = "user" | "assistant" | "system";
 export type ToolStatus = "running" | "ok" | "error";
 export type DialogKind = "question" | "plan" | "approval";
+export type DialogStatus = "pending" | "answered" | "rejected" | "dismissed";
 export type LifecycleLevel = "info" | "warning" | "error";
 
 export interface Usage {
@@ -43,6 +44,32 @@ export interface Dialog {
   answerable: boolean;
   tool_id?: string | null;
   body: string;
+  /** The native tool behind the dialog ("AskUserQuestion", "Bash"...); "" when unknown. */
+  tool_name: string;
+  status: DialogStatus;
+  /** After it ended: what was answered, in words ("Database → SQLite; Features → Auth"). */
+  outcome: string;
+}
+
+/** The answer to one question: chosen option labels and/or typed text. */
+export interface Answer {
+  selected: string[];
+  text?: string | null;
+}
+
+export type CommandSource = "builtin" | "project" | "user";
+
+/** A slash command the run offers (the `commands` trait). */
+export interface CommandSpec {
+  /** With its slash: "/compact". */
+  name: string;
+  description: string;
+  arg_hint: string;
+  source: CommandSource;
+  /** "clear" marks the command that starts a new conversation. */
+  role?: "clear" | null;
+  /** False for commands that would strand the TUI where the widget cannot see it. */
+  chat_safe: boolean;
 }
 
 export interface Message {
@@ -90,11 +117,20 @@ export interface ResultMsg {
 /** Custom messages from the kernel. */
 export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg;
 
-export type ActionKind = "send" | "interrupt" | "clear";
+export type ActionKind = "send" | "interrupt" | "clear" | "answer";
+
+/** What an action carries besides its kind: `text` for send, the rest for answer. */
+export interface ActionArgs {
+  text?: string;
+  /** The pending dialog's tool_id: the kernel answers only the dialog it is waiting on. */
+  tool_id?: string | null;
+  /** One per question of the dialog, in order. */
+  answers?: Answer[];
+}
 
 /** Custom messages to the kernel. */
 export type FrontendMsg =
-  { kind: "sync" } | { kind: "action"; id: string; action: ActionKind; text?: string };
+  { kind: "sync" } | ({ kind: "action"; id: string; action: ActionKind } & ActionArgs);
 
 /** The synced traits of RunView. */
 export interface Traits {
@@ -103,5 +139,8 @@ export interface Traits {
   state_reason: string;
   attach_command: string;
   clear_command: string;
+  /** The dialog the agent waits on now, or null. */
+  pending_dialog: Dialog | null;
+  commands: CommandSpec[];
   _snapshot: Snapshot;
 }

@@ -1,21 +1,32 @@
 // The chat: header, message log and composer. Knows nothing about Jupyter:
 // it renders a ConversationStore and calls the actions it is given.
+import { normalizeCommands } from "./commands";
+import { CommandCompleter } from "./complete";
 import { h, syncChildren } from "./dom";
-import { createToolGroup, renderMessage, type RenderContext, type ToolGroupView } from "./render";
+import {
+  createToolGroup,
+  renderMessage,
+  syncDialogForm,
+  type RenderContext,
+  type ToolGroupView,
+} from "./render";
 import {
   composerState,
   ConversationStore,
   groupMessages,
+  normalizeDialog,
   stateLabel,
   toolGroupLabel,
   type StoreChange,
 } from "./store";
-import type { ActionKind, DeltaMsg, State } from "./types";
+import type { ActionKind, Answer, DeltaMsg, Dialog, State } from "./types";
 
 export interface ChatActions {
   send(text: string): Promise<void>;
   interrupt(): Promise<void>;
   clear(): Promise<void>;
+  /** Answer the pending dialog `toolId`: one answer per question, in order. */
+  answer(toolId: string, answers: Answer[]): Promise<void>;
 }
 
 export interface RunInfo {
@@ -30,6 +41,10 @@ export interface ChatViewOptions {
   /** Share one store between views of the same conversation. */
   store?: ConversationStore;
   info?: Partial<RunInfo>;
+  /** The `pending_dialog` trait. */
+  pendingDialog?: unknown;
+  /** The `commands` trait. */
+  commands?: unknown;
 }
 
 /** How close to the end (px) still counts as "at the bottom". */
@@ -40,7 +55,10 @@ const FAILURES: Record<ActionKind, string> = {
   send: "Could not send the message",
   interrupt: "Could not interrupt the agent",
   clear: "Could not start a new conversation",
+  answer: "Could not send the answer",
 };
+
+const HINT = "Enter to send · Shift+Enter for a new line";
 
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
@@ -60,7 +78,18 @@ export class ChatView {
     clearCommand: "",
   };
   readonly #busy = new Set<ActionKind>();
-  readonly #ctx: RenderContext = { expanded: new Set() };
+  readonly #ctx: RenderContext = {
+    expanded: new Set(),
+    dialogs: {
+      pending: null,
+      attachCommand: "",
+      drafts: new Map(),
+      sending: new Set(),
+      sent: new Set(),
+      errors: new Map(),
+      answer: (toolId, answers) => void this.#answer(toolId, answers),
+    },
+  };
   readonly #messageEls = new Map<number, HTMLElement>();
   #groups = new Map<string, ToolGroupView>();
   readonly #disposers: (() => void)[] = [];
@@ -93,6 +122,8 @@ export class ChatView {
   readonly #send = h("button", { type: "button", class: "lw-send" }, "Send");
   readonly #interrupt = h("button", { type: "button", class: "lw-interrupt" }, "Interrupt");
   readonly #clear = h("button", { type: "button", class: "lw-clear" }, "New conversation");
+  readonly #hint = h("span", { class: "lw-hint" }, HINT);
+  readonly #completer = new CommandCompleter(this.#input);
 
   constructor(root: HTMLElement, actions: ChatActions, options: ChatViewOptions = {}) {
     this.#root = root;
@@ -115,6 +146,7 @@ export class ChatView {
       h(
         "div",
         { class: "lw-composer" },
+        this.#completer.el,
         this.#notice,
         h(
           "div",
@@ -122,12 +154,7 @@ export class ChatView {
           this.#input,
           h("div", { class: "lw-compose-buttons" }, this.#send, this.#interrupt),
         ),
-        h(
-          "div",
-          { class: "lw-compose-foot" },
-          this.#clear,
-          h("span", { class: "lw-hint" }, "Enter to send · Shift+Enter for a new line"),
-        ),
+        h("div", { class: "lw-compose-foot" }, this.#clear, this.#hint),
       ),
     );
 
@@ -135,6 +162,7 @@ export class ChatView {
     this.#input.addEventListener("input", () => {
       this.#fitInput();
       this.#updateComposer();
+      this.#completer.update();
     });
     this.#send.addEventListener("click", () => void this.#sendInput());
     this.#interrupt.addEventListener("click", () => {
@@ -159,7 +187,10 @@ export class ChatView {
     }
 
     this.#disposers.push(this.store.subscribe((change) => this.#onStoreChange(change)));
+    this.#ctx.dialogs.attachCommand = options.info?.attachCommand ?? "";
+    this.#ctx.dialogs.pending = normalizeDialog(options.pendingDialog);
     this.setInfo(options.info ?? {});
+    this.setCommands(options.commands);
     this.#renderAll();
   }
 
@@ -185,6 +216,41 @@ export class ChatView {
     this.#attachRow.hidden = attachCommand === "";
     this.#clear.title = clearCommand ? `Start a new conversation (sends ${clearCommand})` : "";
     this.#updateComposer();
+    const dialogs = this.#ctx.dialogs;
+    if (dialogs.attachCommand !== attachCommand) {
+      dialogs.attachCommand = attachCommand;
+      // Cards that send the user to the terminal show the command.
+      this.#rerenderDialogs((d) => d.status === "pending");
+    }
+  }
+
+  /** The dialog the agent waits on now (the `pending_dialog` trait), or null. */
+  setPendingDialog(raw: unknown): void {
+    if (this.#destroyed) return;
+    const dialogs = this.#ctx.dialogs;
+    const old = dialogs.pending;
+    const next = normalizeDialog(raw);
+    if (JSON.stringify(old) === JSON.stringify(next)) return;
+    dialogs.pending = next;
+    const oldId = old?.tool_id ?? null;
+    const newId = next?.tool_id ?? null;
+    if (oldId !== null && oldId !== newId) {
+      // That dialog has moved on: nothing of its form is needed any more.
+      dialogs.drafts.delete(oldId);
+      dialogs.errors.delete(oldId);
+      dialogs.sent.delete(oldId);
+    }
+    const affected = new Set([oldId, newId]);
+    affected.delete(null);
+    this.#rerenderDialogs((d) => affected.has(d.tool_id ?? null));
+  }
+
+  /** The slash commands the composer offers (the `commands` trait). */
+  setCommands(raw: unknown): void {
+    if (this.#destroyed) return;
+    const commands = normalizeCommands(raw);
+    this.#completer.setCommands(commands);
+    this.#hint.textContent = commands.length ? `${HINT} · / for commands` : HINT;
   }
 
   applySnapshot(snapshot: unknown): void {
@@ -237,21 +303,78 @@ export class ChatView {
       this.#messageEls.get(seq)?.remove();
       this.#messageEls.delete(seq);
     }
-    for (const seq of change.changed) {
-      const message = this.store.get(seq);
-      if (!message) continue;
-      const el = renderMessage(message, this.#ctx);
-      const old = this.#messageEls.get(seq);
-      if (old) {
-        if (old instanceof HTMLDetailsElement && el instanceof HTMLDetailsElement) {
-          el.open = old.open;
-        }
-        old.replaceWith(el);
-      }
-      this.#messageEls.set(seq, el);
-    }
+    for (const seq of change.changed) this.#rerender(seq);
     this.#layout();
     this.#followNewContent();
+  }
+
+  /** Render message `seq` again, in place, keeping what the user had open and focused. */
+  #rerender(seq: number): void {
+    const message = this.store.get(seq);
+    if (!message) return;
+    const el = renderMessage(message, this.#ctx);
+    const old = this.#messageEls.get(seq);
+    this.#messageEls.set(seq, el);
+    if (!old) return;
+    if (old instanceof HTMLDetailsElement && el instanceof HTMLDetailsElement) el.open = old.open;
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && old.contains(active) ? active : null;
+    old.replaceWith(el);
+    // A dialog form re-rendered while the user works in it keeps their place.
+    const key = focused?.dataset.focusKey;
+    const twin = key ? el.querySelector<HTMLElement>(`[data-focus-key="${key}"]`) : null;
+    if (!twin) return;
+    twin.focus();
+    const typing = focused instanceof HTMLInputElement && focused.type === "text";
+    if (typing && twin instanceof HTMLInputElement) {
+      twin.setSelectionRange(focused.selectionStart, focused.selectionEnd);
+    }
+  }
+
+  #rerenderDialogs(match: (dialog: Dialog) => boolean): void {
+    let any = false;
+    for (const message of this.store.messages) {
+      if (message.kind === "dialog" && message.dialog && match(message.dialog)) {
+        this.#rerender(message.seq);
+        any = true;
+      }
+    }
+    if (!any) return;
+    this.#layout();
+    this.#followNewContent();
+  }
+
+  async #answer(toolId: string, answers: Answer[]): Promise<void> {
+    const dialogs = this.#ctx.dialogs;
+    if (dialogs.sending.has(toolId) || dialogs.sent.has(toolId)) return;
+    dialogs.sending.add(toolId);
+    dialogs.errors.delete(toolId);
+    this.#syncDialogForms();
+    const error = await this.#run("answer", () => this.#actions.answer(toolId, answers));
+    if (this.#destroyed) return;
+    dialogs.sending.delete(toolId);
+    if (error === null) dialogs.sent.add(toolId);
+    else dialogs.errors.set(toolId, `${FAILURES.answer}: ${error}`);
+    this.#syncDialogForms();
+    // Disabling the form dropped the focus: give it back to Submit, to try again.
+    if (
+      error !== null &&
+      (document.activeElement === null || document.activeElement === document.body)
+    ) {
+      for (const form of this.#dialogForms(toolId)) {
+        form.querySelector<HTMLElement>(".lw-dialog-submit")?.focus();
+      }
+    }
+  }
+
+  #dialogForms(toolId?: string): HTMLFormElement[] {
+    return [...this.#log.querySelectorAll<HTMLFormElement>(".lw-dialog-form")].filter(
+      (form) => toolId === undefined || form.dataset.toolId === toolId,
+    );
+  }
+
+  #syncDialogForms(): void {
+    for (const form of this.#dialogForms()) syncDialogForm(form, this.#ctx.dialogs);
   }
 
   #renderAll(): void {
@@ -327,6 +450,7 @@ export class ChatView {
   // -- composer --------------------------------------------------------------
 
   readonly #onKeyDown = (event: KeyboardEvent): void => {
+    if (this.#completer.handleKey(event)) return;
     // isComposing: Enter also confirms an IME candidate; that is not a send.
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     event.preventDefault();
@@ -336,24 +460,27 @@ export class ChatView {
   async #sendInput(): Promise<void> {
     const text = this.#input.value;
     if (!this.#composer().sendEnabled) return;
-    const sent = await this.#run("send", () => this.#actions.send(text.trimEnd()));
+    const error = await this.#run("send", () => this.#actions.send(text.trimEnd()));
     // Keep whatever was typed meanwhile; clear only what was sent.
-    if (sent && !this.#destroyed && this.#input.value === text) {
+    if (error === null && !this.#destroyed && this.#input.value === text) {
       this.#input.value = "";
       this.#fitInput();
       this.#updateComposer();
+      this.#completer.update();
     }
   }
 
-  async #run(kind: ActionKind, action: () => Promise<void>): Promise<boolean> {
+  /** Run an action, showing its failure; resolves with that failure's text, or null. */
+  async #run(kind: ActionKind, action: () => Promise<void>): Promise<string | null> {
     this.#busy.add(kind);
     this.#updateComposer();
     try {
       await action();
-      return true;
+      return null;
     } catch (error) {
-      this.showError(`${FAILURES[kind]}: ${errorText(error)}`);
-      return false;
+      const message = errorText(error);
+      this.showError(`${FAILURES[kind]}: ${message}`);
+      return message;
     } finally {
       this.#busy.delete(kind);
       this.#updateComposer();
@@ -388,6 +515,7 @@ export class ChatView {
     this.#clear.classList.toggle("lw-busy", this.#busy.has("clear"));
     this.#notice.textContent = c.notice;
     this.#notice.hidden = c.notice === "";
+    if (this.#input.disabled && this.#completer.isOpen) this.#completer.update();
   }
 
   #fitInput(): void {

@@ -48,16 +48,28 @@ const render: Render<Traits> = ({ model, el }) => {
   const view = new ChatView(
     el,
     {
-      send: (text) => channel.request("send", text),
+      send: (text) => channel.request("send", { text }),
       interrupt: () => channel.request("interrupt"),
       clear: () => channel.request("clear"),
+      answer: (toolId, answers) => channel.request("answer", { tool_id: toolId, answers }),
     },
-    { store: channel.store, info: readInfo(model) },
+    {
+      store: channel.store,
+      info: readInfo(model),
+      pendingDialog: model.get("pending_dialog"),
+      commands: model.get("commands"),
+    },
   );
   const onInfo = () => view.setInfo(readInfo(model));
+  const onPendingDialog = () => view.setPendingDialog(model.get("pending_dialog"));
+  const onCommands = () => view.setCommands(model.get("commands"));
   for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
+  model.on("change:pending_dialog", onPendingDialog);
+  model.on("change:commands", onCommands);
   return () => {
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
+    model.off("change:pending_dialog", onPendingDialog);
+    model.off("change:commands", onCommands);
     view.destroy();
     if (!borrowed) channel.dispose();
   };

@@ -1,4 +1,4 @@
-import type { DeltaMsg, Message, ToolCall } from "../src/types";
+import type { DeltaMsg, Dialog, Message, ToolCall } from "../src/types";
 
 export function text(seq: number, role: Message["role"], body: string): Message {
   return { seq, kind: "text", role, text: body };
@@ -32,4 +32,45 @@ export function delta(
     changed,
     ...extra,
   };
+}
+
+/** The dialog of the demo: two questions, single and multi-select, both with "Other". */
+export function dialogOf(over: Partial<Dialog> = {}): Dialog {
+  return {
+    kind: "question",
+    answerable: true,
+    tool_id: "toolu_ask",
+    body: "",
+    tool_name: "AskUserQuestion",
+    status: "pending",
+    outcome: "",
+    questions: [
+      {
+        header: "Database",
+        text: "Which database should the app use?",
+        options: [
+          { label: "SQLite", description: "A file, no server" },
+          { label: "Postgres", description: "A server, more features" },
+        ],
+        multi_select: false,
+        free_text: true,
+      },
+      {
+        header: "Features",
+        text: "Which features should the first version have?",
+        options: [
+          { label: "Auth", description: "Log in and out" },
+          { label: "Export", description: "CSV download" },
+          { label: "Search", description: "Full-text search" },
+        ],
+        multi_select: true,
+        free_text: true,
+      },
+    ],
+    ...over,
+  };
+}
+
+export function dialog(seq: number, over: Partial<Dialog> = {}): Message {
+  return { seq, kind: "dialog", role: "assistant", text: "", dialog: dialogOf(over) };
 }

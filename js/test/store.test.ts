@@ -10,6 +10,7 @@ import {
   moreLabel,
   normalizeMessage,
   plainOutput,
+  QUESTION_NOTICE,
   stateLabel,
   toolGroupLabel,
   toolSummary,
@@ -165,7 +166,26 @@ describe("normalizeMessage", () => {
       answerable: true,
       tool_id: null,
       body: "",
+      tool_name: "",
+      status: "pending",
+      outcome: "",
     });
+    const answered = normalizeMessage({
+      seq: 6,
+      kind: "dialog",
+      role: "assistant",
+      dialog: { kind: "nope", status: "answered", outcome: "DB → SQLite", tool_name: "Ask" },
+    });
+    expect(answered?.dialog).toMatchObject({
+      kind: "question",
+      status: "answered",
+      outcome: "DB → SQLite",
+      tool_name: "Ask",
+    });
+    expect(
+      normalizeMessage({ seq: 7, kind: "dialog", role: "assistant", dialog: { status: "gone" } })
+        ?.dialog?.status,
+    ).toBe("pending");
   });
 
   it("drops messages without an integer seq", () => {
@@ -364,18 +384,28 @@ describe("composerState", () => {
     expect(at({ state: "ended" }).notice).toBe("The session has ended.");
   });
 
-  it("needs input or a question: typing allowed, sending not, reason shown", () => {
-    for (const state of ["needs_input", "question"]) {
-      const c = at({ state, stateReason: "Trust this folder?" });
-      expect(c).toMatchObject({
-        inputEnabled: true,
-        sendEnabled: false,
-        clearEnabled: false,
-        interruptVisible: false,
-        notice: "Trust this folder?",
-      });
-    }
+  it("needs input: typing allowed, sending not, reason shown", () => {
+    const c = at({ state: "needs_input", stateReason: "Trust this folder?" });
+    expect(c).toMatchObject({
+      inputEnabled: true,
+      sendEnabled: false,
+      clearEnabled: false,
+      interruptVisible: false,
+      notice: "Trust this folder?",
+    });
     expect(at({ state: "needs_input" }).notice).toMatch(/terminal/);
+  });
+
+  it("a pending question locks the composer until it is answered", () => {
+    const c = at({ state: "question", stateReason: "Which database?" });
+    expect(c).toMatchObject({
+      inputEnabled: false,
+      sendEnabled: false,
+      clearEnabled: false,
+      interruptVisible: false,
+      notice: "Answer the question above to continue.",
+    });
+    expect(c.notice).toBe(QUESTION_NOTICE);
   });
 
   it("hides clear without a clear command", () => {

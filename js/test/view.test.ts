@@ -1,69 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConversationStore } from "../src/store";
-import type { Message } from "../src/types";
-import { ChatView, type ChatActions, type RunInfo } from "../src/view";
+import { deferred, flush, INFO, mount, press, type } from "./harness";
 import { delta, lifecycle, text, tool } from "./fixtures";
-
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-const INFO: RunInfo = {
-  providerName: "Agent X",
-  state: "idle",
-  stateReason: "",
-  attachCommand: "tmux -S /tmp/x.sock attach -t run-1",
-  clearCommand: "/clear",
-};
-
-let views: ChatView[] = [];
-
-function mount(messages: Message[] = [], info: Partial<RunInfo> = {}, store?: ConversationStore) {
-  const root = document.createElement("div");
-  document.body.append(root);
-  const actions = {
-    send: vi.fn<ChatActions["send"]>(() => Promise.resolve()),
-    interrupt: vi.fn<ChatActions["interrupt"]>(() => Promise.resolve()),
-    clear: vi.fn<ChatActions["clear"]>(() => Promise.resolve()),
-  };
-  const view = new ChatView(root, actions, { store, info: { ...INFO, ...info } });
-  if (!store) view.applySnapshot({ transcript_id: "t-1", version: 0, messages });
-  views.push(view);
-  const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector<T>(selector)!;
-  const msg = (seq: number) => root.querySelector<HTMLElement>(`.lw-msg[data-seq="${seq}"]`);
-  return { root, view, actions, q, msg };
-}
-
-function type(input: HTMLTextAreaElement, value: string) {
-  input.value = value;
-  input.dispatchEvent(new Event("input", { bubbles: true }));
-}
-
-function press(input: HTMLElement, init: KeyboardEventInit) {
-  const event = new KeyboardEvent("keydown", { bubbles: true, cancelable: true, ...init });
-  input.dispatchEvent(event);
-  return event;
-}
-
-afterEach(() => {
-  for (const view of views) view.destroy();
-  views = [];
-  document.body.replaceChildren();
-});
 
 describe("header", () => {
   it("shows provider, state, reason and attach command from the data", () => {
@@ -200,7 +138,7 @@ describe("messages", () => {
     expect(root.textContent).toContain(evil);
   });
 
-  it("renders a dialog read-only", () => {
+  it("renders a pending dialog it is not asked to answer read-only", () => {
     const { msg } = mount([
       {
         seq: 0,
@@ -211,6 +149,9 @@ describe("messages", () => {
           kind: "question",
           answerable: true,
           body: "Pick a **database**",
+          tool_name: "",
+          status: "pending",
+          outcome: "",
           questions: [
             {
               header: "DB",

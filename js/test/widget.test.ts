@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ACTION_TIMEOUT_MS } from "../src/channel";
 import type { Snapshot, Traits } from "../src/types";
 import widget from "../src/widget";
-import { delta, text } from "./fixtures";
+import { delta, dialog, dialogOf, text } from "./fixtures";
 
 type Handler = (...args: unknown[]) => void;
 
@@ -273,6 +273,92 @@ describe("anywidget adapter", () => {
     expect(el.childElementCount).toBe(0);
     await (init as () => void)();
     expect(model.listenerCount()).toBe(0);
+  });
+
+  it("answers the pending dialog with an answer action for its tool_id", async () => {
+    const model = new FakeModel({
+      state: "question",
+      pending_dialog: dialogOf(),
+      _snapshot: { transcript_id: "t-1", version: 0, messages: [dialog(0)] },
+    });
+    const { anyModel } = await start(model);
+    const { q, el } = await show(anyModel);
+    const pick = (label: string) => q<HTMLInputElement>(`input[value="${label}"]`).click();
+    pick("SQLite");
+    pick("Auth");
+    pick("Export");
+    q(".lw-dialog-submit").click();
+    const [action] = model.actions();
+    expect(action).toEqual({
+      kind: "action",
+      id: action!.id,
+      action: "answer",
+      tool_id: "toolu_ask",
+      answers: [{ selected: ["SQLite"] }, { selected: ["Auth", "Export"] }],
+    });
+    expect(typeof action!.id).toBe("string");
+    expect(action).not.toHaveProperty("text");
+
+    model.fromKernel({ kind: "result", id: action!.id, ok: true });
+    model.kernelSets("pending_dialog", null);
+    model.fromKernel({
+      ...delta(0, [dialog(0, { status: "answered", outcome: "Database → SQLite" })]),
+    });
+    expect(el.querySelector(".lw-dialog-form")).toBeNull();
+    expect(q(".lw-dialog").dataset.status).toBe("answered");
+    expect(q(".lw-dialog-outcome").textContent).toBe("answered: Database → SQLite");
+  });
+
+  it("shows a failed answer in the card and keeps the form usable", async () => {
+    const model = new FakeModel({
+      state: "question",
+      pending_dialog: dialogOf(),
+      _snapshot: { transcript_id: "t-1", version: 0, messages: [dialog(0)] },
+    });
+    const { anyModel } = await start(model);
+    const { q } = await show(anyModel);
+    q<HTMLInputElement>('input[value="Postgres"]').click();
+    q<HTMLInputElement>('input[value="Search"]').click();
+    q(".lw-dialog-submit").click();
+    model.fromKernel({
+      kind: "result",
+      id: model.actions()[0]!.id,
+      ok: false,
+      error: "the dialog is no longer pending",
+    });
+    await flush();
+    expect(q(".lw-dialog-error").textContent).toContain("the dialog is no longer pending");
+    expect(q(".lw-error").textContent).toContain("the dialog is no longer pending");
+    expect(q<HTMLButtonElement>(".lw-dialog-submit").disabled).toBe(false);
+    expect(q<HTMLInputElement>('input[value="Postgres"]').checked).toBe(true);
+  });
+
+  it("follows the pending_dialog and commands traits", async () => {
+    const model = new FakeModel({
+      _snapshot: { transcript_id: "t-1", version: 0, messages: [dialog(0)] },
+    });
+    const { anyModel } = await start(model);
+    const { q, el } = await show(anyModel);
+    expect(el.querySelector(".lw-dialog-form")).toBeNull();
+    model.kernelSets("pending_dialog", dialogOf());
+    expect(el.querySelector(".lw-dialog-form")).not.toBeNull();
+
+    model.kernelSets("commands", [
+      {
+        name: "/compact",
+        description: "Compact",
+        arg_hint: "",
+        source: "builtin",
+        chat_safe: true,
+      },
+      { name: "/login", description: "", arg_hint: "", source: "builtin", chat_safe: false },
+    ]);
+    const input = q<HTMLTextAreaElement>(".lw-input");
+    input.value = "/";
+    input.dispatchEvent(new Event("input"));
+    expect(
+      [...el.querySelectorAll<HTMLElement>(".lw-complete-item")].map((i) => i.dataset.name),
+    ).toEqual(["/compact"]);
   });
 
   it("works for hosts that render without initialize", async () => {

@@ -177,6 +177,11 @@ class TranscriptReader(ABC):
     def summary(self) -> SessionSummary:
         """Session-wide facts read so far."""
 
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        """A dialog the transcript shows as open (asked, not yet answered), if any."""
+        return None
+
 
 class Terminal(Protocol):
     """What the runner lets a provider do to the agent's TUI."""
@@ -186,6 +191,9 @@ class Terminal(Protocol):
 
     def keys(self, *keys: str) -> None:
         """Press named keys (``"Enter"``, ``"Escape"``, ``"C-c"``...)."""
+
+    def type_text(self, text: str) -> None:
+        """Type one line of text key by key (for a field inside a picker; never a paste)."""
 
     def alive(self) -> bool:
         """Whether the agent's process still runs."""

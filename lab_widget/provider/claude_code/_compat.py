@@ -7,7 +7,7 @@ Changing the pinned version means re-recording the fixtures
 from __future__ import annotations
 
 from ...compat import PINS
-from ...schema import CommandSpec
+from ...schema import CommandSpec, DialogKind, Option, Question
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
@@ -32,9 +32,37 @@ STARTUP_SETTLE = 4.0
 SCREEN_DELAY = 1.5
 """Seconds for one first-run screen to give way to the next."""
 
-SIGNAL_EVENTS = ("SessionStart", "SessionEnd")
-"""Hook events spooled per run: SessionStart carries the transcript path of each epoch
-(``source`` is ``startup`` or ``clear``) and tells that the TUI is up."""
+SIGNAL_EVENTS = ("SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "Notification")
+"""Hook events spooled per run. SessionStart carries the transcript path of each epoch
+(``source`` is ``startup`` or ``clear``) and tells that the TUI is up; PreToolUse /
+PostToolUse bracket every tool call with its input (a dialog is pending between them);
+Notification reports a permission prompt or an idle TUI."""
+
+DIALOG_TOOLS: dict[str, DialogKind] = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}
+"""Tools whose call opens a picker that waits for the user."""
+
+DIALOG_KEY_DELAY = 0.3
+"""Seconds between the keys of a dialog recipe (the pickers re-render after each key; at
+0.3 s every recipe in tests/test_live_dialogs.py lands the intended answers)."""
+
+PICKER_SETTLE = 1.5
+"""Seconds from the PreToolUse signal until the picker takes keys, and from a tab switch
+until the next tab does (a key sent sooner was lost in live runs)."""
+
+PLAN_APPROVE = "Approve"
+PLAN_REJECT = "Reject"
+PLAN_QUESTION = Question(
+    header="Plan",
+    text="Approve this plan and leave plan mode?",
+    options=[
+        Option(label=PLAN_APPROVE, description="Leave plan mode and start working"),
+        Option(
+            label=PLAN_REJECT, description="Stay in plan mode; feedback goes as your next message"
+        ),
+    ],
+    free_text=False,
+)
+"""The plan dialog's one question: 2.1.332 offers exactly yes / no (no feedback field)."""
 
 BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(name="/clear", description="Start a new conversation", role="clear"),

@@ -13,9 +13,10 @@ from typing import Any
 
 from ..._tools import find_binary
 from ...compat import PINS
-from ...schema import AuthDescriptor, AuthStatus, CommandSpec, SeedMeta
+from ...schema import AuthDescriptor, AuthStatus, CommandSpec, Dialog, DialogAnswer, SeedMeta
 from .._seam import (
     AgentProvider,
+    LiveSignals,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -26,6 +27,7 @@ from .._seam import (
     TranscriptRef,
 )
 from . import _compat
+from ._dialogs import dialog_for_tool, play, recipe
 from ._transcript import ClaudeTranscriptReader, project_dir
 
 __all__ = ["ClaudeCodeProvider"]
@@ -59,6 +61,74 @@ def _load_json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _signals(context: RunContext) -> list[dict[str, Any]]:
+    spool = context.runtime_dir / _SIGNALS
+    try:
+        files = sorted(spool.glob("*.json"))
+    except FileNotFoundError:
+        return []
+    return [_load_json(path) for path in files]
+
+
+class ClaudeSignals(LiveSignals):
+    """Hook records spooled per run: PreToolUse opens a tool call, PostToolUse closes it,
+    Notification ``permission_prompt`` says the TUI waits for a permission answer.
+    """
+
+    def _open_calls(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        closed = {
+            r.get("tool_use_id")
+            for r in records
+            if r.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure")
+        }
+        return [
+            r
+            for r in records
+            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
+        ]
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        for record in reversed(self._open_calls(_signals(context))):
+            dialog = dialog_for_tool(
+                str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")
+            )
+            if dialog is not None:
+                return dialog
+        return None
+
+    def blocked(self, context: RunContext) -> str | None:
+        records = _signals(context)
+        last = next(
+            (
+                r
+                for r in reversed(records)
+                if r.get("hook_event_name") in ("PreToolUse", "PostToolUse", "Notification")
+            ),
+            None,
+        )
+        if (
+            last
+            and last.get("hook_event_name") == "Notification"
+            and last.get("notification_type") == "permission_prompt"
+        ):
+            return str(last.get("message") or "The agent asks for permission.")
+        return None
+
+    def signature(self, context: RunContext) -> object:
+        spool = context.runtime_dir / _SIGNALS
+        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+
+    def sweep(self, context: RunContext) -> None:
+        records = _signals(context)
+        open_ids = {r.get("tool_use_id") for r in self._open_calls(records)}
+        spool = context.runtime_dir / _SIGNALS
+        for path in sorted(spool.glob("*.json")):
+            record = _load_json(path)
+            event = record.get("hook_event_name")
+            if event in ("PreToolUse", "PostToolUse") and record.get("tool_use_id") not in open_ids:
+                path.unlink(missing_ok=True)
+
+
 class ClaudeCodeProvider(AgentProvider):
     """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
@@ -66,6 +136,7 @@ class ClaudeCodeProvider(AgentProvider):
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
     startup_settle = _compat.STARTUP_SETTLE
+    live_signals = ClaudeSignals()
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -171,20 +242,12 @@ class ClaudeCodeProvider(AgentProvider):
     def _run_state(self, context: RunContext) -> dict[str, Any]:
         return _load_json(context.runtime_dir / _STATE_FILE)
 
-    def _signals(self, context: RunContext) -> list[dict[str, Any]]:
-        spool = context.runtime_dir / _SIGNALS
-        try:
-            files = sorted(spool.glob("*.json"))
-        except FileNotFoundError:
-            return []
-        return [_load_json(path) for path in files]
-
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
-        for record in reversed(self._signals(context)):
+        for record in reversed(_signals(context)):
             if record.get("hook_event_name") == "SessionStart" and record.get("transcript_path"):
                 session_id = str(record.get("session_id"))
                 path = Path(str(record["transcript_path"]))
@@ -209,7 +272,7 @@ class ClaudeCodeProvider(AgentProvider):
         return [context.runtime_dir / _SIGNALS, project_dir(config_dir, str(context.cwd))]
 
     def is_ready(self, context: RunContext) -> bool:
-        return any(r.get("hook_event_name") == "SessionStart" for r in self._signals(context))
+        return any(r.get("hook_event_name") == "SessionStart" for r in _signals(context))
 
     # -- input -------------------------------------------------------------------------
 
@@ -220,6 +283,9 @@ class ClaudeCodeProvider(AgentProvider):
 
     def interrupt(self, terminal: Terminal) -> None:
         terminal.keys(*_compat.INTERRUPT_KEYS)
+
+    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+        play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
 

@@ -11,9 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import Dialog, LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from ._dialogs import dialog_for_tool, outcome_for_result
 
 __all__ = ["ClaudeTranscriptReader", "project_dir", "project_slug"]
 
@@ -142,6 +143,16 @@ class ClaudeTranscriptReader(TranscriptReader):
     @property
     def state(self) -> State:
         return self._state
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        # 2.1.332 writes a dialog's tool_use while its picker is open, so the transcript
+        # alone shows a pending dialog (older versions wrote it only after the answer).
+        for seq in reversed(self._tool_seq.values()):
+            message = self._messages[seq]
+            if message.dialog is not None and message.dialog.status == "pending":
+                return message.dialog
+        return None
 
     @property
     def summary(self) -> SessionSummary:
@@ -303,7 +314,16 @@ class ClaudeTranscriptReader(TranscriptReader):
             old = self._messages[seq]
             assert old.tool is not None
             tool = old.tool.model_copy(update={"status": status, "output": output})
-            self._replace(old.model_copy(update={"tool": tool}))
+            update: dict[str, Any] = {"tool": tool}
+            if old.dialog is not None:
+                result = entry.get("toolUseResult")
+                state, outcome, answers = outcome_for_result(
+                    old.dialog, result, output, status == "error"
+                )
+                update["dialog"] = old.dialog.model_copy(
+                    update={"status": state, "outcome": outcome, "answers": answers}
+                )
+            self._replace(old.model_copy(update=update))
         self._state = "working"
 
     def _assistant(self, entry: dict[str, Any]) -> None:
@@ -341,8 +361,12 @@ class ClaudeTranscriptReader(TranscriptReader):
                     name=str(block.get("name")),
                     input=tool_input if isinstance(tool_input, dict) else {},
                 )
+                dialog = dialog_for_tool(call.name, tool_input, call.id)
+                if dialog is not None and dialog.kind == "plan" and not dialog.body:
+                    dialog = dialog.model_copy(update={"body": self._plan_text(entry)})
                 added = self._add(
-                    kind="tool",
+                    kind="dialog" if dialog else "tool",
+                    dialog=dialog,
                     role="assistant",
                     tool=call,
                     native_id=entry.get("uuid"),
@@ -354,6 +378,18 @@ class ClaudeTranscriptReader(TranscriptReader):
                 self._tool_seq[call.id] = added.seq
         stop = message.get("stop_reason")
         self._state = "idle" if stop in ("end_turn", "stop_sequence", "max_tokens") else "working"
+
+    def _plan_text(self, entry: dict[str, Any]) -> str:
+        # 2.1.332 passes no plan to ExitPlanMode: the plan is the session's plan file,
+        # <config dir>/plans/<session slug>.md.
+        slug = entry.get("slug")
+        if not isinstance(slug, str) or "/" in slug:
+            return ""
+        config_dir = self.ref.path.parent.parent.parent
+        try:
+            return (config_dir / "plans" / f"{slug}.md").read_text(errors="replace")[:100_000]
+        except OSError:
+            return ""
 
     def _usage(self, message: dict[str, Any], entry: dict[str, Any]) -> Usage | None:
         raw = message.get("usage")

@@ -1,0 +1,188 @@
+"""Claude Code's dialogs: structured input → :class:`Dialog`, results → outcome, answers →
+the keystroke recipe that plays them into the live picker.
+
+Couplings pinned to 2.1.332 (``_compat.py``) and verified live (``tests/test_live_dialogs.py``):
+
+- AskUserQuestion shows one tab per question, plus a Submit tab (and its review screen)
+  unless the dialog is a single single-select question, which Enter submits at once.
+  On a single-select question the digit ``k`` picks option ``k`` and moves to the next tab
+  at once; the digit of the free-text row only moves the cursor into that field, and Enter
+  submits what was typed there. On a multi-select question Space toggles the row
+  under the cursor and Down moves. The row after the options is the free-text row ("Type
+  something"); on a multi-select question a Submit row follows it, whose Enter moves to
+  the next tab. Up wraps around, so a recipe never counts on it; a fresh tab starts on the
+  first row.
+- After the last of several questions, a review screen preselects "Submit answers".
+- ExitPlanMode shows "Exit plan mode?" with 1 = yes, 2 = no; it takes no feedback, so
+  feedback after a rejection is sent as the next message.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..._answers import describe_answers
+from ...errors import LabWidgetError
+from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Option, Question
+from .._seam import Terminal
+from . import _compat
+
+__all__ = ["Step", "dialog_for_tool", "outcome_for_result", "play", "recipe"]
+
+
+def _question(raw: Any) -> Question | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str):
+        return None
+    options = [
+        Option(label=str(o.get("label", "")), description=str(o.get("description", "")))
+        for o in raw.get("options") or []
+        if isinstance(o, dict) and o.get("label")
+    ]
+    return Question(
+        header=str(raw.get("header") or ""),
+        text=raw["question"],
+        options=options,
+        multi_select=bool(raw.get("multiSelect")),
+        free_text=True,  # the picker always adds its free-text row
+    )
+
+
+def dialog_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog | None:
+    """The dialog a tool call opens, or ``None`` for an ordinary tool."""
+    kind = _compat.DIALOG_TOOLS.get(name)
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    if kind == "question":
+        questions = [q for q in map(_question, tool_input.get("questions") or []) if q]
+        return Dialog(
+            kind="question",
+            questions=questions,
+            answerable=bool(questions) and all(len(q.options) < 9 for q in questions),
+            tool_id=tool_id,
+            tool_name=name,
+        )
+    if kind == "plan":
+        plan = tool_input.get("plan")
+        return Dialog(
+            kind="plan",
+            questions=[_compat.PLAN_QUESTION],
+            tool_id=tool_id,
+            tool_name=name,
+            body=plan if isinstance(plan, str) else "",
+        )
+    return None
+
+
+_ANSWER_PAIR = re.compile(r'"(.*?)"="(.*?)"')
+
+
+def _recorded_answers(dialog: Dialog, result: Any, content: str) -> list[Answer] | None:
+    """The answers the agent recorded: ``toolUseResult.answers`` ({question: "A, B"})."""
+    answers = result.get("answers") if isinstance(result, dict) else None
+    if not isinstance(answers, dict):
+        answers = dict(_ANSWER_PAIR.findall(content)) or None
+    if answers is None:
+        return None
+    out: list[Answer] = []
+    for question in dialog.questions:
+        value = answers.get(question.text)
+        if not isinstance(value, str):
+            out.append(Answer())
+            continue
+        labels = {o.label for o in question.options}
+        parts = [p.strip() for p in value.split(", ")] if question.multi_select else [value]
+        selected = [p for p in parts if p in labels]
+        others = [p for p in parts if p not in labels]
+        out.append(Answer(selected=selected, text=", ".join(others) or None))
+    return out
+
+
+def outcome_for_result(
+    dialog: Dialog, result: Any, content: str, is_error: bool
+) -> tuple[DialogStatus, str, list[Answer] | None]:
+    """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
+    if dialog.kind == "plan":
+        if is_error:
+            return "rejected", "rejected", [Answer(selected=[_compat.PLAN_REJECT])]
+        return "answered", "approved", [Answer(selected=[_compat.PLAN_APPROVE])]
+    if is_error:
+        return "rejected", "dismissed in the terminal", None
+    recorded = _recorded_answers(dialog, result, content)
+    if recorded is None:
+        return "answered", content.strip()[:200], None
+    return "answered", describe_answers(dialog, recorded), recorded
+
+
+# -- answering ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of a recipe: a named key, or literal text typed into a field."""
+
+    key: str | None = None
+    text: str | None = None
+    switches_tab: bool = False
+    """The picker redraws a new tab after this key: give it time before the next."""
+
+
+def _digit(index: int) -> Step:
+    return Step(key=str(index + 1))
+
+
+def _question_steps(question: Question, answer: Answer) -> list[Step]:
+    n = len(question.options)
+    index = {o.label: i for i, o in enumerate(question.options)}
+    steps: list[Step] = []
+    if not question.multi_select:
+        if answer.text:
+            steps += [_digit(n), Step(text=answer.text), Step(key="Enter", switches_tab=True)]
+        else:
+            # A digit on an option picks it and moves on by itself (no Enter).
+            steps.append(Step(key=str(index[answer.selected[0]] + 1), switches_tab=True))
+        return steps
+    # Walk the rows from the first: Space toggles the row under the cursor. (A digit
+    # toggles other rows but not the one under the cursor, so digits are not used here.)
+    chosen = {index[label] for label in answer.selected}
+    for row in range(n):
+        if row in chosen:
+            steps.append(Step(key="Space"))
+        steps.append(Step(key="Down"))
+    if answer.text:
+        steps.append(Step(text=answer.text))  # the cursor is on the free-text row
+    # The free-text row is a field (Right would move its caret): leave through the row
+    # below it, whose Enter goes to the next tab.
+    steps += [Step(key="Down"), Step(key="Enter", switches_tab=True)]
+    return steps
+
+
+def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
+    """The keys that play ``answer`` into the open picker of ``dialog``."""
+    if dialog.kind == "plan":
+        choice = answer.answers[0].selected[0] if answer.answers[0].selected else ""
+        return [Step(key="1" if choice == _compat.PLAN_APPROVE else "2"), Step(key="Enter")]
+    if dialog.kind != "question":
+        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+    steps: list[Step] = []
+    for question, given in zip(dialog.questions, answer.answers, strict=True):
+        steps += _question_steps(question, given)
+    # One single-select question submits on Enter; otherwise a Submit tab follows and its
+    # review screen preselects "Submit answers".
+    if len(dialog.questions) > 1 or dialog.questions[0].multi_select:
+        steps.append(Step(key="Enter"))
+    return steps
+
+
+def play(terminal: Terminal, steps: list[Step]) -> None:
+    """Type a recipe, paced so the TUI takes each key before the next."""
+    # The hook reports the dialog before its picker takes keys, and a new tab needs the
+    # same time: keys sent at once were lost in live runs.
+    time.sleep(_compat.PICKER_SETTLE)
+    for step in steps:
+        if step.text is not None:
+            terminal.type_text(step.text)
+        elif step.key is not None:
+            terminal.keys(step.key)
+        time.sleep(_compat.PICKER_SETTLE if step.switches_tab else _compat.DIALOG_KEY_DELAY)
