@@ -73,6 +73,8 @@ class ChatSession:
         # Answers played into a dialog, by tool id, and warnings for answers the agent
         # recorded differently: shown on the dialog's message (same seq).
         self._mismatch: dict[str, str] = {}
+        # Tool calls that stopped at a permission prompt: their messages show as dialogs.
+        self._approvals: dict[str, Dialog] = {}
         self._signature: object = None
 
     # -- reading -----------------------------------------------------------------------
@@ -115,6 +117,18 @@ class ChatSession:
                 changed = (
                     self.messages_locked() if reset else [self._overlay(m) for m in result.changed]
                 )
+                if signals_moved and not reset:
+                    # A permission prompt turns an existing tool message into a dialog.
+                    seen = {m.seq for m in changed}
+                    changed += [
+                        m
+                        for m in self.messages_locked()
+                        if m.kind == "dialog"
+                        and m.tool is not None
+                        and m.tool.id in self._approvals
+                        and m.seq not in seen
+                    ]
+                    changed.sort(key=lambda m: m.seq)
                 self._emit(ChatEvent(changed, reset, state, self.transcript_id))
                 self._changed.notify_all()
 
@@ -131,11 +145,23 @@ class ChatSession:
 
     def messages_locked(self) -> list[Message]:
         messages = self._reader.messages if self._reader else []
-        if self._mismatch:
+        if self._mismatch or self._approvals:
             messages = [self._overlay(m) for m in messages]
         return messages
 
     def _overlay(self, message: Message) -> Message:
+        tool = message.tool
+        if message.dialog is None and tool is not None and tool.id in self._approvals:
+            approval = self._approvals[tool.id]
+            if tool.status != "running":
+                rejected = tool.status == "error" and "rejected" in (tool.output or "")
+                approval = approval.model_copy(
+                    update={
+                        "status": "rejected" if rejected else "answered",
+                        "outcome": "rejected" if rejected else "approved",
+                    }
+                )
+            message = message.model_copy(update={"kind": "dialog", "dialog": approval})
         dialog = message.dialog
         if dialog is None or dialog.tool_id not in self._mismatch:
             return message
@@ -153,6 +179,8 @@ class ChatSession:
         if signalled is not None and (
             from_transcript is None or from_transcript.tool_id != signalled.tool_id
         ):
+            if signalled.kind == "approval" and signalled.tool_id:
+                self._approvals.setdefault(signalled.tool_id, signalled)
             return signalled
         return from_transcript  # the same dialog, with what only the transcript knows
 

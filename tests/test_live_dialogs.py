@@ -167,3 +167,49 @@ def test_plan_reject_with_feedback(lab_home: Path, workdir: Path) -> None:
         assert any("Keep the data" in r.user_text for r in model.scripted_requests)
     finally:
         run.stop()
+
+
+def permission_run(workdir: Path) -> Run:
+    turn = [
+        Reply(
+            tools=[
+                ToolUse(
+                    "Bash", {"command": "touch made-by-agent.txt", "description": "Create a file"}
+                )
+            ]
+        ),
+        Reply("Done."),
+    ]
+    model = ScriptedModel(rules=[Rule("run", turn)], fallback="ok")
+    # "default" asks before each command: the permission prompt appears.
+    run = Run("claude-code", cwd=workdir, model=model, permission_mode="default")
+    run.send("run it")
+    assert run.wait(timeout=60) == "question", run.screen()
+    dialog = run.pending_dialog
+    assert dialog is not None and dialog.kind == "approval" and dialog.tool_name == "Bash"
+    assert "touch made-by-agent.txt" in dialog.questions[0].text
+    return run
+
+
+def test_tool_approval_approve(lab_home: Path, workdir: Path) -> None:
+    run = permission_run(workdir)
+    try:
+        final = run.answer("approve")
+        assert (final.kind, final.status, final.outcome) == ("approval", "answered", "approved")
+        assert run.wait(timeout=60) == "idle"
+        assert (workdir / "made-by-agent.txt").exists()
+        [message] = [m for m in run.messages if m.tool and m.tool.name == "Bash"]
+        assert message.kind == "dialog" and message.tool and message.tool.status == "ok"
+    finally:
+        run.stop()
+
+
+def test_tool_approval_reject(lab_home: Path, workdir: Path) -> None:
+    run = permission_run(workdir)
+    try:
+        final = run.answer("reject")
+        assert (final.status, final.outcome) == ("rejected", "rejected")
+        assert run.wait(timeout=60) == "idle"
+        assert not (workdir / "made-by-agent.txt").exists()
+    finally:
+        run.stop()

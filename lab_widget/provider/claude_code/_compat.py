@@ -32,7 +32,14 @@ STARTUP_SETTLE = 4.0
 SCREEN_DELAY = 1.5
 """Seconds for one first-run screen to give way to the next."""
 
-SIGNAL_EVENTS = ("SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "Notification")
+SIGNAL_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "PreToolUse",
+    "PostToolUse",
+    "PermissionRequest",
+    "Notification",
+)
 """Hook events spooled per run. SessionStart carries the transcript path of each epoch
 (``source`` is ``startup`` or ``clear``) and tells that the TUI is up; PreToolUse /
 PostToolUse bracket every tool call with its input (a dialog is pending between them);
@@ -48,6 +55,13 @@ DIALOG_KEY_DELAY = 0.3
 PICKER_SETTLE = 1.5
 """Seconds from the PreToolUse signal until the picker takes keys, and from a tab switch
 until the next tab does (a key sent sooner was lost in live runs)."""
+
+APPROVE = "Approve"
+APPROVE_ALWAYS = "Approve always"
+REJECT = "Reject"
+APPROVAL_KEYS = {APPROVE: "1", APPROVE_ALWAYS: "2", REJECT: "Escape"}
+""""Do you want to proceed?" lists 1 = yes, 2 = yes and don't ask again, then options that
+vary by tool, then no; Esc rejects whatever the list is."""
 
 PLAN_APPROVE = "Approve"
 PLAN_REJECT = "Reject"

@@ -30,7 +30,7 @@ from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Option, Questi
 from .._seam import Terminal
 from . import _compat
 
-__all__ = ["Step", "dialog_for_tool", "outcome_for_result", "play", "recipe"]
+__all__ = ["Step", "approval_for_tool", "dialog_for_tool", "outcome_for_result", "play", "recipe"]
 
 
 def _question(raw: Any) -> Question | None:
@@ -75,6 +75,33 @@ def dialog_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog |
     return None
 
 
+def _summary(tool_input: Any) -> str:
+    if not isinstance(tool_input, dict):
+        return ""
+    for key in ("command", "file_path", "path", "url", "pattern", "description"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def approval_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog:
+    """The permission prompt for a tool call (known from its PermissionRequest hook)."""
+    summary = _summary(tool_input)
+    question = Question(
+        header="Permission",
+        text=f"Allow {name}" + (f": {summary}" if summary else "") + "?",
+        options=[
+            Option(label=_compat.APPROVE, description="Run it this once"),
+            Option(label=_compat.APPROVE_ALWAYS, description="Run it, and don't ask again"),
+            Option(label=_compat.REJECT, description="Don't run it"),
+        ],
+        free_text=False,
+    )
+    body = f"```\n{summary}\n```" if summary else ""
+    return Dialog(kind="approval", questions=[question], tool_id=tool_id, tool_name=name, body=body)
+
+
 _ANSWER_PAIR = re.compile(r'"(.*?)"="(.*?)"')
 
 
@@ -103,6 +130,10 @@ def outcome_for_result(
     dialog: Dialog, result: Any, content: str, is_error: bool
 ) -> tuple[DialogStatus, str, list[Answer] | None]:
     """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
+    if dialog.kind == "approval":
+        if is_error and "rejected" in content:
+            return "rejected", "rejected", [Answer(selected=[_compat.REJECT])]
+        return "answered", "approved", [Answer(selected=[_compat.APPROVE])]
     if dialog.kind == "plan":
         if is_error:
             return "rejected", "rejected", [Answer(selected=[_compat.PLAN_REJECT])]
@@ -163,6 +194,9 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     if dialog.kind == "plan":
         choice = answer.answers[0].selected[0] if answer.answers[0].selected else ""
         return [Step(key="1" if choice == _compat.PLAN_APPROVE else "2"), Step(key="Enter")]
+    if dialog.kind == "approval":
+        choice = answer.answers[0].selected[0] if answer.answers[0].selected else ""
+        return [Step(key=_compat.APPROVAL_KEYS.get(choice, "Escape"))]
     if dialog.kind != "question":
         raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
     steps: list[Step] = []

@@ -27,7 +27,7 @@ from .._seam import (
     TranscriptRef,
 )
 from . import _compat
-from ._dialogs import dialog_for_tool, play, recipe
+from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
 from ._transcript import ClaudeTranscriptReader, project_dir
 
 __all__ = ["ClaudeCodeProvider"]
@@ -88,7 +88,18 @@ class ClaudeSignals(LiveSignals):
         ]
 
     def pending_dialog(self, context: RunContext) -> Dialog | None:
-        for record in reversed(self._open_calls(_signals(context))):
+        records = _signals(context)
+        open_calls = self._open_calls(records)
+        last = next(
+            (r for r in reversed(records) if r.get("hook_event_name") != "Notification"), None
+        )
+        if last is not None and last.get("hook_event_name") == "PermissionRequest":
+            # The prompt names the tool, not the call: it is the newest open call of it.
+            name = last.get("tool_name")
+            call = next((r for r in reversed(open_calls) if r.get("tool_name") == name), None)
+            if call is not None:
+                return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
+        for record in reversed(open_calls):
             dialog = dialog_for_tool(
                 str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")
             )

@@ -1,0 +1,120 @@
+"""Unit: answer validation and the pinned keystroke recipes (no tmux)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lab_widget import FreeText
+from lab_widget._answers import normalise_answer
+from lab_widget.errors import InvalidAnswerError
+from lab_widget.provider.claude_code._dialogs import (
+    approval_for_tool,
+    dialog_for_tool,
+    outcome_for_result,
+    recipe,
+)
+from lab_widget.schema import Dialog
+
+DB = {
+    "question": "Which database?",
+    "header": "Database",
+    "options": [
+        {"label": "SQLite", "description": "file"},
+        {"label": "Postgres", "description": "server"},
+    ],
+    "multiSelect": False,
+}
+FEAT = {
+    "question": "Which features?",
+    "header": "Features",
+    "options": [
+        {"label": "Auth", "description": ""},
+        {"label": "Export", "description": ""},
+        {"label": "Search", "description": ""},
+    ],
+    "multiSelect": True,
+}
+
+
+def ask(*questions: dict[str, object]) -> Dialog:
+    dialog = dialog_for_tool("AskUserQuestion", {"questions": list(questions)}, "toolu_1")
+    assert dialog is not None
+    return dialog
+
+
+def keys(dialog: Dialog, answer: object) -> list[str]:
+    return [s.key or f"text:{s.text}" for s in recipe(dialog, normalise_answer(dialog, answer))]  # type: ignore[arg-type]
+
+
+def test_ask_user_question_maps_to_a_question_dialog() -> None:
+    dialog = ask(DB, FEAT)
+    assert dialog.kind == "question" and dialog.tool_id == "toolu_1" and dialog.answerable
+    assert [q.header for q in dialog.questions] == ["Database", "Features"]
+    assert dialog.questions[1].multi_select and dialog.questions[0].free_text
+    assert dialog_for_tool("Bash", {"command": "ls"}, "t") is None
+
+
+def test_recipes() -> None:
+    assert keys(ask(DB), {"Database": "Postgres"}) == ["2"]
+    assert keys(ask(DB), {"Database": FreeText("DuckDB")}) == ["3", "text:DuckDB", "Enter"]
+    assert keys(ask(FEAT), {"Features": ["Auth", "Search"]}) == [
+        "Space",
+        "Down",
+        "Down",
+        "Space",
+        "Down",
+        "Down",
+        "Enter",
+        "Enter",
+    ]
+    assert keys(ask(DB, FEAT), {"Database": "SQLite", "Features": ["Export"]}) == [
+        "1",
+        "Down",
+        "Space",
+        "Down",
+        "Down",
+        "Down",
+        "Enter",
+        "Enter",
+    ]
+    plan = dialog_for_tool("ExitPlanMode", {}, "p")
+    assert plan is not None
+    assert keys(plan, "approve") == ["1", "Enter"] and keys(plan, "reject") == ["2", "Enter"]
+    approval = approval_for_tool("Bash", {"command": "rm x"}, "b")
+    assert keys(approval, "approve") == ["1"]
+    assert keys(approval, "approve_always") == ["2"]
+    assert keys(approval, "reject") == ["Escape"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"Database": "Oracle"}, "not an option"),
+        ({"Database": ["SQLite", "Postgres"]}, "one answer"),
+        ({"Database": ["SQLite", FreeText("x")]}, "one answer"),
+        ({}, "no answer"),
+        ({"Nope": "SQLite"}, "no question"),
+        ({"Database": FreeText("   ")}, "no answer"),
+    ],
+)
+def test_invalid_answers_are_typed_errors(answer: object, message: str) -> None:
+    with pytest.raises(InvalidAnswerError, match=message):
+        normalise_answer(ask(DB), answer)  # type: ignore[arg-type]
+
+
+def test_plan_takes_no_free_text() -> None:
+    plan = dialog_for_tool("ExitPlanMode", {"plan": "# P"}, "p")
+    assert plan is not None and plan.body == "# P"
+    with pytest.raises(InvalidAnswerError, match="takes no typed answer"):
+        normalise_answer(plan, {"Plan": FreeText("no")})
+
+
+def test_recorded_answers_from_the_result() -> None:
+    dialog = ask(DB, FEAT)
+    result = {"answers": {"Which database?": "Postgres", "Which features?": "Auth, Sync"}}
+    status, outcome, answers = outcome_for_result(dialog, result, "", False)
+    assert status == "answered"
+    assert outcome == "Database → Postgres; Features → Auth, Sync"
+    assert answers is not None
+    assert [(a.selected, a.text) for a in answers] == [(["Postgres"], None), (["Auth"], "Sync")]
+    assert outcome_for_result(dialog, "User rejected tool use", "rejected", True)[0] == "rejected"
