@@ -73,6 +73,8 @@ class ChatSession:
         # Answers played into a dialog, by tool id, and warnings for answers the agent
         # recorded differently: shown on the dialog's message (same seq).
         self._mismatch: dict[str, str] = {}
+        self.past_epochs: list[TranscriptRef] = []
+        """Earlier conversations of this run (before each clear), oldest first."""
         # Tool calls that stopped at a permission prompt: their messages show as dialogs.
         self._approvals: dict[str, Dialog] = {}
         self._signature: object = None
@@ -92,6 +94,8 @@ class ChatSession:
                 self._ref is None or ref.transcript_id != self._ref.transcript_id
             ):
                 reset = self._ref is not None
+                if self._ref is not None:
+                    self.past_epochs.append(self._ref)
                 self._ref = ref
                 self._reader = self.provider.open_reader(ref)
                 self._user_count = 0

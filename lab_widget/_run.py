@@ -19,6 +19,7 @@ from typing import Any
 
 from ._answers import UserAnswer, describe_answers, normalise_answer
 from ._chat import ChatEvent, ChatSession
+from ._commands import CommandCatalog
 from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
@@ -44,7 +45,7 @@ from .provider import (
     default_provider,
     get_provider,
 )
-from .schema import Chat, Dialog, DialogAnswer, Message, SessionSummary, State
+from .schema import Chat, CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from .scripted import ScriptedModel
 
 __all__ = ["Run", "lab_home", "read_transcript", "runs"]
@@ -169,6 +170,7 @@ class Run:
         record: dict[str, Any],
     ) -> None:
         self._context = context
+        self._commands = CommandCatalog(self._provider, context.cwd)
         self._view: RunView | None = None
         self._stopped = False
         self._terminal = terminal
@@ -308,6 +310,20 @@ class Run:
     def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
         """Block until ``predicate(run)`` holds; False if ``timeout`` passes first."""
         return self._chat.wait_for(lambda: predicate(self), timeout)
+
+    @property
+    def commands(self) -> list[CommandSpec]:
+        """The slash commands this run offers (re-scanned when a command file changes)."""
+        return self._commands.get()
+
+    def history(self) -> list[Chat]:
+        """The conversations this run had before each clear, oldest first."""
+        out = []
+        for ref in self._chat.past_epochs:
+            reader = self._provider.open_reader(ref)
+            reader.read()
+            out.append(Chat(messages=reader.messages, state=reader.state, session=reader.summary))
+        return out
 
     @property
     def pending_dialog(self) -> Dialog | None:

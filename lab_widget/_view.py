@@ -25,7 +25,7 @@ import anywidget
 import traitlets
 
 from ._chat import ChatEvent
-from .schema import Dialog, DialogAnswer, Message, State
+from .schema import CommandSpec, Dialog, DialogAnswer, Message, State
 
 __all__ = ["ChatSource", "RunView"]
 
@@ -68,6 +68,9 @@ class ChatSource(Protocol):
     @property
     def pending_dialog(self) -> Dialog | None: ...
 
+    @property
+    def commands(self) -> list[CommandSpec]: ...
+
     def answer_dialog(self, answer: DialogAnswer) -> None: ...
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
@@ -108,6 +111,9 @@ class RunView(anywidget.AnyWidget):
     clear_command = traitlets.Unicode("").tag(sync=True)
     """The provider's command that starts a new conversation (``role="clear"``)."""
 
+    commands: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """The run's chat-safe slash commands, for the composer's autocomplete."""
+
     pending_dialog = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
     """The dialog the agent waits on (shown as a form), or ``None``."""
 
@@ -128,6 +134,7 @@ class RunView(anywidget.AnyWidget):
                 attach_command=source.attach_command,
                 clear_command=source.clear_command,
                 pending_dialog=self._dialog_payload(),
+                commands=self._commands_payload(),
                 _snapshot=self._snapshot_payload(),
                 **kwargs,
             )
@@ -155,6 +162,14 @@ class RunView(anywidget.AnyWidget):
             "messages": _dump(self._source.messages),
         }
 
+    def _commands_payload(self) -> list[dict[str, Any]]:
+        try:
+            specs = self._source.commands
+        except Exception:  # a broken command folder must not break the chat
+            log.exception("reading the command catalog failed")
+            return []
+        return [c.model_dump(mode="json") for c in specs if c.chat_safe]
+
     def _dialog_payload(self) -> dict[str, Any] | None:
         dialog = self._source.pending_dialog
         return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
@@ -164,6 +179,9 @@ class RunView(anywidget.AnyWidget):
             self.state = event.state
             self.state_reason = self._source.state_reason
             self.set_trait("pending_dialog", self._dialog_payload())
+            if event.state == "idle":
+                # Cheap when nothing changed (a signature of the command folders).
+                self.commands = self._commands_payload()
             if not event.changed and not event.reset:
                 return
             base, self._version = self._version, self._version + 1

@@ -222,3 +222,34 @@ def test_answer_a_two_question_form(tmp_path: Path, lab_home: Path) -> None:
             (["Auth", "Export"], None),
         ]
         run.stop()
+
+
+def test_slash_command_autocomplete(tmp_path: Path, lab_home: Path) -> None:
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    write_notebook(root / "commands.ipynb", [CELL])
+    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
+    with jupyter_lab(root, env) as lab, chromium_page() as page:
+        page.goto(lab.notebook_url("commands.ipynb"))
+        run_first_cell(page)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+        box = page.locator(".lw-chat .lw-input")
+        box.click()
+        box.type("/co")
+        page.wait_for_selector(".lw-chat .lw-complete .lw-complete-item", timeout=10_000)
+        names = [
+            n.get_attribute("data-name") for n in page.locator(".lw-chat .lw-complete-item").all()
+        ]
+        prefixed = [n for n in names if n and n.startswith("/co")]
+        assert len(prefixed) >= 2 and names[: len(prefixed)] == prefixed  # prefix matches first
+        assert "/config" not in names  # opens a panel the widget cannot see: curated out
+        box.type("nt")
+        first = page.locator(".lw-chat .lw-complete-item").first
+        assert first.get_attribute("data-name") == "/context"
+        box.press("Tab")
+        assert box.input_value() == "/context "
+        box.press("Enter")
+        wait_text(page, "/context")
+        [run] = lab_widget.runs()
+        assert run.wait_for(lambda r: any(m.command == "/context" for m in r.messages), 30)
+        run.stop()

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from lab_widget import FreeText
 from lab_widget._answers import normalise_answer
 from lab_widget.errors import InvalidAnswerError
+from lab_widget.provider import Endpoint, RunContext, SpawnRequest
+from lab_widget.provider.claude_code import ClaudeCodeProvider
 from lab_widget.provider.claude_code._dialogs import (
     approval_for_tool,
     dialog_for_tool,
@@ -118,3 +123,16 @@ def test_recorded_answers_from_the_result() -> None:
     assert answers is not None
     assert [(a.selected, a.text) for a in answers] == [(["Postgres"], None), (["Auth"], "Sync")]
     assert outcome_for_result(dialog, "User rejected tool use", "rejected", True)[0] == "rejected"
+
+
+def test_run_settings_keep_questions_open_and_spool_the_signals(tmp_path: Path) -> None:
+    context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path / "rt")
+    request = SpawnRequest(
+        context=context, binary=Path("claude"), endpoint=Endpoint("http://x", "k")
+    )
+    plan = ClaudeCodeProvider().plan_spawn(request)
+    settings = json.loads(Path(plan.argv[plan.argv.index("--settings") + 1]).read_text())
+    assert settings["askUserQuestionTimeout"] == "never"
+    assert {"SessionStart", "PreToolUse", "PostToolUse", "PermissionRequest"} <= set(
+        settings["hooks"]
+    )

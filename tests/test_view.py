@@ -13,7 +13,16 @@ from comm import DummyComm
 
 from lab_widget._chat import ChatEvent
 from lab_widget._view import RunView
-from lab_widget.schema import Dialog, DialogAnswer, Message, Option, Question, State, ToolCall
+from lab_widget.schema import (
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    Message,
+    Option,
+    Question,
+    State,
+    ToolCall,
+)
 
 
 class RecordingComm(DummyComm):  # type: ignore[misc]
@@ -75,6 +84,10 @@ class StubSource:
         self.sent: list[str] = []
         self.fail_with: Exception | None = None
         self.pending_dialog: Dialog | None = None
+        self.commands = [
+            CommandSpec(name="/new", description="Start over", role="clear"),
+            CommandSpec(name="/config", description="Settings panel", chat_safe=False),
+        ]
         self.answered: list[DialogAnswer] = []
         self.done = threading.Event()
 
@@ -123,6 +136,7 @@ def test_traits_come_from_the_source(comms: list[RecordingComm]) -> None:
     assert view.attach_command == source.attach_command
     assert [m["seq"] for m in view._snapshot["messages"]] == [0, 1]
     assert repr(view) == "RunView(Stub Agent)"
+    assert [c["name"] for c in view.commands] == ["/new"]  # chat-unsafe ones stay out
 
 
 def test_append_sends_a_delta_and_state_changes_sync(comms: list[RecordingComm]) -> None:

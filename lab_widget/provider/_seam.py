@@ -277,6 +277,13 @@ class AgentProvider(ABC):
     def commands(self, cwd: Path) -> list[CommandSpec]:
         """The slash commands a run in ``cwd`` offers."""
 
+    def command_sources(self, cwd: Path) -> list[Path]:
+        """Folders whose files define commands; a change there invalidates a run's catalog.
+
+        Folders that do not exist yet belong here too: creating one is a change.
+        """
+        return []
+
     @abstractmethod
     def auth(self) -> AuthDescriptor:
         """How this provider logs in."""

@@ -26,7 +26,7 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
-from . import _compat
+from . import _commands, _compat
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
 from ._transcript import ClaudeTranscriptReader, project_dir
 
@@ -157,7 +157,8 @@ class ClaudeCodeProvider(AgentProvider):
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
         hook = [{"matcher": "", "hooks": [{"type": "command", "command": _hook_command(spool)}]}]
-        settings = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
+        settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
+        settings.update(_compat.RUN_SETTINGS)
         settings_path = ctx.runtime_dir / "claude-settings.json"
         settings_path.write_text(json.dumps(settings, indent=2))
 
@@ -301,7 +302,10 @@ class ClaudeCodeProvider(AgentProvider):
     # -- catalog, auth, seeding --------------------------------------------------------
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
-        return list(_compat.BUILTIN_COMMANDS)
+        return _commands.catalog(cwd)
+
+    def command_sources(self, cwd: Path) -> list[Path]:
+        return _commands.command_sources(cwd)
 
     def auth(self) -> AuthDescriptor:
         return AuthDescriptor(
