@@ -7,6 +7,8 @@ import shutil
 import statistics
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,20 @@ def send(page: Any, text: str) -> None:
     box.press("Enter")
 
 
+@contextmanager
+def open_chat(tmp_path: Path, lab_home: Path, cell: str) -> Iterator[Any]:
+    """A notebook running ``cell`` in a real JupyterLab, its chat shown and idle."""
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    write_notebook(root / "chat.ipynb", [cell])
+    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
+    with jupyter_lab(root, env) as lab, chromium_page() as page:
+        page.goto(lab.notebook_url("chat.ipynb"))
+        run_first_cell(page)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+        yield page
+
+
 def probe_entry(text: str) -> str:
     entry = {
         "type": "assistant",
@@ -87,14 +103,7 @@ def probe_entry(text: str) -> str:
 
 
 def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    write_notebook(root / "chat.ipynb", [CELL])
-    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
-    with jupyter_lab(root, env) as lab, chromium_page() as page:
-        page.goto(lab.notebook_url("chat.ipynb"))
-        run_first_cell(page)
-        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+    with open_chat(tmp_path, lab_home, CELL) as page:
         assert page.locator(".lw-chat .lw-provider").inner_text().strip() == "Claude Code"
         assert "attach" in page.locator(".lw-chat .lw-attach").inner_text()
 
@@ -189,14 +198,7 @@ run
 
 
 def test_answer_a_two_question_form(tmp_path: Path, lab_home: Path) -> None:
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    write_notebook(root / "dialog.ipynb", [DIALOG_CELL])
-    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
-    with jupyter_lab(root, env) as lab, chromium_page() as page:
-        page.goto(lab.notebook_url("dialog.ipynb"))
-        run_first_cell(page)
-        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+    with open_chat(tmp_path, lab_home, DIALOG_CELL) as page:
         send(page, "ask me")
         form = page.locator(".lw-chat .lw-dialog-form")
         form.wait_for(timeout=60_000)
@@ -225,14 +227,7 @@ def test_answer_a_two_question_form(tmp_path: Path, lab_home: Path) -> None:
 
 
 def test_slash_command_autocomplete(tmp_path: Path, lab_home: Path) -> None:
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    write_notebook(root / "commands.ipynb", [CELL])
-    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
-    with jupyter_lab(root, env) as lab, chromium_page() as page:
-        page.goto(lab.notebook_url("commands.ipynb"))
-        run_first_cell(page)
-        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+    with open_chat(tmp_path, lab_home, CELL) as page:
         box = page.locator(".lw-chat .lw-input")
         box.click()
         box.type("/co")

@@ -20,25 +20,8 @@ from lab_widget.provider.claude_code._dialogs import (
 )
 from lab_widget.schema import Dialog
 
-DB = {
-    "question": "Which database?",
-    "header": "Database",
-    "options": [
-        {"label": "SQLite", "description": "file"},
-        {"label": "Postgres", "description": "server"},
-    ],
-    "multiSelect": False,
-}
-FEAT = {
-    "question": "Which features?",
-    "header": "Features",
-    "options": [
-        {"label": "Auth", "description": ""},
-        {"label": "Export", "description": ""},
-        {"label": "Search", "description": ""},
-    ],
-    "multiSelect": True,
-}
+from .questions import DATABASE as DB
+from .questions import FEATURES as FEAT
 
 
 def ask(*questions: dict[str, object]) -> Dialog:
@@ -116,7 +99,12 @@ def test_plan_takes_no_free_text() -> None:
 
 def test_recorded_answers_from_the_result() -> None:
     dialog = ask(DB, FEAT)
-    result = {"answers": {"Which database?": "Postgres", "Which features?": "Auth, Sync"}}
+    result = {
+        "answers": {
+            "Which database should we use?": "Postgres",
+            "Which features do you want?": "Auth, Sync",
+        }
+    }
     status, outcome, answers = outcome_for_result(dialog, result, "", False)
     assert status == "answered"
     assert outcome == "Database → Postgres; Features → Auth, Sync"

@@ -11,27 +11,9 @@ import pytest
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.errors import AnswerMismatchWarning, InvalidAnswerError, NoDialogError
 
-pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
+from .questions import DATABASE, FEATURES
 
-DATABASE = {
-    "question": "Which database should we use?",
-    "header": "Database",
-    "options": [
-        {"label": "SQLite", "description": "A single file"},
-        {"label": "Postgres", "description": "A server"},
-    ],
-    "multiSelect": False,
-}
-FEATURES = {
-    "question": "Which features do you want?",
-    "header": "Features",
-    "options": [
-        {"label": "Auth", "description": "Logins"},
-        {"label": "Export", "description": "CSV files"},
-        {"label": "Search", "description": "Full text"},
-    ],
-    "multiSelect": True,
-}
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
 
 def asking(*questions: dict[str, Any]) -> ScriptedModel:
