@@ -7,6 +7,8 @@ model server that makes runs deterministic and offline.
 
 from . import schema
 from ._answers import FreeText
+from ._frames import MissingDependencyError, to_dataframe
+from ._history import SessionInfo, history
 from ._run import Run, get_run, lab_home, read_transcript, runs
 from .errors import (
     AgentNotReadyError,
@@ -25,20 +27,24 @@ __all__ = [
     "Endpoint",
     "FreeText",
     "LabWidgetError",
+    "MissingDependencyError",
     "Reply",
     "Rule",
     "Run",
     "RunEndedError",
     "ScriptedModel",
+    "SessionInfo",
     "ToolUse",
     "UnknownProviderError",
     "WaitTimeoutError",
     "get_run",
+    "history",
     "lab_home",
     "provider_ids",
     "read_transcript",
     "runs",
     "schema",
+    "to_dataframe",
 ]
 
 __version__ = "0.1.0"

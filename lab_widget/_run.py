@@ -20,6 +20,8 @@ from typing import Any
 from ._answers import UserAnswer, describe_answers, normalise_answer
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
+from ._frames import to_dataframe
+from ._pricing import enrich_summary
 from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
@@ -45,7 +47,16 @@ from .provider import (
     default_provider,
     get_provider,
 )
-from .schema import Chat, CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
+from .schema import (
+    Chat,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    Message,
+    SessionSummary,
+    State,
+    Usage,
+)
 from .scripted import ScriptedModel
 
 __all__ = ["Run", "lab_home", "read_transcript", "runs"]
@@ -143,6 +154,7 @@ class Run:
             "cwd": str(folder),
             "created": datetime.now(UTC).isoformat(),
             "isolated": endpoint is not None,
+            "model": model_name,
         }
         (runtime_dir / _RUN_FILE).write_text(json.dumps(record, indent=2))
         self._setup(context, terminal, blocker, record)
@@ -224,8 +236,26 @@ class Run:
 
     @property
     def session(self) -> SessionSummary:
-        """Model, token totals, cwd and branch of the current epoch."""
-        return self._chat.summary
+        """Model, token totals, cost estimate, context use, cwd and branch of the current
+        epoch.
+        """
+        summary = self._chat.summary
+        requested = self._record.get("model")
+        if summary.model_requested is None and isinstance(requested, str):
+            summary = summary.model_copy(update={"model_requested": requested})
+        return enrich_summary(summary)
+
+    @property
+    def usage(self) -> Usage:
+        """Token totals of the current epoch (``run.session.usage``)."""
+        return self.session.usage
+
+    def to_dataframe(self) -> Any:
+        """The current conversation as a pandas DataFrame, one row per message.
+
+        See :func:`lab_widget.to_dataframe`; needs ``pip install 'lab_widget[pandas]'``.
+        """
+        return to_dataframe(self.messages)
 
     @property
     def transcript_id(self) -> str | None:
@@ -322,7 +352,13 @@ class Run:
         for ref in self._chat.past_epochs:
             reader = self._provider.open_reader(ref)
             reader.read()
-            out.append(Chat(messages=reader.messages, state=reader.state, session=reader.summary))
+            out.append(
+                Chat(
+                    messages=reader.messages,
+                    state=reader.state,
+                    session=enrich_summary(reader.summary),
+                )
+            )
         return out
 
     @property
@@ -504,4 +540,6 @@ def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -
         TranscriptRef(transcript_id=file.stem, path=file)
     )
     reader.read()
-    return Chat(messages=reader.messages, state=reader.state, session=reader.summary)
+    return Chat(
+        messages=reader.messages, state=reader.state, session=enrich_summary(reader.summary)
+    )

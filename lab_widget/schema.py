@@ -221,7 +221,22 @@ class SessionSummary(_Model):
 
     transcript_id: str | None = None
     model: str | None = None
+    """The model that answered (the latest assistant message's)."""
+    model_requested: str | None = None
+    """The model the run asked for, where the transcript or the run records it."""
     usage: Usage = Field(default_factory=Usage)
+    """Token totals, each API message counted once."""
+    cost_usd_estimate: float | None = None
+    """``usage`` priced with lab_widget's pinned price table (an estimate, never a bill);
+    ``None`` for a model the table does not know."""
+    vendor_cost_usd: float | None = None
+    """The cost the CLI itself recorded for the session, where it records one."""
+    context_tokens: int | None = None
+    """Context used: the latest model response's input and cache tokens."""
+    context_window: int | None = None
+    """The model's context window, from the pinned table; ``None`` when unknown."""
+    turn_durations_ms: list[int] = Field(default_factory=list)
+    """How long each finished turn took, where the CLI records it."""
     cwd: str | None = None
     branch: str | None = None
     cli_version: str | None = None

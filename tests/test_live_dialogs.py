@@ -49,7 +49,7 @@ def test_single_select(lab_home: Path, workdir: Path) -> None:
         dialog = run.pending_dialog
         assert dialog is not None and dialog.kind == "question"
         assert [o.label for o in dialog.questions[0].options] == ["SQLite", "Postgres"]
-        assert run.wait_for(lambda r: r.messages[-1].kind == "dialog", 10)
+        assert run.wait_for(lambda r: bool(r.messages) and r.messages[-1].kind == "dialog", 10)
         with warnings.catch_warnings():
             warnings.simplefilter("error", AnswerMismatchWarning)
             final = run.answer({"Database": "Postgres"})

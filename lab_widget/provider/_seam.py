@@ -242,6 +242,21 @@ class AgentProvider(ABC):
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         """A fresh incremental reader positioned at the start of ``ref``."""
 
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+        """Optional: the transcripts of past sessions run in ``cwd``, in any order.
+
+        Providers that cannot list past sessions keep the default (none).
+        """
+        return []
+
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+        """Optional: ``(first prompt, model)`` of a transcript, read cheaply.
+
+        Implementations read a bounded prefix of the transcript and stop as soon as both
+        are found; either may be ``None``.
+        """
+        return None, None
+
     def watch_paths(self, context: RunContext) -> list[Path]:
         """Folders whose changes may mean a new epoch or a new signal."""
         return [context.runtime_dir]

@@ -26,6 +26,9 @@ STARTUP_ACCEPT_KEYS: dict[str, tuple[str, ...]] = {
 }
 """Keys that accept each first-run screen."""
 
+READY_SETTLE = 1.5
+"""Seconds from the first SessionStart hook until the prompt box takes a paste."""
+
 STARTUP_SETTLE = 4.0
 """Seconds from spawn until the first-run screens take keys (keys sent earlier are lost)."""
 

@@ -28,7 +28,7 @@ from .._seam import (
 )
 from . import _commands, _compat
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
-from ._transcript import ClaudeTranscriptReader, project_dir
+from ._transcript import ClaudeTranscriptReader, peek_session, project_dir
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -278,13 +278,39 @@ class ClaudeCodeProvider(AgentProvider):
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return ClaudeTranscriptReader(ref)
 
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+        # The user's own sessions only: isolated runs keep theirs in their runtime home.
+        folder = project_dir(_user_config_dir(), str(Path(cwd).expanduser().resolve()))
+        try:
+            files = sorted(folder.glob("*.jsonl"))
+        except OSError:
+            return []
+        return [
+            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
+            for path in files
+            if path.is_file()
+        ]
+
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+        return peek_session(ref.path)
+
     def watch_paths(self, context: RunContext) -> list[Path]:
         state = self._run_state(context)
         config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
         return [context.runtime_dir / _SIGNALS, project_dir(config_dir, str(context.cwd))]
 
     def is_ready(self, context: RunContext) -> bool:
-        return any(r.get("hook_event_name") == "SessionStart" for r in _signals(context))
+        # SessionStart fires a moment before the prompt box takes input; under load a paste
+        # sent at once was lost. Ready once the first SessionStart is READY_SETTLE old.
+        spool = context.runtime_dir / _SIGNALS
+        for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
+            if _load_json(path).get("hook_event_name") == "SessionStart":
+                try:
+                    age = time.time() - path.stat().st_mtime
+                except OSError:
+                    return False
+                return age >= _compat.READY_SETTLE
+        return False
 
     # -- input -------------------------------------------------------------------------
 

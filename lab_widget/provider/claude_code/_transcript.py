@@ -6,6 +6,7 @@ version by ``scripts/record_fixtures.py`` live in ``tests/fixtures/claude-code/`
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +17,7 @@ from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from ._dialogs import dialog_for_tool, outcome_for_result
 
-__all__ = ["ClaudeTranscriptReader", "project_dir", "project_slug"]
+__all__ = ["ClaudeTranscriptReader", "peek_session", "project_dir", "project_slug"]
 
 _SLUG_LIMIT = 200
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -110,6 +111,63 @@ def _block_text(content: Any) -> str:
     return "\n".join(parts)
 
 
+def _prompt_text(entry: dict[str, Any]) -> str | None:
+    """What the user typed in a ``user`` entry, or ``None`` for echoes and bookkeeping."""
+    if entry.get("isMeta") or entry.get("isCompactSummary"):
+        return None
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    text = _block_text(content).strip()
+    if not text or text.startswith(_INTERRUPTED):
+        return None
+    if _COMMAND_NAME.search(text) or _STDOUT.search(text) or _BASH_INPUT.search(text):
+        return None
+    if _BASH_OUTPUT.search(text):
+        return None
+    return unwrap_pastes(text).strip() or None
+
+
+def peek_session(path: Path, limit: int = 1 << 20) -> tuple[str | None, str | None]:
+    """The first prompt and the answering model of a session file, reading at most
+    ``limit`` bytes and stopping as soon as both are found.
+
+    Falls back to the requested model when no answer was seen within the limit.
+    """
+    prompt: str | None = None
+    model: str | None = None
+    requested: str | None = None
+    read = 0
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                read += len(raw)
+                if read > limit:
+                    break
+                try:
+                    entry = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(entry, dict):
+                    continue
+                kind = entry.get("type")
+                if kind == "user" and prompt is None:
+                    prompt = _prompt_text(entry)
+                elif kind == "assistant" and model is None:
+                    message = entry.get("message")
+                    name = message.get("model") if isinstance(message, dict) else None
+                    if isinstance(name, str) and name and name != "<synthetic>":
+                        model = name
+                elif kind == "api-request" and requested is None:
+                    params = entry.get("params")
+                    name = params.get("model") if isinstance(params, dict) else None
+                    requested = name if isinstance(name, str) and name else None
+                if prompt is not None and model is not None:
+                    break
+    except OSError:
+        pass
+    return prompt, model or requested
+
+
 class ClaudeTranscriptReader(TranscriptReader):
     """Maps one Claude Code session file into messages, incrementally.
 
@@ -131,6 +189,7 @@ class ClaudeTranscriptReader(TranscriptReader):
         # Plain fields, turned into a SessionSummary only when asked: a model per entry
         # would cost more than the parse itself.
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
+        self._turn_durations: list[int] = []
         self._usage_total = Usage()
         self._changed: dict[int, None] = {}
 
@@ -156,7 +215,9 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        return SessionSummary(**self._facts, usage=self._usage_total)
+        return SessionSummary(
+            **self._facts, usage=self._usage_total, turn_durations_ms=list(self._turn_durations)
+        )
 
     def read(self) -> ReadResult:
         items = self._tail.read_iter()
@@ -209,7 +270,23 @@ class ClaudeTranscriptReader(TranscriptReader):
             self._assistant(entry)
         elif kind == "system":
             self._system(entry)
+        elif kind == "cost-state":
+            cost = entry.get("totalCostUSD")
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
+                self._facts["vendor_cost_usd"] = float(cost)
+        elif kind == "api-request":
+            self._api_request(entry)
         # Every other entry type (mode, attachment, api-request, ...) is bookkeeping.
+
+    def _api_request(self, entry: dict[str, Any]) -> None:
+        # The model the CLI asked for; side queries (titles, summaries) may ask another.
+        source = entry.get("querySource")
+        if isinstance(source, str) and not source.startswith("repl_main_thread"):
+            return
+        params = entry.get("params")
+        model = params.get("model") if isinstance(params, dict) else None
+        if isinstance(model, str) and model:
+            self._facts["model_requested"] = model
 
     def _note_session(self, entry: dict[str, Any]) -> None:
         facts = self._facts
@@ -413,6 +490,10 @@ class ClaudeTranscriptReader(TranscriptReader):
             cache_write_tokens=count("cache_creation_input_tokens"),
         )
         self._usage_total = self._usage_total + usage
+        if not entry.get("isSidechain"):
+            self._facts["context_tokens"] = (
+                usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+            )
         return usage
 
     def _system(self, entry: dict[str, Any]) -> None:
@@ -422,6 +503,9 @@ class ClaudeTranscriptReader(TranscriptReader):
             self._command_echo(content, entry)
         elif subtype == "turn_duration":
             self._state = "idle"
+            duration = entry.get("durationMs")
+            if isinstance(duration, int | float) and not isinstance(duration, bool):
+                self._turn_durations.append(int(duration))
         elif subtype == "compact_boundary":
             self._lifecycle("Conversation compacted", "info", entry)
         elif subtype == "api_error" or entry.get("level") == "error":

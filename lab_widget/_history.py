@@ -1,0 +1,145 @@
+"""Past sessions of a folder, from every provider that can list them.
+
+Display: a :class:`SessionList` shows as a table (HTML in a notebook, plain text elsewhere)
+of when, provider, model, size and first prompt. Paths never appear in either; the
+transcript ids and times naturally differ between machines, so a notebook compared by nbval
+should show something stable instead (``len(history())``) or mark the cell to be skipped.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .provider import AgentProvider, get_provider, provider_ids
+from .schema import Chat
+
+__all__ = ["SessionInfo", "SessionList", "history"]
+
+_PROMPT_SHOWN = 80
+
+
+def _short(text: str | None, limit: int = _PROMPT_SHOWN) -> str:
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB"):
+        if size < 1024:
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One past session: which provider, which transcript, when, and how it began.
+
+    ``first_prompt`` and ``model`` come from a bounded read of the transcript's start and
+    may be ``None``. The repr leaves the path out (``info.path`` has it).
+    """
+
+    provider_id: str
+    transcript_id: str
+    path: Path = field(repr=False)
+    modified: datetime
+    """Last change of the transcript file (UTC)."""
+    size_bytes: int
+    first_prompt: str | None = None
+    model: str | None = None
+
+    def open(self) -> Chat:
+        """The whole conversation, read from the transcript (see :func:`read_transcript`)."""
+        from ._run import read_transcript  # noqa: PLC0415 - _run imports the heavy runtime
+
+        return read_transcript(self.path, provider=self.provider_id)
+
+    def _cells(self) -> tuple[str, str, str, str, str]:
+        return (
+            self.modified.strftime("%Y-%m-%d %H:%M"),
+            self.provider_id,
+            self.model or "",
+            _size(self.size_bytes),
+            _short(self.first_prompt),
+        )
+
+
+_HEADERS = ("modified (UTC)", "provider", "model", "size", "first prompt")
+
+
+class SessionList(list[SessionInfo]):
+    """A list of :class:`SessionInfo`, newest first, that shows as a table."""
+
+    def __repr__(self) -> str:
+        if not self:
+            return "SessionList([])"
+        rows = [_HEADERS, *(info._cells() for info in self)]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+        return "\n".join(line.rstrip() for line in lines)
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        text = getattr(printer, "text", None)
+        if callable(text):
+            text(repr(self))
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in _HEADERS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in info._cells()) + "</tr>"
+            for info in self
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _infos(provider: AgentProvider, folder: Path) -> list[SessionInfo]:
+    found = []
+    for ref in provider.sessions(folder):
+        try:
+            stat = ref.path.stat()
+        except OSError:
+            continue  # deleted since it was listed
+        prompt, model = provider.preview(ref)
+        found.append(
+            SessionInfo(
+                provider_id=provider.meta.id,
+                transcript_id=ref.transcript_id,
+                path=ref.path,
+                modified=datetime.fromtimestamp(stat.st_mtime, UTC),
+                size_bytes=stat.st_size,
+                first_prompt=prompt,
+                model=model,
+            )
+        )
+    return found
+
+
+def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = None) -> SessionList:
+    """Past sessions run in a folder, newest first.
+
+    Parameters
+    ----------
+    cwd
+        The folder (default: the current directory).
+    provider
+        One provider id; default: every provider that can list its sessions.
+
+    Returns
+    -------
+    SessionList
+        :class:`SessionInfo` entries, newest first; ``info.open()`` reads one as a Chat.
+    """
+    folder = Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve()
+    ids = [provider] if provider is not None else provider_ids()
+    found: list[SessionInfo] = []
+    for provider_id in ids:
+        found += _infos(get_provider(provider_id), folder)
+    found.sort(key=lambda info: (info.modified, info.transcript_id), reverse=True)
+    return SessionList(found)

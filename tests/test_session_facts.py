@@ -1,0 +1,154 @@
+"""Unit: session-wide facts (usage, cost, context, turn durations) and the price table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lab_widget import Run, read_transcript
+from lab_widget._pricing import PRICES, enrich_summary, estimate_cost, price_for
+from lab_widget.schema import SessionSummary, Usage
+
+from .conftest import FIXTURES
+
+CLAUDE = FIXTURES / "claude-code"
+ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl"))
+
+
+def entries(name: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (CLAUDE / name).read_text().splitlines()]
+
+
+def session(name: str) -> SessionSummary:
+    return read_transcript(CLAUDE / name, provider="claude-code").session
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_usage_totals_count_each_api_message_once(name: str) -> None:
+    per_id: dict[str, dict[str, int]] = {}
+    for e in entries(name):
+        message = e.get("message")
+        if e.get("type") == "assistant" and isinstance(message, dict) and "usage" in message:
+            per_id[str(message["id"])] = message["usage"]
+    expected = Usage(
+        input_tokens=sum(u["input_tokens"] for u in per_id.values()),
+        output_tokens=sum(u["output_tokens"] for u in per_id.values()),
+        cache_read_tokens=sum(u["cache_read_input_tokens"] for u in per_id.values()),
+        cache_write_tokens=sum(u["cache_creation_input_tokens"] for u in per_id.values()),
+    )
+    assert session(name).usage == expected
+
+
+def test_tools_fixture_repeats_usage_across_blocks_but_counts_it_once() -> None:
+    ids = [
+        e["message"]["id"]  # type: ignore[index]
+        for e in entries("tools.jsonl")
+        if e.get("type") == "assistant"
+    ]
+    assert len(ids) > len(set(ids))  # the guard below is not vacuous
+    c = read_transcript(CLAUDE / "tools.jsonl", provider="claude-code")
+    per_message = [m.usage for m in c.messages if m.usage is not None]
+    assert len(per_message) == len(set(ids))
+    total = Usage()
+    for u in per_message:
+        total = total + u
+    assert c.session.usage == total
+
+
+def test_turn_durations_come_from_turn_duration_entries() -> None:
+    assert session("tools.jsonl").turn_durations_ms == [627, 373]
+    assert session("hello.jsonl").turn_durations_ms == [472]
+    assert session("interrupt.jsonl").turn_durations_ms == []
+
+
+def test_vendor_cost_comes_from_the_last_cost_state_entry() -> None:
+    recorded = [e for e in entries("clear_before.jsonl") if e.get("type") == "cost-state"]
+    assert recorded, "the fixture records a cost-state entry"
+    assert session("clear_before.jsonl").vendor_cost_usd == recorded[-1]["totalCostUSD"]
+    assert session("hello.jsonl").vendor_cost_usd is None
+
+
+def test_vendor_cost_takes_the_last_of_several(tmp_path: Path) -> None:
+    lines = (CLAUDE / "hello.jsonl").read_text().splitlines()
+    lines += [
+        json.dumps({"type": "cost-state", "totalCostUSD": 0.5}),
+        json.dumps({"type": "cost-state", "totalCostUSD": 0.75}),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert read_transcript(path, provider="claude-code").session.vendor_cost_usd == 0.75
+
+
+def test_estimate_matches_the_clis_own_cost_for_the_pinned_model() -> None:
+    s = session("clear_before.jsonl")
+    assert s.model == "claude-opus-5-5"
+    assert s.cost_usd_estimate == pytest.approx(s.vendor_cost_usd)
+
+
+def test_model_requested_and_model_answered() -> None:
+    s = session("tools.jsonl")
+    assert s.model_requested == "claude-opus-5-5"  # the api-request entry's params
+    assert s.model == "claude-opus-5-5"  # the scripted model echoes the requested name
+
+
+def test_context_is_the_latest_responses_input_side() -> None:
+    assistants = [
+        e["message"]["usage"]  # type: ignore[index]
+        for e in entries("tools.jsonl")
+        if e.get("type") == "assistant"
+    ]
+    last = assistants[-1]
+    s = session("tools.jsonl")
+    assert s.context_tokens == (
+        last["input_tokens"] + last["cache_read_input_tokens"] + last["cache_creation_input_tokens"]
+    )
+    assert s.context_window == 200_000
+    assert s.context_tokens < s.usage.input_tokens  # not a total
+
+
+def test_unknown_model_has_no_estimate_or_window() -> None:
+    summary = SessionSummary(model="local-llama", usage=Usage(input_tokens=10))
+    enriched = enrich_summary(summary)
+    assert enriched.cost_usd_estimate is None
+    assert enriched.context_window is None
+    assert enrich_summary(SessionSummary()).cost_usd_estimate is None
+
+
+def test_price_table_longest_prefix_wins() -> None:
+    assert price_for("claude-opus-4-1-20250805") == PRICES["claude-opus-4-1"]
+    assert price_for("claude-opus-4-20250514") == PRICES["claude-opus-4-2"]
+    assert price_for("claude-opus-4-5") == PRICES["claude-opus-"]
+    assert price_for("claude-opus-5-5") == PRICES["claude-opus-5"]
+    assert price_for("claude-sonnet-4-5") == PRICES["claude-sonnet-"]
+    assert price_for("claude-haiku-4-5-20251001") == PRICES["claude-haiku-"]
+    assert price_for("claude-3-5-haiku-latest") == PRICES["claude-3-5-haiku"]
+    assert price_for(None) is None
+    assert price_for("gpt-5") is None
+
+
+def test_estimate_cost_prices_every_token_kind() -> None:
+    usage = Usage(
+        input_tokens=1_000_000,
+        output_tokens=1_000_000,
+        cache_read_tokens=1_000_000,
+        cache_write_tokens=1_000_000,
+    )
+    assert estimate_cost("claude-sonnet-4-5", usage) == pytest.approx(3 + 15 + 0.3 + 3.75)
+    assert estimate_cost("claude-sonnet-4-5", None) is None
+    assert estimate_cost("unknown", usage) is None
+
+
+def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
+    run = Run("fake", cwd=workdir, model="claude-sonnet-4-5")
+    try:
+        run._chat.wait_ready(10)
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        assert run.usage == run.session.usage
+        assert run.session.model_requested == "claude-sonnet-4-5"
+        frame = run.to_dataframe()
+        assert list(frame["role"]) == ["user", "assistant"]
+    finally:
+        run.stop()
