@@ -294,6 +294,9 @@ class ChatSession:
         with self._lock:
             if self._ended:
                 raise RunEndedError("the agent has ended; start a new run")
+            if self._interrupted_at is not None:
+                # Interrupted before any answer: the TUI put that prompt back in its box.
+                self.provider.discard_restored_input(self.terminal)
             self.provider.reply(self.terminal, text)
             self._interrupted_at = None
             if counts_as_work:

@@ -210,12 +210,18 @@ def test_interrupt_mid_answer_returns_to_idle(lab_home: Path, workdir: Path) -> 
 
 
 def test_interrupt_before_any_answer_returns_to_idle(lab_home: Path, workdir: Path) -> None:
-    run = Run("claude-code", cwd=workdir, model=ScriptedModel([Reply("late", delay=30)]))
+    model = ScriptedModel([Reply("late", delay=30), "Second answer."])
+    run = Run("claude-code", cwd=workdir, model=model)
     try:
         run.send("wait for it")
         assert run.wait_for(lambda r: any(m.text == "wait for it" for m in r.messages), 60)
         run.interrupt()
         # The agent records nothing for an answer that never started; the run still knows.
         assert run.wait(timeout=5) == "idle"
+        # The TUI put the prompt back in its box: the next message must not be glued to it.
+        run.send("second")
+        assert run.wait(timeout=60) == "idle"
+        assert [m.text for m in run.messages if m.role == "user"] == ["wait for it", "second"]
+        assert run.messages[-1].text == "Second answer."
     finally:
         run.stop()

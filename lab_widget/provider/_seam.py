@@ -281,6 +281,14 @@ class AgentProvider(ABC):
     def interrupt(self, terminal: Terminal) -> None:
         """Stop the current turn without quitting the agent."""
 
+    def discard_restored_input(self, terminal: Terminal) -> None:
+        """Empty the prompt box after an interrupt that put the prompt back into it.
+
+        Called before the next reply when the transcript shows the interrupted turn never
+        answered; the default does nothing (the TUI keeps no such text).
+        """
+        return
+
     def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
         """Play the keystrokes that answer ``dialog`` in the live TUI."""
         raise DialogNotAnswerableError(

@@ -16,6 +16,10 @@ KEY_DELAY = 0.25
 """Seconds between a paste and the key that submits it (the TUI applies pastes async)."""
 
 INTERRUPT_KEYS = ("Escape",)
+DISCARD_INPUT_KEYS = ("C-c",)
+"""Esc before the first answer token puts the prompt back into the input box (and records
+nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
+nothing here sends two)."""
 """Esc stops the current turn; Ctrl-C twice would quit the TUI."""
 
 STARTUP_ACCEPT_KEYS: dict[str, tuple[str, ...]] = {

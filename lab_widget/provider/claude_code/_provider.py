@@ -322,6 +322,10 @@ class ClaudeCodeProvider(AgentProvider):
     def interrupt(self, terminal: Terminal) -> None:
         terminal.keys(*_compat.INTERRUPT_KEYS)
 
+    def discard_restored_input(self, terminal: Terminal) -> None:
+        terminal.keys(*_compat.DISCARD_INPUT_KEYS)
+        time.sleep(_compat.KEY_DELAY)
+
     def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
         play(terminal, recipe(dialog, answer))
 
