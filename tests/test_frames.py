@@ -13,8 +13,6 @@ from lab_widget._pricing import estimate_cost
 
 from .conftest import FIXTURES
 
-pd = pytest.importorskip("pandas")
-
 CLAUDE = FIXTURES / "claude-code"
 
 
