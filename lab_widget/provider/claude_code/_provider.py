@@ -61,13 +61,26 @@ def _load_json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# Spool files are written once (then renamed into place) and never changed, so each is
+# parsed once: a refresh costs a directory listing plus the new files, not the whole spool.
+_parsed: dict[Path, dict[str, Any]] = {}
+
+
 def _signals(context: RunContext) -> list[dict[str, Any]]:
     spool = context.runtime_dir / _SIGNALS
     try:
         files = sorted(spool.glob("*.json"))
     except FileNotFoundError:
         return []
-    return [_load_json(path) for path in files]
+    records = []
+    for path in files:
+        record = _parsed.get(path)
+        if record is None:
+            record = _load_json(path)
+            if record:  # an unreadable file is tried again next time
+                _parsed[path] = record
+        records.append(record)
+    return records
 
 
 class ClaudeSignals(LiveSignals):
