@@ -17,6 +17,8 @@ KEY_DELAY = 0.25
 
 INTERRUPT_KEYS = ("Escape",)
 DISCARD_INPUT_KEYS = ("C-c",)
+RESTORE_SETTLE = 1.0
+"""Seconds around that Ctrl-C: for the interrupt to settle, then for the box to empty."""
 """Esc before the first answer token puts the prompt back into the input box (and records
 nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
 nothing here sends two)."""

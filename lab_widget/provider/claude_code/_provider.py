@@ -336,8 +336,11 @@ class ClaudeCodeProvider(AgentProvider):
         terminal.keys(*_compat.INTERRUPT_KEYS)
 
     def discard_restored_input(self, terminal: Terminal) -> None:
+        # The TUI needs a moment to abort the request and put the prompt back; a Ctrl-C or
+        # a paste sent during that moment was lost.
+        time.sleep(_compat.RESTORE_SETTLE)
         terminal.keys(*_compat.DISCARD_INPUT_KEYS)
-        time.sleep(_compat.KEY_DELAY)
+        time.sleep(_compat.RESTORE_SETTLE)
 
     def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
         play(terminal, recipe(dialog, answer))
