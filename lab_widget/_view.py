@@ -25,7 +25,7 @@ import anywidget
 import traitlets
 
 from ._chat import ChatEvent
-from .schema import CommandSpec, Dialog, DialogAnswer, Message, State
+from .schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 
 __all__ = ["ChatSource", "RunView"]
 
@@ -70,6 +70,9 @@ class ChatSource(Protocol):
 
     @property
     def commands(self) -> list[CommandSpec]: ...
+
+    @property
+    def session(self) -> SessionSummary: ...
 
     def answer_dialog(self, answer: DialogAnswer) -> None: ...
 
@@ -117,6 +120,10 @@ class RunView(anywidget.AnyWidget):
     pending_dialog = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
     """The dialog the agent waits on (shown as a form), or ``None``."""
 
+    session = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    """Model, token totals, estimated and reported cost, context used vs window, branch
+    (:class:`~lab_widget.schema.SessionSummary` without paths); the header's meter."""
+
     _snapshot = traitlets.Dict().tag(sync=True)
     """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
 
@@ -135,6 +142,7 @@ class RunView(anywidget.AnyWidget):
                 clear_command=source.clear_command,
                 pending_dialog=self._dialog_payload(),
                 commands=self._commands_payload(),
+                session=self._session_payload(),
                 _snapshot=self._snapshot_payload(),
                 **kwargs,
             )
@@ -170,6 +178,26 @@ class RunView(anywidget.AnyWidget):
             return []
         return [c.model_dump(mode="json") for c in specs if c.chat_safe]
 
+    def _session_payload(self) -> dict[str, Any] | None:
+        try:
+            summary = self._source.session
+        except Exception:  # facts are decoration: never let them break the chat
+            log.exception("reading the session summary failed")
+            return None
+        return summary.model_dump(
+            mode="json",
+            include={
+                "model",
+                "model_requested",
+                "usage",
+                "cost_usd_estimate",
+                "vendor_cost_usd",
+                "context_tokens",
+                "context_window",
+                "branch",
+            },
+        )
+
     def _dialog_payload(self) -> dict[str, Any] | None:
         dialog = self._source.pending_dialog
         return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
@@ -184,6 +212,7 @@ class RunView(anywidget.AnyWidget):
                 self.commands = self._commands_payload()
             if not event.changed and not event.reset:
                 return
+            self.set_trait("session", self._session_payload())
             base, self._version = self._version, self._version + 1
             self._push(
                 {

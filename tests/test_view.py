@@ -20,8 +20,10 @@ from lab_widget.schema import (
     Message,
     Option,
     Question,
+    SessionSummary,
     State,
     ToolCall,
+    Usage,
 )
 
 
@@ -90,6 +92,7 @@ class StubSource:
         ]
         self.answered: list[DialogAnswer] = []
         self.done = threading.Event()
+        self.session = SessionSummary(cwd="/private/path")
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         self.listeners.append(listener)
@@ -137,6 +140,46 @@ def test_traits_come_from_the_source(comms: list[RecordingComm]) -> None:
     assert [m["seq"] for m in view._snapshot["messages"]] == [0, 1]
     assert repr(view) == "RunView(Stub Agent)"
     assert [c["name"] for c in view.commands] == ["/new"]  # chat-unsafe ones stay out
+
+
+def test_session_trait_follows_new_messages_without_paths(
+    comms: list[RecordingComm],
+) -> None:
+    source = StubSource()
+    view = RunView(source)
+    assert view.session is not None and view.session["usage"]["input_tokens"] == 0
+    source.session = SessionSummary(
+        cwd="/private/path",
+        model="m-2",
+        model_requested="m-1",
+        usage=Usage(input_tokens=10, output_tokens=3),
+        cost_usd_estimate=0.5,
+        context_tokens=10,
+        context_window=100,
+        branch="main",
+    )
+    source.append(text_message(0))
+    assert view.session["model"] == "m-2"
+    assert view.session["model_requested"] == "m-1"
+    assert view.session["usage"]["output_tokens"] == 3
+    assert (view.session["context_tokens"], view.session["context_window"]) == (10, 100)
+    assert "cwd" not in view.session  # the header shows facts, not the machine's paths
+
+
+def test_a_failing_session_summary_does_not_break_the_view(
+    comms: list[RecordingComm],
+) -> None:
+    class Broken(StubSource):
+        @property  # type: ignore[override]
+        def session(self) -> SessionSummary:
+            raise RuntimeError("unreadable")
+
+        @session.setter
+        def session(self, _value: SessionSummary) -> None:
+            pass
+
+    view = RunView(Broken())
+    assert view.session is None
 
 
 def test_append_sends_a_delta_and_state_changes_sync(comms: list[RecordingComm]) -> None:

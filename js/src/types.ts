@@ -142,5 +142,7 @@ export interface Traits {
   /** The dialog the agent waits on now, or null. */
   pending_dialog: Dialog | null;
   commands: CommandSpec[];
+  /** Model, token totals, cost and context of the session (schema.SessionSummary). */
+  session: Record<string, unknown> | null;
   _snapshot: Snapshot;
 }

@@ -3,6 +3,7 @@
 import { normalizeCommands } from "./commands";
 import { CommandCompleter } from "./complete";
 import { h, syncChildren } from "./dom";
+import { SessionMeter } from "./meter";
 import {
   createToolGroup,
   renderMessage,
@@ -45,6 +46,8 @@ export interface ChatViewOptions {
   pendingDialog?: unknown;
   /** The `commands` trait. */
   commands?: unknown;
+  /** The `session` trait. */
+  session?: unknown;
 }
 
 /** How close to the end (px) still counts as "at the bottom". */
@@ -109,6 +112,7 @@ export class ChatView {
     this.#attach,
     this.#copy,
   );
+  readonly #meter = new SessionMeter();
   readonly #errors = h("div", { class: "lw-errors" });
   readonly #log = h("div", { class: "lw-log", role: "log", "aria-label": "Conversation" });
   readonly #scroller = h("div", { class: "lw-scroll" }, this.#log);
@@ -140,6 +144,7 @@ export class ChatView {
         { class: "lw-header" },
         h("div", { class: "lw-title" }, this.#provider, this.#state, this.#reason),
         this.#attachRow,
+        this.#meter.el,
       ),
       this.#errors,
       h("div", { class: "lw-body" }, this.#scroller, this.#jump),
@@ -191,6 +196,7 @@ export class ChatView {
     this.#ctx.dialogs.pending = normalizeDialog(options.pendingDialog);
     this.setInfo(options.info ?? {});
     this.setCommands(options.commands);
+    this.setSession(options.session);
     this.#renderAll();
   }
 
@@ -251,6 +257,12 @@ export class ChatView {
     const commands = normalizeCommands(raw);
     this.#completer.setCommands(commands);
     this.#hint.textContent = commands.length ? `${HINT} · / for commands` : HINT;
+  }
+
+  /** Model, tokens, cost and context of the session (the `session` trait). */
+  setSession(raw: unknown): void {
+    if (this.#destroyed) return;
+    this.#meter.set(raw);
   }
 
   applySnapshot(snapshot: unknown): void {

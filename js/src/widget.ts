@@ -58,18 +58,22 @@ const render: Render<Traits> = ({ model, el }) => {
       info: readInfo(model),
       pendingDialog: model.get("pending_dialog"),
       commands: model.get("commands"),
+      session: model.get("session"),
     },
   );
   const onInfo = () => view.setInfo(readInfo(model));
   const onPendingDialog = () => view.setPendingDialog(model.get("pending_dialog"));
   const onCommands = () => view.setCommands(model.get("commands"));
+  const onSession = () => view.setSession(model.get("session"));
   for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
   model.on("change:pending_dialog", onPendingDialog);
   model.on("change:commands", onCommands);
+  model.on("change:session", onSession);
   return () => {
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
+    model.off("change:session", onSession);
     view.destroy();
     if (!borrowed) channel.dispose();
   };

@@ -361,6 +361,23 @@ describe("anywidget adapter", () => {
     ).toEqual(["/compact"]);
   });
 
+  it("follows the session trait in the header", async () => {
+    const model = new FakeModel();
+    const { anyModel } = await start(model);
+    const { q } = await show(anyModel);
+    expect(q(".lw-session").hidden).toBe(true);
+    model.kernelSets("session", {
+      model: "m-1",
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
+      cost_usd_estimate: 0.001,
+      context_tokens: 10,
+      context_window: 100,
+    });
+    expect(q(".lw-session").hidden).toBe(false);
+    expect(q(".lw-session-model").textContent).toBe("m-1");
+    expect(q(".lw-context").getAttribute("aria-valuenow")).toBe("10");
+  });
+
   it("works for hosts that render without initialize", async () => {
     const model = new FakeModel();
     const { q } = await show(model as unknown as AnyModel<Traits>);
