@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.lab-widget-installed
 TOOLS  := tools/.lab-widget-installed
-BUNDLE := lab_widget/static/widget.js
+BUNDLE := lab_widget/static/widget.js lab_widget/static/runs.js
 JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs
 
 .PHONY: lab test setup system lint typecheck unit live notebooks bench clean js-dev

@@ -20,6 +20,7 @@ const common = {
 
 const targets = [
   { ...common, entryPoints: ["src/widget.ts"], outfile: "../lab_widget/static/widget.js" },
+  { ...common, entryPoints: ["src/runs-widget.ts"], outfile: "../lab_widget/static/runs.js" },
   { ...common, entryPoints: ["src/standalone.ts"], outfile: "dist/standalone.js" },
 ];
 

@@ -9,6 +9,7 @@ from . import schema
 from ._answers import FreeText
 from ._frames import MissingDependencyError, to_dataframe
 from ._history import SessionInfo, history
+from ._magics import load_ipython_extension
 from ._run import Run, get_run, lab_home, read_transcript, runs
 from .errors import (
     AgentNotReadyError,
@@ -40,6 +41,7 @@ __all__ = [
     "get_run",
     "history",
     "lab_home",
+    "load_ipython_extension",
     "provider_ids",
     "read_transcript",
     "runs",

@@ -20,12 +20,14 @@ from typing import Any
 from ._answers import UserAnswer, describe_answers, normalise_answer
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
+from ._dashboard import RunList
 from ._frames import to_dataframe
 from ._pricing import enrich_summary
 from ._runner import TmuxRunner, TmuxTerminal
 from ._tailer import Tailer
 from ._tools import find_binary
 from ._view import RunView
+from ._watch import announce
 from .compat import PINS
 from .errors import (
     AgentNotReadyError,
@@ -193,6 +195,7 @@ class Run:
         terminal.on_exit(self._on_exit)
         with _live_lock:
             _live[context.run_id] = self
+        announce(self, True)
 
     def _watch_paths(self) -> list[Path]:
         paths = self._provider.watch_paths(self._context)
@@ -206,6 +209,7 @@ class Run:
         self._chat.refresh()  # read what the agent wrote last
         self._chat.mark_ended()
         self._tailer.stop(timeout=0)
+        announce(self, False)
 
     # -- what the run shows ------------------------------------------------------------
 
@@ -481,6 +485,7 @@ class Run:
         self._chat.wait_for(lambda: self._chat.ended, 5.0)
         self._chat.mark_ended()
         self._tailer.stop()
+        announce(self, False)
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         """Call ``listener`` with every change; returns an unsubscribe function."""
@@ -495,10 +500,11 @@ class Run:
         return self._terminal.capture()
 
 
-def runs() -> list[Run]:
+def runs() -> RunList:
     """Every live run, re-adopting runs started by an earlier kernel (same lab home).
 
-    A re-adopted run reads its history back from the agent's transcript.
+    A re-adopted run reads its history back from the agent's transcript. The list displays
+    in a notebook as a live dashboard (state, activity, tokens, cost; open or stop a run).
     """
     runner = _runner()
     live = set(runner.sessions())
@@ -516,7 +522,7 @@ def runs() -> list[Run]:
         with _live_lock:
             existing = _live.get(run_id)
         found.append(existing or Run._adopt(record, runner.terminal(run_id)))
-    return found
+    return RunList(found)
 
 
 def get_run(run_id: str) -> Run:

@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ago, normalizeRows, RunsTableView, type RunsActions } from "../src/runs";
+
+const ROW = {
+  id: "run-a",
+  provider: "Agent X",
+  folder: "proj",
+  path: "/home/u/proj",
+  state: "working",
+  last_activity: "2026-01-01T00:00:00+00:00",
+  tokens: 12_345,
+  cost_usd_estimate: 0.0123,
+};
+
+function mount(actions: Partial<RunsActions> = {}) {
+  const root = document.createElement("div");
+  const calls: string[] = [];
+  const view = new RunsTableView(root, {
+    open: (id) => (calls.push(`open ${id}`), Promise.resolve()),
+    stop: (id) => (calls.push(`stop ${id}`), Promise.resolve()),
+    close: () => (calls.push("close"), Promise.resolve()),
+    ...actions,
+  });
+  const q = <T extends HTMLElement = HTMLElement>(sel: string) => root.querySelector<T>(sel)!;
+  return { root, view, calls, q };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+afterEach(() => vi.useRealTimers());
+
+describe("runs table", () => {
+  it("says when there are no runs", () => {
+    const { q, view } = mount();
+    view.setRows([]);
+    expect(q(".lw-runs-empty").hidden).toBe(false);
+  });
+
+  it("renders one row per run with state, tokens and cost", () => {
+    const { root, q, view } = mount();
+    view.setRows([ROW, { ...ROW, id: "run-b", state: "ended", cost_usd_estimate: null }]);
+    expect(q(".lw-runs-empty").hidden).toBe(true);
+    const rows = [...root.querySelectorAll<HTMLElement>("tbody tr")];
+    expect(rows.map((r) => r.dataset.run)).toEqual(["run-a", "run-b"]);
+    expect(q(".lw-runs-provider").textContent).toBe("Agent X");
+    expect(q(".lw-runs-folder").title).toBe("/home/u/proj");
+    expect(q(".lw-state").dataset.state).toBe("working");
+    expect(q(".lw-runs-tokens").textContent).toBe("12.3k");
+    expect(q(".lw-runs-cost").textContent).toBe("$0.012");
+    expect(rows[1]!.querySelector(".lw-runs-cost")!.textContent).toBe("—");
+    expect(rows[1]!.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled).toBe(true);
+  });
+
+  it("keeps row elements across updates and drops rows of gone runs", () => {
+    const { root, view } = mount();
+    view.setRows([ROW, { ...ROW, id: "run-b" }]);
+    const first = root.querySelector("tr[data-run='run-a']");
+    view.setRows([{ ...ROW, state: "idle" }]);
+    expect(root.querySelector("tr[data-run='run-a']")).toBe(first);
+    expect(root.querySelector("tr[data-run='run-b']")).toBeNull();
+    expect(first!.querySelector<HTMLElement>(".lw-state")!.dataset.state).toBe("idle");
+  });
+
+  it("open, close and stop send actions", async () => {
+    const { calls, q, view } = mount();
+    view.setRows([ROW]);
+    q(".lw-runs-open").click();
+    view.setOpened("run-a");
+    expect(q(".lw-runs-open").textContent).toBe("Close");
+    q(".lw-runs-open").click();
+    q(".lw-runs-stop").click();
+    await flush();
+    expect(calls).toEqual(["open run-a", "close", "stop run-a"]);
+  });
+
+  it("shows an action's error instead of swallowing it", async () => {
+    const { q, view } = mount({ stop: () => Promise.reject(new Error("tmux is gone")) });
+    view.setRows([ROW]);
+    q(".lw-runs-stop").click();
+    await flush();
+    expect(q(".lw-runs-error").hidden).toBe(false);
+    expect(q(".lw-runs-error").textContent).toBe("tmux is gone");
+  });
+
+  it("ignores malformed rows", () => {
+    expect(normalizeRows("x")).toEqual([]);
+    expect(normalizeRows([null, 3, { id: "" }, { id: "ok" }]).map((r) => r.id)).toEqual(["ok"]);
+  });
+
+  it("ages activity times", () => {
+    const now = Date.parse("2026-01-01T01:00:00Z");
+    expect(ago("2026-01-01T00:59:58Z", now)).toBe("just now");
+    expect(ago("2026-01-01T00:59:18Z", now)).toBe("42 s ago");
+    expect(ago("2026-01-01T00:55:00Z", now)).toBe("5 min ago");
+    expect(ago("2025-12-31T22:00:00Z", now)).toBe("3 h ago");
+    expect(ago("2025-12-01T00:00:00Z", now)).toBe("2025-12-01");
+    expect(ago("nope", now)).toBe("");
+  });
+});

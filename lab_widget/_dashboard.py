@@ -1,0 +1,177 @@
+"""The runs dashboard: ``lab_widget.runs()`` displayed as a live table.
+
+One row per live run (provider, folder, state, last activity, tokens, estimated cost) with
+buttons to open a run's chat below the table or to stop it. Rows follow each run's events;
+runs started or stopped later join or leave the table. Actions are request/response messages
+with ids, run on a worker thread, and their errors come back to the table.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import ipywidgets  # type: ignore[import-untyped]
+import traitlets
+
+from ._watch import watch_runs
+
+if TYPE_CHECKING:
+    from ._run import Run
+
+__all__ = ["RunList", "RunsDashboard", "RunsTable"]
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+
+_UNBUILT_ESM = """
+export default { render({ el }) {
+  el.textContent = "lab_widget's front end is not built: run `make setup`.";
+} };
+"""
+
+
+def _row(run: Run, last_activity: str) -> dict[str, Any]:
+    try:
+        session = run.session
+        tokens, cost = session.usage.total, session.cost_usd_estimate
+    except Exception:  # a half-written transcript must not break the table
+        log.exception("reading run %s's session failed", run.id)
+        tokens, cost = 0, None
+    return {
+        "id": run.id,
+        "provider": run.display_name,
+        "folder": run.cwd.name or str(run.cwd),
+        "path": str(run.cwd),
+        "state": run.state,
+        "last_activity": last_activity,
+        "tokens": tokens,
+        "cost_usd_estimate": cost,
+    }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunsTable(anywidget.AnyWidget):
+    """The table part of the dashboard (a front end of rows and buttons)."""
+
+    _esm = STATIC / "runs.js" if (STATIC / "runs.js").is_file() else _UNBUILT_ESM
+    _css = STATIC / "runs.css" if (STATIC / "runs.css").is_file() else ""
+
+    rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """One dict per live run: id, provider, folder, path, state, last_activity (ISO 8601),
+    tokens, cost_usd_estimate."""
+
+    opened = traitlets.Unicode("").tag(sync=True)
+    """The id of the run whose chat is open below the table, or ``""``."""
+
+
+class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
+    """A live table of runs with the chat of the opened one below it."""
+
+    def __init__(self, initial: Iterable[Run] = ()) -> None:
+        self.table = RunsTable()
+        super().__init__(children=[self.table])
+        self._lock = threading.RLock()
+        self._runs: dict[str, Run] = {}
+        self._activity: dict[str, str] = {}
+        self._unsubscribe: dict[str, Callable[[], None]] = {}
+        self._actions = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-widget-runs")
+        for run in initial:
+            self._track(run)
+        self._publish()
+        self.table.on_msg(self._on_custom)
+        self._unwatch = watch_runs(self._on_runs_changed)
+
+    def __repr__(self) -> str:
+        count = len(self._runs)
+        return f"RunsDashboard({count} run{'' if count == 1 else 's'})"
+
+    def close(self) -> None:
+        """Stop following the runs and close the widgets."""
+        self._unwatch()
+        with self._lock:
+            for unsubscribe in self._unsubscribe.values():
+                unsubscribe()
+            self._unsubscribe.clear()
+        self._actions.shutdown(wait=False)
+        self.table.close()
+        super().close()
+
+    # -- following runs --------------------------------------------------------------------
+
+    def _track(self, run: Run) -> None:
+        with self._lock:
+            if run.id in self._runs:
+                return
+            self._runs[run.id] = run
+            self._activity[run.id] = _now()
+            self._unsubscribe[run.id] = run.subscribe(self._listener(run))
+
+    def _listener(self, run: Run) -> Callable[[object], None]:
+        return lambda _event: self._on_event(run)
+
+    def _on_event(self, run: Run) -> None:
+        with self._lock:
+            self._activity[run.id] = _now()
+        self._publish()
+
+    def _on_runs_changed(self, run: Run, live: bool) -> None:
+        if live:
+            self._track(run)
+        self._publish()
+
+    def _publish(self) -> None:
+        with self._lock:
+            rows = [_row(r, self._activity[r.id]) for r in self._runs.values()]
+            self.table.rows = rows
+            if self.table.opened and self.table.opened not in self._runs:
+                self._show(None)
+
+    def _show(self, run: Run | None) -> None:
+        self.table.opened = run.id if run else ""
+        self.children = [self.table, run.view] if run else [self.table]
+
+    # -- browser → Python ----------------------------------------------------------------
+
+    def _on_custom(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("kind") == "action":
+            self._actions.submit(self._run_action, content)
+
+    def _run_action(self, content: dict[str, Any]) -> None:
+        request_id = str(content.get("id", ""))
+        try:
+            with self._lock:
+                run = self._runs.get(str(content.get("run_id")))
+            action = content.get("action")
+            if action == "close":
+                self._show(None)
+            elif run is None:
+                raise LookupError(f"no run {content.get('run_id')!r} in this table")
+            elif action == "open":
+                self._show(run)
+            elif action == "stop":
+                run.stop()
+                self._publish()
+            else:
+                raise ValueError(f"unknown action {action!r}")
+        except Exception as exc:
+            self.table.send({"kind": "result", "id": request_id, "ok": False, "error": str(exc)})
+        else:
+            self.table.send({"kind": "result", "id": request_id, "ok": True})
+
+
+class RunList(list["Run"]):
+    """The live runs (a plain list) that displays as a live dashboard in a notebook."""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return RunsDashboard(self)._repr_mimebundle_(**kwargs)
