@@ -9,12 +9,13 @@ should show something stable instead (``len(history())``) or mark the cell to be
 from __future__ import annotations
 
 import html
+import json
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .provider import AgentProvider, get_provider, provider_ids
+from .provider import AgentProvider, RunContext, get_provider, provider_ids
 from .schema import Chat
 
 __all__ = ["SessionInfo", "SessionList", "history"]
@@ -99,9 +100,36 @@ class SessionList(list[SessionInfo]):
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _infos(provider: AgentProvider, folder: Path) -> list[SessionInfo]:
+def _run_contexts(folder: Path) -> dict[str, list[RunContext]]:
+    """lab_widget's own runs in ``folder`` (live or not), by provider id."""
+    from ._run import lab_home  # noqa: PLC0415 - _run imports the heavy runtime
+
+    found: dict[str, list[RunContext]] = {}
+    runs_dir = lab_home() / "runs"
+    for record_path in sorted(runs_dir.glob("*/run.json")) if runs_dir.is_dir() else []:
+        try:
+            record = json.loads(record_path.read_text())
+            if Path(str(record["cwd"])) != folder:
+                continue
+            context = RunContext(
+                run_id=str(record["run_id"]), cwd=folder, runtime_dir=record_path.parent
+            )
+            found.setdefault(str(record["provider"]), []).append(context)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a half-written or foreign record is not a session
+    return found
+
+
+def _infos(provider: AgentProvider, folder: Path, contexts: list[RunContext]) -> list[SessionInfo]:
     found = []
-    for ref in provider.sessions(folder):
+    refs = list(provider.sessions(folder))
+    for context in contexts:
+        refs += provider.run_sessions(context)
+    seen: set[Path] = set()
+    for ref in refs:
+        if ref.path in seen:
+            continue
+        seen.add(ref.path)
         try:
             stat = ref.path.stat()
         except OSError:
@@ -138,8 +166,9 @@ def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = No
     """
     folder = Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve()
     ids = [provider] if provider is not None else provider_ids()
+    contexts = _run_contexts(folder)
     found: list[SessionInfo] = []
     for provider_id in ids:
-        found += _infos(get_provider(provider_id), folder)
+        found += _infos(get_provider(provider_id), folder, contexts.get(provider_id, []))
     found.sort(key=lambda info: (info.modified, info.transcript_id), reverse=True)
     return SessionList(found)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse, history
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
@@ -81,6 +81,14 @@ def test_clear_starts_new_epoch_with_visible_echo(lab_home: Path, workdir: Path)
         run.send("and again")
         assert run.wait(timeout=60) == "idle"
         assert run.messages[-1].text == "Second answer."
+        # Both epochs are in the folder's history, though the run kept them in its own home.
+        past = history(workdir)
+        assert [s.transcript_id for s in past] == [run.transcript_id, first]
+        assert past[-1].first_prompt == "hello"
+        assert [m.text for m in past[-1].open().messages][:2] == [
+            "hello",
+            "Hello from the scripted model.",
+        ]
     finally:
         run.stop()
 

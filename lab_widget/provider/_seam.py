@@ -249,6 +249,15 @@ class AgentProvider(ABC):
         """
         return []
 
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+        """Optional: the transcripts a lab_widget run kept in its own isolated config home.
+
+        Runs on a scripted model or an endpoint keep their sessions outside the user's
+        config; :func:`lab_widget.history` lists them through this. Runs that used the
+        user's own config return none here (:meth:`sessions` lists those).
+        """
+        return []
+
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         """Optional: ``(first prompt, model)`` of a transcript, read cheaply.
 

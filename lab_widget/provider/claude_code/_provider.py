@@ -304,6 +304,21 @@ class ClaudeCodeProvider(AgentProvider):
             if path.is_file()
         ]
 
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+        config = self._run_state(context).get("config_dir")
+        if not config or Path(str(config)) == _user_config_dir():
+            return []
+        folder = project_dir(Path(str(config)), str(context.cwd))
+        try:
+            files = sorted(folder.glob("*.jsonl"))
+        except OSError:
+            return []
+        return [
+            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
+            for path in files
+            if path.is_file()
+        ]
+
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
