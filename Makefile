@@ -6,12 +6,12 @@ TOOLS  := tools/.lab-widget-installed
 BUNDLE := lab_widget/static/widget.js lab_widget/static/runs.js
 JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs
 
-.PHONY: lab test setup system lint typecheck unit live notebooks bench clean js-dev
+.PHONY: lab test setup system lint typecheck docs unit live notebooks bench clean js-dev
 
 lab: setup
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/quickstart.ipynb
 
-test: setup lint typecheck
+test: setup lint typecheck docs
 	cd js && npm test
 	$(PY) -m pytest -p no:cacheprovider --nbval
 
@@ -44,6 +44,11 @@ lint: $(STAMP) js/node_modules/.package-lock.json
 typecheck: $(STAMP) js/node_modules/.package-lock.json
 	$(VENV)/bin/mypy lab_widget
 	cd js && npm run typecheck
+
+# The user guide (the notebooks' stored outputs), decision records and API reference;
+# any warning fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs build/docs
 
 js-dev: js/node_modules/.package-lock.json
 	cd js && npm run dev
