@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 project = "lab_widget"
 author = "lab_widget contributors"
-copyright = "2026, lab_widget contributors"  # noqa: A001 - Sphinx's name
+copyright = "2026, lab_widget contributors"
 
 extensions = [
     "myst_nb",
