@@ -10,13 +10,19 @@ from ._answers import FreeText
 from ._frames import MissingDependencyError, to_dataframe
 from ._history import SessionInfo, history
 from ._run import Run, get_run, lab_home, read_transcript, runs
+from ._seed import Seed, Workspace
 from .errors import (
     AgentNotReadyError,
     CLINotFoundError,
+    InvalidSeedError,
     LabWidgetError,
     RunEndedError,
+    ScrubPatternError,
+    SeedConflictError,
+    SeedMetaError,
     UnknownProviderError,
     WaitTimeoutError,
+    WorkspaceError,
 )
 from .provider import Endpoint, provider_ids
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
@@ -26,6 +32,7 @@ __all__ = [
     "CLINotFoundError",
     "Endpoint",
     "FreeText",
+    "InvalidSeedError",
     "LabWidgetError",
     "MissingDependencyError",
     "Reply",
@@ -33,10 +40,16 @@ __all__ = [
     "Run",
     "RunEndedError",
     "ScriptedModel",
+    "ScrubPatternError",
+    "Seed",
+    "SeedConflictError",
+    "SeedMetaError",
     "SessionInfo",
     "ToolUse",
     "UnknownProviderError",
     "WaitTimeoutError",
+    "Workspace",
+    "WorkspaceError",
     "get_run",
     "history",
     "lab_home",
