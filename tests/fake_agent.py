@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """A tiny terminal agent for runner and chat-brain tests: it turns on bracketed paste,
 reads raw keys, and records each submitted line (and each Esc) as JSONL.
 

@@ -8,7 +8,6 @@ on a rewritten transcript, declared seeding and attribution patterns."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,8 @@ class FakeReader(TranscriptReader):
                 text = item.value["text"]
                 fields = {"kind": "text", "role": role, "text": text}
                 if role == "user" and text.startswith("/"):
-                    fields["command"] = text.split()[0]  # an echo: no work starts
+                    fields["command"] = text.split()[0]
+                    self._on_echo()
                 else:
                     self._state = "working" if role == "user" else "idle"
             message = Message(seq=len(self._messages), **fields)
@@ -74,6 +74,9 @@ class FakeReader(TranscriptReader):
         if reset:
             changed = list(self._messages)
         return ReadResult(changed=changed, reset=reset)
+
+    def _on_echo(self) -> None:
+        """A command echo: no work starts, the state stays."""
 
     @property
     def messages(self) -> list[Message]:
@@ -90,7 +93,7 @@ class FakeReader(TranscriptReader):
 
 class FakeProvider(AgentProvider):
     meta = ProviderMeta(
-        id="fake", display_name="Fake Agent", binary=sys.executable, clear_command="/clear"
+        id="fake", display_name="Fake Agent", binary=str(AGENT), clear_command="/clear"
     )
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
@@ -100,7 +103,7 @@ class FakeProvider(AgentProvider):
             env = {"FAKE_BASE_URL": request.endpoint.base_url}
             env["FAKE_API_KEY"] = request.endpoint.api_key
         return SpawnPlan(
-            argv=[str(request.binary), str(AGENT), str(path)],
+            argv=[str(request.binary), str(path)],
             env=env,
             cwd=request.context.cwd,
             secret_env=frozenset({"FAKE_API_KEY"} & env.keys()),

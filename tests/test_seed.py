@@ -18,7 +18,7 @@ from lab_widget import (
     WorkspaceError,
 )
 from lab_widget._seed import prepare_workspace, scrub_diff, scrub_text
-from lab_widget.provider import get_provider, register
+from lab_widget.provider import _registry, get_provider, register
 from lab_widget.schema import ScrubPattern, SeedMeta
 
 from .fake_provider import FakeProvider
@@ -158,7 +158,9 @@ def test_seed_meta_paths_stay_inside_the_workspace(field: str, value: str) -> No
         SeedMeta(**fields)  # type: ignore[arg-type]
 
 
-def test_a_bad_pattern_fails_when_the_provider_is_looked_up() -> None:
+def test_a_bad_pattern_fails_when_the_provider_is_looked_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     class BadPattern(FakeProvider):
         def seed_meta(self) -> SeedMeta:
             return SeedMeta(
@@ -166,6 +168,7 @@ def test_a_bad_pattern_fails_when_the_provider_is_looked_up() -> None:
                 scrub_patterns=[ScrubPattern(pattern="^Bot:", samples=["Human: hi"])],
             )
 
+    monkeypatch.setattr(_registry, "_registered", dict(_registry._registered))
     register("bad-pattern", BadPattern)
     with pytest.raises(ScrubPatternError, match="Human: hi"):
         get_provider("bad-pattern")
