@@ -170,8 +170,7 @@ class Run:
             plan = self._provider.plan_spawn(request)
             terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)
         except BaseException:
-            if worktree:  # nothing ran in it yet
-                workspace.cleanup(discard=True)
+            workspace.cleanup(discard=True)  # nothing ran in it yet
             raise
         record = {
             "run_id": run_id,

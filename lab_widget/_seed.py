@@ -30,19 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._scrub import scrub_diff, scrub_text
 from .errors import InvalidSeedError, SeedConflictError, WorkspaceError
 from .schema import ScrubPattern, SeedMeta
 
-__all__ = [
-    "Seed",
-    "Workspace",
-    "prepare_workspace",
-    "scrub_diff",
-    "scrub_text",
-]
+__all__ = ["Seed", "Workspace", "add_excludes", "prepare_workspace"]
 
 _SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+_EXCLUDE_HEADER = "# lab_widget: seeded files and files the agent CLI writes"
 BRANCH_PREFIX = "lab/"
 """Each ``worktree=True`` run works on the branch ``lab/<run id>``."""
 
@@ -51,9 +46,9 @@ BRANCH_PREFIX = "lab/"
 class Seed:
     """What to put into a run's folder before the agent starts.
 
-    The provider decides where each part goes (Claude Code: ``CLAUDE.local.md`` and
-    ``.claude/skills/<name>/SKILL.md``), and its exclude lines keep them out of
-    ``git status``.
+    The provider decides where each part goes (its :class:`~lab_widget.schema.SeedMeta`
+    names the CLI's project-instructions file and skills folder), and its exclude lines
+    keep them out of ``git status``.
 
     Parameters
     ----------
@@ -161,92 +156,10 @@ def add_excludes(cwd: Path, entries: Sequence[str]) -> Path:
     existing = path.read_text().splitlines() if path.exists() else []
     new = [line for line in _exclude_lines(cwd, entries) if line not in existing]
     if new:
-        text = "\n".join(existing) + "\n" if existing else ""
-        text += "# lab_widget: seeded files and files the agent CLI writes\n" * (
-            "# lab_widget: seeded files and files the agent CLI writes" not in existing
-        )
-        path.write_text(text + "\n".join(new) + "\n")
+        if _EXCLUDE_HEADER not in existing:
+            new.insert(0, _EXCLUDE_HEADER)
+        path.write_text("".join(f"{line}\n" for line in [*existing, *new]))
     return path
-
-
-# -- scrubbing ---------------------------------------------------------------------------
-
-
-def _scrubbed(line: str, patterns: Sequence[ScrubPattern]) -> bool:
-    return any(p.regex.search(line) for p in patterns)
-
-
-def scrub_text(text: str, patterns: Sequence[ScrubPattern]) -> str:
-    r"""``text`` without the lines any pattern matches, and without the blank lines
-    their removal leaves at the end or doubled up.
-
-    Examples
-    --------
-    >>> p = ScrubPattern(pattern=r"^Co-Authored-By: Bot", samples=["Co-Authored-By: Bot"])
-    >>> scrub_text("Fix it\n\nCo-Authored-By: Bot\n", [p])
-    'Fix it\n'
-    """
-    if not patterns:
-        return text
-    kept = [line for line in text.splitlines() if not _scrubbed(line, patterns)]
-    out = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).rstrip()
-    return out + "\n" if text.endswith("\n") and out else out
-
-
-def scrub_diff(diff: str, patterns: Sequence[ScrubPattern]) -> str:
-    """A unified diff without the added lines any pattern matches.
-
-    Hunk headers are recounted, so the result still applies with ``git apply``. Only
-    added (``+``) lines are scrubbed: context and removed lines describe what was there.
-    """
-    if not patterns:
-        return diff
-    lines = diff.splitlines(keepends=True)
-    out: list[str] = []
-    shift = 0
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if line.startswith("diff --git "):
-            shift = 0
-        match = _HUNK.match(line.rstrip("\n"))
-        if match is None:
-            out.append(line)
-            continue
-        old_start, new_start = int(match[1]), int(match[3])
-        old_len = 1 if match[2] is None else int(match[2])
-        new_len = 1 if match[4] is None else int(match[4])
-        body: list[str] = []
-        left_old, left_new = old_len, new_len
-        while i < len(lines) and (left_old > 0 or left_new > 0 or lines[i].startswith("\\")):
-            tag = lines[i][:1]
-            if tag not in (" ", "-", "+", "\\"):
-                break
-            left_old -= tag in (" ", "-")
-            left_new -= tag in (" ", "+")
-            body.append(lines[i])
-            i += 1
-        kept: list[str] = []
-        dropped = 0
-        last_dropped = False
-        for entry in body:
-            if entry.startswith("\\") and last_dropped:
-                continue  # the "no newline at end of file" marker of a dropped line
-            last_dropped = entry.startswith("+") and _scrubbed(entry[1:].rstrip("\n"), patterns)
-            if last_dropped:
-                dropped += 1
-                continue
-            kept.append(entry)
-        length = new_len - dropped
-        if dropped and length == 0 and old_len == 0:
-            shift += dropped  # a hunk of scrubbed additions only: nothing left to apply
-            continue
-        start = new_start - shift - (1 if dropped and length == 0 else 0)
-        out.append(f"@@ -{old_start},{old_len} +{start},{length} @@{match[5]}\n")
-        out.extend(kept)
-        shift += dropped
-    return "".join(out)
 
 
 # -- the workspace -----------------------------------------------------------------------
