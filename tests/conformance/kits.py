@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from lab_widget.provider import AgentProvider, RunContext
 from lab_widget.provider.claude_code import _compat
 from lab_widget.provider.claude_code._transcript import project_dir
@@ -23,7 +25,7 @@ from lab_widget.provider.claude_code._transcript import project_dir
 from ..conftest import FIXTURES
 from ..fake_provider import CURATED_OUT
 
-__all__ = ["KITS", "ConformanceKit", "EpochWriter", "kit_for"]
+__all__ = ["KITS", "ConformanceKit", "EpochWriter", "kit_for", "require_kit"]
 
 EpochWriter = Callable[[AgentProvider, RunContext, bytes], None]
 """Puts one epoch's transcript bytes where the CLI would, after ``plan_spawn`` ran for
@@ -142,3 +144,15 @@ def kit_for(provider_id: str) -> ConformanceKit | None:
     """The kit of a provider, or ``None`` when it has none yet."""
     factory = KITS.get(provider_id)
     return factory() if factory is not None else None
+
+
+def require_kit(provider_id: str) -> ConformanceKit:
+    """The kit of a provider; a provider without one fails, saying what to add."""
+    kit = kit_for(provider_id)
+    if kit is None:
+        pytest.fail(
+            f"provider {provider_id!r} has no conformance kit: add `{provider_id!r}: "
+            f"_<name>_kit` to KITS in tests/conformance/kits.py, with sample transcripts "
+            f"recorded into tests/fixtures/{provider_id}/ (see docs/conformance.md)"
+        )
+    return kit

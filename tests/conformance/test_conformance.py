@@ -11,7 +11,7 @@ import pytest
 
 from lab_widget.provider import get_provider, provider_ids
 
-from .kits import kit_for
+from .kits import require_kit
 from .obligations import OBLIGATIONS
 
 PROVIDERS = provider_ids()
@@ -24,11 +24,11 @@ def test_the_suite_covers_every_registered_provider() -> None:
 @pytest.mark.parametrize("obligation", sorted(OBLIGATIONS))
 @pytest.mark.parametrize("provider_id", PROVIDERS)
 def test_provider_meets_obligation(provider_id: str, obligation: str) -> None:
-    kit = kit_for(provider_id)
-    if kit is None:
-        pytest.fail(
-            f"provider {provider_id!r} has no conformance kit: add `{provider_id!r}: "
-            f"_<name>_kit` to KITS in tests/conformance/kits.py, with sample transcripts "
-            f"recorded into tests/fixtures/{provider_id}/ (see docs/conformance.md)"
-        )
-    OBLIGATIONS[obligation](get_provider(provider_id), kit)
+    OBLIGATIONS[obligation](get_provider(provider_id), require_kit(provider_id))
+
+
+def test_a_provider_without_a_kit_fails_saying_what_to_add() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"'newcomer' has no conformance kit") as e:
+        require_kit("newcomer")
+    assert "KITS in tests/conformance/kits.py" in str(e.value)
+    assert "tests/fixtures/newcomer/" in str(e.value)
