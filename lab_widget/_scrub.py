@@ -32,7 +32,7 @@ def scrub_text(text: str, patterns: Sequence[ScrubPattern]) -> str:
     """
     if not patterns:
         return text
-    kept = [line for line in text.splitlines() if not _scrubbed(line, patterns)]
+    kept = [line for line in text.split("\n") if not _scrubbed(line, patterns)]
     out = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).rstrip()
     return out + "\n" if text.endswith("\n") and out else out
 
@@ -45,7 +45,10 @@ def scrub_diff(diff: str, patterns: Sequence[ScrubPattern]) -> str:
     """
     if not patterns:
         return diff
-    lines = diff.splitlines(keepends=True)
+    # Split on "\n" only: a diff line may hold "\r", form feeds and other characters that
+    # str.splitlines would take for line ends.
+    lines = [line + "\n" for line in diff.split("\n")]
+    lines[-1] = lines[-1][:-1]
     out: list[str] = []
     shift = 0
     i = 0

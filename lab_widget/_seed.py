@@ -100,15 +100,17 @@ def _git(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
         ["git", *args],
         cwd=cwd,
         capture_output=True,
-        text=True,
         check=False,
         env={**os.environ, **env} if env else None,
         timeout=120,
     )
+    # Bytes in, surrogateescape out: a diff keeps its "\r\n" and any non-UTF-8 byte exactly
+    # (``.encode("utf-8", "surrogateescape")`` gives the original bytes back).
+    out = proc.stdout.decode("utf-8", "surrogateescape")
     if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip()
+        detail = (proc.stderr.decode("utf-8", "replace") or out).strip()
         raise WorkspaceError(f"git {' '.join(args[:2])} failed in {cwd}: {detail}")
-    return proc.stdout
+    return out
 
 
 def _git_ok(cwd: Path, *args: str) -> bool:

@@ -296,3 +296,17 @@ def test_cleanup_refuses_to_drop_uncommitted_work(two_runs: tuple[Run, Run], rep
     first.stop(cleanup=True, discard=True)
     assert not first.cwd.exists()
     assert git(repo, "branch", "--list", "lab/one") == ""
+
+
+def test_scrubbed_diff_keeps_crlf_form_feeds_and_odd_bytes(repo: Path, tmp_path: Path) -> None:
+    start = git(repo, "rev-parse", "HEAD").strip()
+    body = b"a\r\npage\x0cbreak\r\nCo-Authored-By: Fake Agent <fake@x>\r\nlatin-1 \xe9\r\n"
+    (repo / "dos.txt").write_bytes(body)
+    space = prepare_workspace(repo, "r", fake_meta(), None, worktrees_home=tmp_path / "wt")
+    assert space.start_commit == start
+    diff = space.diff()
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    (clone / "patch.diff").write_bytes(diff.encode("utf-8", "surrogateescape"))
+    subprocess.run(["git", "apply", "patch.diff"], cwd=clone, capture_output=True, check=True)
+    assert (clone / "dos.txt").read_bytes() == b"a\r\npage\x0cbreak\r\nlatin-1 \xe9\r\n"
