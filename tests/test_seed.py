@@ -257,7 +257,8 @@ def test_parallel_worktree_runs_get_their_own_folder_and_branch(
     assert (second.cwd / "src" / "app.py").read_text() == "print('hi')\n"
     # The agent sees its worktree as its folder.
     first._chat.wait_ready(10)
-    assert first.workspace.diff().count("diff --git") == 1
+    diff = first.diff()
+    assert diff.count("diff --git") == 1 and "+print('one')" in diff
 
 
 def test_cleanup_removes_worktrees_and_branches_without_commits(
@@ -310,3 +311,14 @@ def test_scrubbed_diff_keeps_crlf_form_feeds_and_odd_bytes(repo: Path, tmp_path:
     (clone / "patch.diff").write_bytes(diff.encode("utf-8", "surrogateescape"))
     subprocess.run(["git", "apply", "patch.diff"], cwd=clone, capture_output=True, check=True)
     assert (clone / "dos.txt").read_bytes() == b"a\r\npage\x0cbreak\r\nlatin-1 \xe9\r\n"
+
+
+def test_a_seeded_run_in_place_cleans_up_its_files(lab_home: Path, repo: Path) -> None:
+    run = Run("fake", cwd=repo / "src", seed=SEED)
+    assert run.cwd == repo / "src" and (repo / "src/FAKE.md").exists()
+    assert git(repo, "status", "--porcelain") == ""
+    (repo / "src/app.py").write_text("print('x')\nCo-Authored-By: Fake Agent <fake@x>\n")
+    assert "Fake Agent" not in run.diff() and "+print('x')" in run.diff()
+    run.stop(cleanup=True)
+    assert not (repo / "src/FAKE.md").exists() and not (repo / "src/.fake").exists()
+    assert (repo / "src/app.py").exists()
