@@ -359,7 +359,7 @@ ATTRIBUTION_PATTERNS = (
         samples=[
             "Co-Authored-By: Claude <noreply@anthropic.com>",
             "Co-Authored-By: Claude Code <noreply@anthropic.com>",
-            "Co-Authored-By: Claude Opus 4.5 <noreply@anthropic.com>",
+            "Co-Authored-By: Claude Opus 5.5 <noreply@anthropic.com>",
         ],
     ),
     ScrubPattern(
@@ -369,9 +369,11 @@ ATTRIBUTION_PATTERNS = (
 )
 """The attribution 2.1.332 appends to commit messages and pull requests it writes: a
 ``Co-Authored-By: <model name> <noreply@anthropic.com>`` trailer (the name is "Claude",
-"Claude Code" or the model's, e.g. "Claude Opus 4.5") and the line
+"Claude Code" or the model's, e.g. "Claude Opus 5.5") and the line
 ``🤖 Generated with [Claude Code](https://claude.com/claude-code)``, both read from the
-binary's commit/PR attribution code (``strings``; the URL is its constant)."""
+binary's commit/PR attribution code (``strings``; the URL is its constant). In a git
+repository the CLI's prompt tells the model to end commits and pull requests with exactly
+these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
 
 CONTEXT_FILE = "CLAUDE.local.md"
 """The project instructions file a seed writes. 2.1.332 loads ``CLAUDE.md``,
