@@ -205,7 +205,7 @@ def check_incremental_read(
     provider: AgentProvider, kit: ConformanceKit, *, max_examples: int = 40
 ) -> None:
     """Reading a transcript in any number of appended chunks, split at any byte, gives
-    the same messages, state and change stream as reading it in one go."""
+    the same messages, state, session summary and change stream as reading it in one go."""
     name = "incremental-read"
     samples = sorted(kit.samples.items())
 
@@ -248,6 +248,12 @@ def check_incremental_read(
                 name,
                 provider,
                 f"{label} split at {cuts}: state {reader.state!r}, one-shot {whole.state!r}",
+            )
+            _require(
+                reader.summary == whole.summary,
+                name,
+                provider,
+                f"{label} split at {cuts}: the session summary differs from a one-shot read",
             )
             _require(
                 _dump([folded[k] for k in sorted(folded)]) == got,
