@@ -11,13 +11,19 @@ from ._frames import MissingDependencyError, to_dataframe
 from ._history import SessionInfo, history
 from ._magics import load_ipython_extension
 from ._run import Run, get_run, lab_home, read_transcript, runs
+from ._seed import Seed, Workspace
 from .errors import (
     AgentNotReadyError,
     CLINotFoundError,
+    InvalidSeedError,
     LabWidgetError,
     RunEndedError,
+    ScrubPatternError,
+    SeedConflictError,
+    SeedMetaError,
     UnknownProviderError,
     WaitTimeoutError,
+    WorkspaceError,
 )
 from .provider import Endpoint, provider_ids
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
@@ -27,6 +33,7 @@ __all__ = [
     "CLINotFoundError",
     "Endpoint",
     "FreeText",
+    "InvalidSeedError",
     "LabWidgetError",
     "MissingDependencyError",
     "Reply",
@@ -34,10 +41,16 @@ __all__ = [
     "Run",
     "RunEndedError",
     "ScriptedModel",
+    "ScrubPatternError",
+    "Seed",
+    "SeedConflictError",
+    "SeedMetaError",
     "SessionInfo",
     "ToolUse",
     "UnknownProviderError",
     "WaitTimeoutError",
+    "Workspace",
+    "WorkspaceError",
     "get_run",
     "history",
     "lab_home",

@@ -24,6 +24,7 @@ from ._dashboard import RunList
 from ._frames import to_dataframe
 from ._pricing import enrich_summary
 from ._runner import TmuxRunner, TmuxTerminal
+from ._seed import Seed, Workspace, prepare_workspace
 from ._tailer import Tailer
 from ._tools import find_binary
 from ._view import RunView
@@ -107,6 +108,14 @@ class Run:
         user's own environment and credentials.
     name
         A readable run id (default: provider and a short random suffix).
+    seed
+        A :class:`Seed` (project instructions, skills) written into the run's folder
+        before the agent starts, where the provider's CLI reads them; the provider's
+        exclude lines keep them out of ``git status``.
+    worktree
+        Give the run its own ``git worktree`` on the branch ``lab/<run id>`` under the
+        lab home, so parallel runs on one repository never collide; ``cwd`` must be in a
+        git repository. ``stop(cleanup=True)`` removes it.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
@@ -119,6 +128,8 @@ class Run:
         model: ScriptedModel | str | None = None,
         endpoint: Endpoint | None = None,
         name: str | None = None,
+        seed: Seed | None = None,
+        worktree: bool = False,
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
@@ -138,6 +149,15 @@ class Run:
         if runtime_dir.exists() and run_id in _runner().sessions():
             raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
         runtime_dir.mkdir(parents=True, exist_ok=True)
+        workspace = prepare_workspace(
+            folder,
+            run_id,
+            self._provider.seed_meta(),
+            seed,
+            worktree=worktree,
+            worktrees_home=lab_home() / "worktrees",
+        )
+        folder = workspace.cwd
         context = RunContext(run_id=run_id, cwd=folder, runtime_dir=runtime_dir)
         binary = (
             find_binary(PINS[provider_id], self._provider.meta.display_name)
@@ -147,9 +167,13 @@ class Run:
         request = SpawnRequest(
             context=context, binary=binary, model=model_name, endpoint=endpoint, options=options
         )
-        blocker = self._provider.startup_blocker(request)
-        plan = self._provider.plan_spawn(request)
-        terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)
+        try:
+            blocker = self._provider.startup_blocker(request)
+            plan = self._provider.plan_spawn(request)
+            terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)
+        except BaseException:
+            workspace.cleanup(discard=True)  # nothing ran in it yet
+            raise
         record = {
             "run_id": run_id,
             "provider": provider_id,
@@ -157,6 +181,7 @@ class Run:
             "created": datetime.now(UTC).isoformat(),
             "isolated": endpoint is not None,
             "model": model_name,
+            "workspace": workspace.to_record(),
         }
         (runtime_dir / _RUN_FILE).write_text(json.dumps(record, indent=2))
         self._setup(context, terminal, blocker, record)
@@ -189,6 +214,9 @@ class Run:
         self._stopped = False
         self._terminal = terminal
         self._record = record
+        self._workspace = Workspace.from_record(
+            record.get("workspace") or {"cwd": str(context.cwd)}, self._provider.seed_meta()
+        )
         self._chat = ChatSession(self._provider, context, terminal, blocker)
         self._tailer = Tailer(self._watch_paths, self._chat.refresh).start()
         self._chat.refresh()
@@ -478,14 +506,44 @@ class Run:
                 f"{exc}; answer it in the terminal: {self.attach_command}"
             ) from exc
 
-    def stop(self) -> None:
-        """End the agent and its tmux session. The transcript stays on disk."""
+    def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
+        """End the agent and its tmux session. The transcript stays on disk.
+
+        With ``cleanup=True`` the run's workspace is undone as well (see
+        :meth:`Workspace.cleanup`): its worktree is removed, but only when it has no
+        uncommitted change or ``discard=True`` (else :class:`~lab_widget.errors.WorkspaceError`
+        after the agent has stopped); its branch is deleted only when it has no commits of
+        its own (a kept branch is named in a warning); without a worktree, seeded files
+        are deleted unless they were edited.
+        """
         self._stopped = True
         self._terminal.kill()
         self._chat.wait_for(lambda: self._chat.ended, 5.0)
         self._chat.mark_ended()
         self._tailer.stop()
         announce(self, False)
+        if cleanup:
+            for note in self._workspace.cleanup(discard=discard):
+                warnings.warn(note, UserWarning, stacklevel=2)
+
+    @property
+    def workspace(self) -> Workspace:
+        """The run's folder as git sees it: start commit, worktree, branch, seeded files."""
+        return self._workspace
+
+    def diff(self) -> str:
+        """The workspace's changes since the run started, as a unified diff.
+
+        Untracked files count; excluded (seeded) files do not. Lines matching the
+        provider's attribution patterns are scrubbed from added lines.
+        """
+        return self._workspace.diff()
+
+    def commit(self, message: str) -> str:
+        """Commit every change in the workspace; the message is scrubbed of attribution
+        lines first. Returns the commit id.
+        """
+        return self._workspace.commit(message)
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         """Call ``listener`` with every change; returns an unsubscribe function."""

@@ -20,15 +20,20 @@ __all__ = [
     "DialogChangedError",
     "DialogNotAnswerableError",
     "InvalidAnswerError",
+    "InvalidSeedError",
     "LabWidgetError",
     "NoDialogError",
     "ReplyDroppedError",
     "RunEndedError",
     "RunNotFoundError",
+    "ScrubPatternError",
+    "SeedConflictError",
+    "SeedMetaError",
     "StaleDialogError",
     "TmuxError",
     "UnknownProviderError",
     "WaitTimeoutError",
+    "WorkspaceError",
 ]
 
 
@@ -113,3 +118,34 @@ class InvalidAnswerError(LabWidgetError, ValueError):
 
 class AnswerMismatchWarning(UserWarning):
     """The answers the agent recorded differ from the ones lab_widget played."""
+
+
+class SeedMetaError(LabWidgetError):
+    """A provider's seeding metadata is unusable (a path that leaves the workspace...).
+
+    Raised when the metadata is built, i.e. when the provider is imported or looked up,
+    never halfway through seeding. Deliberately not a ``ValueError``, so model validation
+    passes it through unchanged.
+    """
+
+
+class ScrubPatternError(SeedMetaError):
+    """An attribution scrub pattern does not compile, or misses one of its own samples."""
+
+
+class InvalidSeedError(LabWidgetError, ValueError):
+    """A :class:`~lab_widget.Seed` the provider cannot write (a skill name that is not a
+    plain folder name, skills for a provider without a skills folder); nothing was written.
+    """
+
+
+class WorkspaceError(LabWidgetError, RuntimeError):
+    """A git operation on a run's workspace failed (not a repository, git missing, a
+    worktree with uncommitted changes that cleanup would lose).
+    """
+
+
+class SeedConflictError(WorkspaceError):
+    """Seeding would overwrite a file the user has (tracked by git, or with other
+    content); nothing was written.
+    """

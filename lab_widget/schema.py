@@ -13,10 +13,14 @@ Examples
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .errors import ScrubPatternError, SeedMetaError
 
 __all__ = [
     "Answer",
@@ -34,6 +38,7 @@ __all__ = [
     "Option",
     "Question",
     "Role",
+    "ScrubPattern",
     "SeedMeta",
     "SessionSummary",
     "State",
@@ -207,13 +212,102 @@ class AuthStatus(_Model):
     detail: str = ""
 
 
+class ScrubPattern(_Model):
+    r"""An attribution line an agent writes into commits or files, with samples it must match.
+
+    Where lab_widget exports agent-written text (``Run.diff``, ``Run.commit``), every line
+    in which ``pattern`` matches (``re.search``, one line at a time) is removed. The
+    pattern is compiled and tried on each of its ``samples`` when it is built: a pattern
+    that does not compile or misses a sample raises
+    :class:`~lab_widget.errors.ScrubPatternError` at once (at import time for a
+    provider's constants), never while scrubbing.
+
+    Examples
+    --------
+    >>> ScrubPattern(pattern=r"^Signed-off-by: Bot\b", samples=["Signed-off-by: Bot <b@x>"])
+    ScrubPattern(pattern='^Signed-off-by: Bot\\b', samples=['Signed-off-by: Bot <b@x>'])
+    >>> ScrubPattern(pattern="^Bot", samples=["Human"])
+    Traceback (most recent call last):
+    ...
+    lab_widget.errors.ScrubPatternError: scrub pattern '^Bot' does not match its sample 'Human'
+    """
+
+    pattern: str
+    samples: list[str] = Field(min_length=1)
+    """Lines the pattern must match, taken from what the CLI really writes."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ScrubPattern:
+        try:
+            compiled = re.compile(self.pattern)
+        except re.error as exc:
+            raise ScrubPatternError(
+                f"scrub pattern {self.pattern!r} does not compile: {exc}"
+            ) from exc
+        for sample in self.samples:
+            if "\n" in sample or compiled.search(sample) is None:
+                raise ScrubPatternError(
+                    f"scrub pattern {self.pattern!r} does not match its sample {sample!r}"
+                )
+        return self
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern (``re`` caches compilations)."""
+        return re.compile(self.pattern)
+
+
+def _relative(value: str, what: str) -> str:
+    path = PurePosixPath(value)
+    if not value or path.is_absolute() or ".." in path.parts or "\\" in value:
+        raise SeedMetaError(f"{what} {value!r} must be a relative path inside the workspace")
+    return value
+
+
 class SeedMeta(_Model):
-    """What a provider declares so one generic seeder can prepare a workspace."""
+    """What a provider declares so one generic seeder can prepare a workspace.
+
+    Paths are relative to the run's folder, ``/``-separated. Built with a path that
+    leaves the workspace, it raises :class:`~lab_widget.errors.SeedMetaError`.
+
+    Examples
+    --------
+    >>> meta = SeedMeta(context_file="AGENT.md", skills_dir=".agent/skills",
+    ...                 exclude=["/AGENT.md", "/.agent/skills/"])
+    >>> meta.skill_path("lint")
+    '.agent/skills/lint/SKILL.md'
+    """
 
     context_file: str
+    """The file the CLI reads as project instructions, where a seed's context goes."""
     skills_dir: str | None = None
+    """The folder of project skills (``None``: the CLI has none)."""
+    skill_file: str = "SKILL.md"
+    """Each skill is ``<skills_dir>/<name>/<skill_file>``."""
     exclude: list[str] = Field(default_factory=list)
-    scrub_patterns: list[str] = Field(default_factory=list)
+    """``.git/info/exclude`` lines (gitignore syntax, relative to the run's folder) that keep
+    seeded files, and files the CLI itself writes into the workspace, out of
+    ``git status``. The seeder adds exactly these: they must cover what it writes."""
+    scrub_patterns: list[ScrubPattern] = Field(default_factory=list)
+    """Attribution lines removed wherever lab_widget exports agent-written text."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SeedMeta:
+        _relative(self.context_file, "context_file")
+        if self.skills_dir is not None:
+            _relative(self.skills_dir, "skills_dir")
+        if "/" in self.skill_file or self.skill_file in ("", ".", ".."):
+            raise SeedMetaError(f"skill_file {self.skill_file!r} must be a plain file name")
+        for line in self.exclude:
+            if not line.strip() or line.startswith(("#", "!")) or "\n" in line:
+                raise SeedMetaError(f"exclude entry {line!r} must be one plain gitignore line")
+        return self
+
+    def skill_path(self, name: str) -> str:
+        """Where the skill ``name`` goes, relative to the run's folder."""
+        if self.skills_dir is None:
+            raise SeedMetaError("this provider declares no skills folder")
+        return f"{self.skills_dir}/{name}/{self.skill_file}"
 
 
 class SessionSummary(_Model):

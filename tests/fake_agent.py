@@ -1,5 +1,10 @@
+#!/usr/bin/env python3
 """A tiny terminal agent for runner and chat-brain tests: it turns on bracketed paste,
-reads raw keys, and records each submitted line (and each Esc) as JSONL."""
+reads raw keys, and records each submitted line (and each Esc) as JSONL.
+
+``/clear`` starts a new epoch the way real CLIs do: a new transcript file
+(``transcript.1.jsonl``, ``transcript.2.jsonl``...) whose first entry is the command's echo.
+``/quit`` exits."""
 
 from __future__ import annotations
 
@@ -14,13 +19,15 @@ PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 
 
 def main() -> None:
-    transcript = sys.argv[1]
+    first = sys.argv[1]
+    transcript = first
+    epoch = 0
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setraw(fd)
     sys.stdout.write("\x1b[?2004h> ")
     sys.stdout.flush()
-    Path(transcript + ".ready").touch()
+    Path(first + ".ready").touch()
     buffer, pending, in_paste = b"", b"", False
 
     def record(entry: dict[str, object]) -> None:
@@ -44,6 +51,11 @@ def main() -> None:
                     pending = pending[1:]
                     text = buffer.decode("utf-8", "replace").replace("\r", "\n")
                     buffer = b""
+                    if text.strip() == "/clear":
+                        epoch += 1
+                        transcript = first.removesuffix(".jsonl") + f".{epoch}.jsonl"
+                        record({"type": "user", "text": text})
+                        continue
                     record({"type": "user", "text": text})
                     if text.strip() == "/quit":
                         return

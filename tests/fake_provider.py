@@ -1,9 +1,13 @@
 """A provider for unit tests of the layers above the seam: a real process under real tmux
-(``fake_agent.py``) with a trivial JSONL transcript."""
+(``fake_agent.py``) with a trivial JSONL transcript.
+
+It honours the whole seam contract (tests/conformance runs it like every provider): epochs
+(``/clear`` starts ``transcript.<n>.jsonl``), command echoes that never mean work, resets
+on a rewritten transcript, declared seeding and attribution patterns."""
 
 from __future__ import annotations
 
-import sys
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +29,14 @@ from lab_widget.schema import (
     AuthStatus,
     CommandSpec,
     Message,
+    ScrubPattern,
     SeedMeta,
     SessionSummary,
     State,
 )
 
 AGENT = Path(__file__).with_name("fake_agent.py")
+_EPOCH = re.compile(r"transcript\.(\d+)\.jsonl")
 
 
 class FakeReader(TranscriptReader):
@@ -42,7 +48,11 @@ class FakeReader(TranscriptReader):
 
     def read(self) -> ReadResult:
         changed = []
-        for item in self._tail.read():
+        items = self._tail.read()
+        reset = self._tail.rewound
+        if reset:
+            self._messages, self._state = [], "idle"
+        for item in items:
             if isinstance(item, CorruptLine):
                 fields: dict[str, Any] = {"kind": "lifecycle", "role": "system", "level": "warning"}
                 fields["text"] = f"corrupt line {item.number}"
@@ -51,12 +61,22 @@ class FakeReader(TranscriptReader):
                 self._state = "idle"
             else:
                 role = item.value["type"]
-                fields = {"kind": "text", "role": role, "text": item.value["text"]}
-                self._state = "working" if role == "user" else "idle"
+                text = item.value["text"]
+                fields = {"kind": "text", "role": role, "text": text}
+                if role == "user" and text.startswith("/"):
+                    fields["command"] = text.split()[0]
+                    self._on_echo()
+                else:
+                    self._state = "working" if role == "user" else "idle"
             message = Message(seq=len(self._messages), **fields)
             self._messages.append(message)
             changed.append(message)
-        return ReadResult(changed=changed)
+        if reset:
+            changed = list(self._messages)
+        return ReadResult(changed=changed, reset=reset)
+
+    def _on_echo(self) -> None:
+        """A command echo: no work starts, the state stays."""
 
     @property
     def messages(self) -> list[Message]:
@@ -73,20 +93,34 @@ class FakeReader(TranscriptReader):
 
 class FakeProvider(AgentProvider):
     meta = ProviderMeta(
-        id="fake", display_name="Fake Agent", binary=sys.executable, clear_command="/quit"
+        id="fake", display_name="Fake Agent", binary=str(AGENT), clear_command="/clear"
     )
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         path = request.context.runtime_dir / "transcript.jsonl"
+        env: dict[str, str] = {}
+        if request.endpoint is not None:
+            env = {"FAKE_BASE_URL": request.endpoint.base_url}
+            env["FAKE_API_KEY"] = request.endpoint.api_key
         return SpawnPlan(
-            argv=[sys.executable, str(AGENT), str(path)], env={}, cwd=request.context.cwd
+            argv=[str(request.binary), str(path)],
+            env=env,
+            cwd=request.context.cwd,
+            secret_env=frozenset({"FAKE_API_KEY"} & env.keys()),
         )
 
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
-        path = context.runtime_dir / "transcript.jsonl"
-        return current or TranscriptRef(transcript_id="fake", path=path, watch=(path.parent,))
+        epoch, path = 0, context.runtime_dir / "transcript.jsonl"
+        for candidate in context.runtime_dir.glob("transcript.*.jsonl"):
+            match = _EPOCH.fullmatch(candidate.name)
+            if match and int(match[1]) > epoch:
+                epoch, path = int(match[1]), candidate
+        transcript_id = f"fake-{epoch}" if epoch else "fake"
+        if current is not None and current.transcript_id == transcript_id:
+            return current
+        return TranscriptRef(transcript_id=transcript_id, path=path, watch=(path.parent,))
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return FakeReader(ref)
@@ -102,13 +136,29 @@ class FakeProvider(AgentProvider):
         terminal.keys("Escape")
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
-        return [CommandSpec(name="/quit", description="Quit", role="clear")]
+        return [
+            CommandSpec(name="/clear", description="Start a new conversation", role="clear"),
+            CommandSpec(name="/quit", description="Quit the agent", chat_safe=False),
+        ]
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(kind="external")
+        return AuthDescriptor(kind="external", instructions="Nothing to log in to.")
 
     def auth_status(self) -> AuthStatus:
         return AuthStatus(logged_in=True)
 
     def seed_meta(self) -> SeedMeta:
-        return SeedMeta(context_file="FAKE.md")
+        return SeedMeta(
+            context_file="FAKE.md",
+            skills_dir=".fake/skills",
+            exclude=["/FAKE.md", "/.fake/"],
+            scrub_patterns=[ATTRIBUTION],
+        )
+
+
+CURATED_OUT = frozenset({"/quit"})
+"""Commands the chat must not offer: /quit ends the run."""
+
+ATTRIBUTION = ScrubPattern(
+    pattern=r"^Co-Authored-By: Fake Agent\b", samples=["Co-Authored-By: Fake Agent <fake@x>"]
+)

@@ -141,3 +141,17 @@ def test_missing_cli_names_the_install_command(
 def test_cwd_must_exist(lab_home: Path, tmp_path: Path) -> None:
     with pytest.raises(lab_widget.LabWidgetError, match="not a folder"):
         Run("fake", cwd=tmp_path / "missing")
+
+
+def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("hello")
+        run.wait(timeout=10)
+        run.clear()
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1", 10)
+        assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
+        assert run.state == "idle"
+        assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]
+    finally:
+        run.stop()

@@ -61,5 +61,8 @@ def get_provider(provider_id: str) -> AgentProvider:
         provider = getattr(importlib.import_module(module_name), class_name)()
     else:
         raise UnknownProviderError(provider_id, provider_ids())
+    # Seeding metadata validates itself when built (scrub patterns against their samples):
+    # building it here makes a bad pattern fail at lookup, not in the middle of a run.
+    provider.seed_meta()
     _instances[provider_id] = provider
     return provider

@@ -7,7 +7,7 @@ Changing the pinned version means re-recording the fixtures
 from __future__ import annotations
 
 from ...compat import PINS
-from ...schema import CommandSpec, DialogKind, Option, Question
+from ...schema import CommandSpec, DialogKind, Option, Question, ScrubPattern
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
@@ -354,6 +354,37 @@ DESCRIPTION_LIMIT = 100
 (``...`` included), as the CLI does."""
 
 ATTRIBUTION_PATTERNS = (
-    r"Co-Authored-By: Claude[^\n]*",
-    r"🤖 Generated with \[Claude Code\]\([^)]*\)",
+    ScrubPattern(
+        pattern=r"^\s*Co-Authored-By: Claude\b[^<\n]*<noreply@anthropic\.com>\s*$",
+        samples=[
+            "Co-Authored-By: Claude <noreply@anthropic.com>",
+            "Co-Authored-By: Claude Code <noreply@anthropic.com>",
+            "Co-Authored-By: Claude Opus 5.5 <noreply@anthropic.com>",
+        ],
+    ),
+    ScrubPattern(
+        pattern=r"^\s*\U0001f916 Generated with \[Claude Code\]\([^)]*\)\s*$",
+        samples=["\U0001f916 Generated with [Claude Code](https://claude.com/claude-code)"],
+    ),
 )
+"""The attribution 2.1.332 appends to commit messages and pull requests it writes: a
+``Co-Authored-By: <model name> <noreply@anthropic.com>`` trailer (the name is "Claude",
+"Claude Code" or the model's, e.g. "Claude Opus 5.5") and the line
+``🤖 Generated with [Claude Code](https://claude.com/claude-code)``, both read from the
+binary's commit/PR attribution code (``strings``; the URL is its constant). In a git
+repository the CLI's prompt tells the model to end commits and pull requests with exactly
+these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
+
+CONTEXT_FILE = "CLAUDE.local.md"
+"""The project instructions file a seed writes. 2.1.332 loads ``CLAUDE.md``,
+``.claude/CLAUDE.md`` and ``CLAUDE.local.md`` from the run's folder and its parents (the
+binary's memory loader, type "Local" for the last); the local one is the private,
+uncommitted kind, so a seed never overwrites a repository's own ``CLAUDE.md``.
+``tests/test_live_seed.py`` shows its text reaching the model."""
+
+SKILLS_DIR = ".claude/skills"
+"""Project skills: ``.claude/skills/<name>/SKILL.md`` (see ``_commands``)."""
+
+WORKSPACE_EXCLUDE = ("/CLAUDE.local.md", "/.claude/skills/", "/.claude/settings.local.json")
+"""What a seeded run adds to the workspace: the context file, the skills, and the local
+settings file the TUI writes when a permission is approved for good."""

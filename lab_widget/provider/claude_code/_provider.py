@@ -396,8 +396,8 @@ class ClaudeCodeProvider(AgentProvider):
 
     def seed_meta(self) -> SeedMeta:
         return SeedMeta(
-            context_file="CLAUDE.local.md",
-            skills_dir=".claude/skills",
-            exclude=["CLAUDE.local.md", ".claude/skills/", ".claude/settings.local.json"],
+            context_file=_compat.CONTEXT_FILE,
+            skills_dir=_compat.SKILLS_DIR,
+            exclude=list(_compat.WORKSPACE_EXCLUDE),
             scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )

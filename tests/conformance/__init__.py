@@ -1,0 +1,1 @@
+"""The provider conformance suite: one set of obligations every registered provider meets."""

@@ -1,0 +1,158 @@
+"""Conformance kits: what each provider hands the suite so its obligations run offline.
+
+A kit holds sample transcripts recorded from the provider's pinned CLI (its fixtures in
+``tests/fixtures/<provider id>/``), the builtins it curates out of the chat, and two small
+functions that lay an epoch out on disk the way the CLI does when it starts and when its
+clear command runs. Add one to :data:`KITS` under the provider's id; a registered
+provider without a kit fails the suite (see docs/conformance.md).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lab_widget.provider import AgentProvider, RunContext
+from lab_widget.provider.claude_code import _compat
+from lab_widget.provider.claude_code._transcript import project_dir
+
+from ..conftest import FIXTURES
+from ..fake_provider import CURATED_OUT
+
+__all__ = ["KITS", "ConformanceKit", "EpochWriter", "kit_for", "require_kit"]
+
+EpochWriter = Callable[[AgentProvider, RunContext, bytes], None]
+"""Puts one epoch's transcript bytes where the CLI would, after ``plan_spawn`` ran for
+``context``, including any signal the CLI gives (a hook record naming the new file)."""
+
+
+@dataclass(frozen=True)
+class ConformanceKit:
+    """Offline material for one provider's obligations."""
+
+    samples: Mapping[str, bytes]
+    """Whole recorded transcripts by name: the incremental-read obligation splits these."""
+    first_epoch: bytes
+    """A conversation before a clear (at least two lines)."""
+    second_epoch: bytes
+    """The epoch the clear command starts, as recorded: it opens with the command's echo."""
+    echo_samples: Sequence[bytes]
+    """Transcripts in which a command echo follows a finished turn or opens an epoch."""
+    curated_out: frozenset[str]
+    """Builtins the chat must never offer as chat-safe (they strand the TUI in a picker,
+    end the run, or act on the terminal only). Declared by the provider's compat module."""
+    start_epoch: EpochWriter
+    clear_epoch: EpochWriter
+
+
+def _fixture(provider_id: str, name: str) -> bytes:
+    return (FIXTURES / provider_id / name).read_bytes()
+
+
+# -- Claude Code -----------------------------------------------------------------------------
+
+
+def _claude_kit() -> ConformanceKit:
+    def runtime_state(context: RunContext) -> tuple[str, Path]:
+        state = json.loads((context.runtime_dir / "claude-code.json").read_text())
+        return str(state["session_id"]), Path(state["config_dir"])
+
+    def spool(context: RunContext, record: dict[str, object]) -> None:
+        # What the SessionStart hook plan_spawn installs writes: one JSON file per event,
+        # named so files sort by time.
+        folder = context.runtime_dir / "signals"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{time.time_ns()}-1.json").write_text(json.dumps(record))
+
+    def write(context: RunContext, session_id: str, data: bytes, source: str) -> None:
+        _, config_dir = runtime_state(context)
+        path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        spool(
+            context,
+            {
+                "hook_event_name": "SessionStart",
+                "source": source,
+                "session_id": session_id,
+                "transcript_path": str(path),
+                "cwd": str(context.cwd),
+            },
+        )
+
+    def start(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        session_id, _ = runtime_state(context)  # the --session-id plan_spawn passed
+        write(context, session_id, data, "startup")
+
+    def clear(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        write(context, str(uuid.uuid4()), data, "clear")  # /clear starts a new session file
+
+    hello = _fixture("claude-code", "hello.jsonl")
+    clear_after = _fixture("claude-code", "clear_after.jsonl")
+    echo = next(line for line in clear_after.splitlines(keepends=True) if b"<command-name>" in line)
+    return ConformanceKit(
+        samples={
+            name: _fixture("claude-code", name)
+            for name in ("hello.jsonl", "tools.jsonl", "clear_after.jsonl", "interrupt.jsonl")
+        },
+        first_epoch=_fixture("claude-code", "clear_before.jsonl"),
+        second_epoch=clear_after,
+        echo_samples=[clear_after, hello + echo],
+        curated_out=frozenset(_compat.CURATED_OUT),
+        start_epoch=start,
+        clear_epoch=clear,
+    )
+
+
+# -- the fake provider (tests/fake_provider.py) ----------------------------------------------
+
+
+def _fake_kit() -> ConformanceKit:
+    def start(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        (context.runtime_dir / "transcript.jsonl").write_bytes(data)
+
+    def clear(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        (context.runtime_dir / "transcript.1.jsonl").write_bytes(data)
+
+    hello = _fixture("fake", "hello.jsonl")
+    clear_after = _fixture("fake", "clear_after.jsonl")
+    return ConformanceKit(
+        samples={"hello.jsonl": hello, "clear_after.jsonl": clear_after},
+        first_epoch=hello,
+        second_epoch=clear_after,
+        echo_samples=[clear_after, hello + b'{"type": "user", "text": "/clear"}\n'],
+        curated_out=CURATED_OUT,
+        start_epoch=start,
+        clear_epoch=clear,
+    )
+
+
+KITS: dict[str, Callable[[], ConformanceKit]] = {
+    "claude-code": _claude_kit,
+    "fake": _fake_kit,
+}
+"""Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""
+
+
+def kit_for(provider_id: str) -> ConformanceKit | None:
+    """The kit of a provider, or ``None`` when it has none yet."""
+    factory = KITS.get(provider_id)
+    return factory() if factory is not None else None
+
+
+def require_kit(provider_id: str) -> ConformanceKit:
+    """The kit of a provider; a provider without one fails, saying what to add."""
+    kit = kit_for(provider_id)
+    if kit is None:
+        pytest.fail(
+            f"provider {provider_id!r} has no conformance kit: add `{provider_id!r}: "
+            f"_<name>_kit` to KITS in tests/conformance/kits.py, with sample transcripts "
+            f"recorded into tests/fixtures/{provider_id}/ (see docs/conformance.md)"
+        )
+    return kit

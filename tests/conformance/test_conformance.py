@@ -1,0 +1,34 @@
+"""Conformance: every registered provider against every obligation, offline.
+
+Parametrised over :func:`lab_widget.provider.provider_ids` at collection time, so a
+provider added to the registry is covered without touching this file; without a kit in
+``tests/conformance/kits.py`` it fails with what to add.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lab_widget.provider import get_provider, provider_ids
+
+from .kits import require_kit
+from .obligations import OBLIGATIONS
+
+PROVIDERS = provider_ids()
+
+
+def test_the_suite_covers_every_registered_provider() -> None:
+    assert {"claude-code", "fake"} <= set(PROVIDERS)
+
+
+@pytest.mark.parametrize("obligation", sorted(OBLIGATIONS))
+@pytest.mark.parametrize("provider_id", PROVIDERS)
+def test_provider_meets_obligation(provider_id: str, obligation: str) -> None:
+    OBLIGATIONS[obligation](get_provider(provider_id), require_kit(provider_id))
+
+
+def test_a_provider_without_a_kit_fails_saying_what_to_add() -> None:
+    with pytest.raises(pytest.fail.Exception, match=r"'newcomer' has no conformance kit") as e:
+        require_kit("newcomer")
+    assert "KITS in tests/conformance/kits.py" in str(e.value)
+    assert "tests/fixtures/newcomer/" in str(e.value)
