@@ -28,6 +28,13 @@ from .errors import LabWidgetError
 __all__ = ["AgentMagics", "load_ipython_extension"]
 
 
+def _words(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:  # an unbalanced quote
+        raise UsageError(f"%agent: {exc}") from None
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse would exit the kernel's process
         raise UsageError(f"%%agent: {message}\n{self.format_usage().strip()}")
@@ -73,7 +80,7 @@ class AgentMagics(Magics):
     # -- %agent ---------------------------------------------------------------------------
 
     def _line(self, line: str) -> Any:
-        words = shlex.split(line)
+        words = _words(line)
         if not words:
             return runs()
         if words[0] == "stop":
@@ -94,7 +101,7 @@ class AgentMagics(Magics):
     # -- %%agent --------------------------------------------------------------------------
 
     def _cell(self, line: str, cell: str) -> None:
-        args = _parser().parse_args(shlex.split(line))
+        args = _parser().parse_args(_words(line))
         text = cell.strip()
         if not text:
             raise UsageError("%%agent: the cell is empty; write the message below the magic")

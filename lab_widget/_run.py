@@ -170,7 +170,7 @@ class Run:
         try:
             blocker = self._provider.startup_blocker(request)
             plan = self._provider.plan_spawn(request)
-            terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)
+            terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd, unset=plan.unset_env)
         except BaseException:
             workspace.cleanup(discard=True)  # nothing ran in it yet
             raise

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import libtmux
@@ -190,6 +190,7 @@ class TmuxRunner:
         env: Mapping[str, str],
         cwd: Path,
         *,
+        unset: Iterable[str] = (),
         width: int = 200,
         height: int = 50,
     ) -> TmuxTerminal:
@@ -201,10 +202,15 @@ class TmuxRunner:
         so no credential ever appears on a command line.
         """
         self.socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        full = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
+        unset = {name for name in unset if _ENV_NAME.fullmatch(name)}
+        full = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY | unset}
         full.update(env)
         fd, env_file = tempfile.mkstemp(prefix="env-", dir=self.socket_path.parent)
         with os.fdopen(fd, "w") as f:
+            # The server's own environment (from whichever process started it) reaches the
+            # session too: what must not reach the agent is unset explicitly.
+            for name in sorted(unset - full.keys()):
+                f.write(f"unset {name}\n")
             for key, value in full.items():
                 if _ENV_NAME.fullmatch(key):
                     f.write(f"export {key}={shlex.quote(value)}\n")

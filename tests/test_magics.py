@@ -66,6 +66,7 @@ def test_line_lists_shows_and_stops_runs(shell: InteractiveShell, workdir: Path)
         ("x --bogus", "hi", "unrecognized arguments: --bogus"),
         ("x --wait soon", "hi", "invalid float value"),
         ("x --provider fake", "   \n", "the cell is empty"),
+        ('x --cwd "unclosed', "hi", "No closing quotation"),
     ],
 )
 def test_user_mistakes_are_one_line_usage_errors(

@@ -118,6 +118,9 @@ class SpawnPlan:
     cwd: Path
     secret_env: frozenset[str] = frozenset()
     """Names in ``env`` whose values must never be displayed."""
+    unset_env: frozenset[str] = frozenset()
+    """Names removed from the inherited environment (settings of the user's own setup
+    that would leak into an isolated run)."""
 
 
 @dataclass(frozen=True)

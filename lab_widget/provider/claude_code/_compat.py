@@ -388,3 +388,16 @@ SKILLS_DIR = ".claude/skills"
 WORKSPACE_EXCLUDE = ("/CLAUDE.local.md", "/.claude/skills/", "/.claude/settings.local.json")
 """What a seeded run adds to the workspace: the context file, the skills, and the local
 settings file the TUI writes when a permission is approved for good."""
+
+
+ISOLATION_UNSET = frozenset(
+    {
+        # Each would point an isolated run back at the user's own setup: another config
+        # folder (and its credentials), another credential, another model vendor.
+        "CLAUDE_CONFIG_DIR",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+    }
+)
+"""Environment variables an isolated (scripted or endpoint) run must not inherit."""

@@ -177,6 +177,7 @@ class ClaudeCodeProvider(AgentProvider):
 
         env: dict[str, str] = {}
         secret: set[str] = set()
+        unset: frozenset[str] = frozenset()
         if request.endpoint is not None:
             home = ctx.runtime_dir / "home"
             config_dir = home / ".claude"
@@ -189,6 +190,7 @@ class ClaudeCodeProvider(AgentProvider):
                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             )
             secret.add("ANTHROPIC_API_KEY")
+            unset = _compat.ISOLATION_UNSET
         else:
             config_dir = _user_config_dir()
         (ctx.runtime_dir / _STATE_FILE).write_text(
@@ -200,7 +202,9 @@ class ClaudeCodeProvider(AgentProvider):
         mode = request.options.get("permission_mode")
         if isinstance(mode, str):
             argv += ["--permission-mode", mode]
-        return SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+        return SpawnPlan(
+            argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
+        )
 
     @staticmethod
     def _prepare_isolated_home(home: Path, cwd: Path, api_key: str) -> None:

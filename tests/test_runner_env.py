@@ -1,0 +1,52 @@
+"""The runner hands the agent this process's environment, minus what the plan unsets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from libtmux.test.retry import retry_until
+
+from lab_widget._run import _runner
+from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
+from lab_widget.provider.claude_code import _compat
+
+
+def test_unset_names_do_not_reach_the_agent(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LAB_WIDGET_TEST_KEEP", "kept")
+    monkeypatch.setenv("LAB_WIDGET_TEST_DROP", "leaked")
+    out = workdir / "env.txt"
+    terminal = _runner().spawn(
+        "env-probe",
+        ["sh", "-c", f"env > {out}.tmp && mv {out}.tmp {out}; sleep 30"],
+        {"LAB_WIDGET_TEST_SET": "set"},
+        workdir,
+        unset={"LAB_WIDGET_TEST_DROP"},
+    )
+    try:
+        retry_until(out.exists, 10)
+        env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+        assert env.get("LAB_WIDGET_TEST_KEEP") == "kept"
+        assert env.get("LAB_WIDGET_TEST_SET") == "set"
+        assert "LAB_WIDGET_TEST_DROP" not in env
+    finally:
+        terminal.kill()
+
+
+def test_isolated_claude_runs_never_inherit_the_users_config_dir(
+    lab_home: Path, workdir: Path
+) -> None:
+    context = RunContext(run_id="iso", cwd=workdir, runtime_dir=lab_home / "runs" / "iso")
+    context.runtime_dir.mkdir(parents=True)
+    request = SpawnRequest(
+        context=context, binary=Path("claude"), endpoint=Endpoint("http://127.0.0.1:9", "k")
+    )
+    plan = get_provider("claude-code").plan_spawn(request)
+    assert "CLAUDE_CONFIG_DIR" in plan.unset_env
+    assert plan.unset_env == _compat.ISOLATION_UNSET
+    own = get_provider("claude-code").plan_spawn(
+        SpawnRequest(context=context, binary=Path("claude"))
+    )
+    assert own.unset_env == frozenset()  # the user's own runs keep their setup
