@@ -186,6 +186,9 @@ class ChatSession:
             if signalled.kind == "approval" and signalled.tool_id:
                 self._approvals.setdefault(signalled.tool_id, signalled)
             return signalled
+        if from_transcript is not None and signalled is not None and not from_transcript.body:
+            # The live channel may carry what the transcript leaves out (a plan's text).
+            return from_transcript.model_copy(update={"body": signalled.body})
         return from_transcript  # the same dialog, with what only the transcript knows
 
     def _resolved(self, tool_id: str | None) -> bool:

@@ -129,6 +129,10 @@ def test_plan_approve(lab_home: Path, workdir: Path) -> None:
         dialog = run.pending_dialog
         assert dialog is not None and dialog.kind == "plan"
         assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
+        # Whichever source reported it first, the plan's text is there.
+        assert run.wait_for(lambda r: bool(r.messages) and r.messages[-1].kind == "dialog", 10)
+        assert run.pending_dialog is not None
+        assert run.pending_dialog.body == "# Plan\n\n1. Write app.py"
         final = run.answer("approve")
         assert (final.status, final.outcome) == ("answered", "approved")
         assert run.wait(timeout=60) == "idle"
