@@ -20,6 +20,7 @@ const common = {
 
 const targets = [
   { ...common, entryPoints: ["src/widget.ts"], outfile: "../lab_widget/static/widget.js" },
+  { ...common, entryPoints: ["src/auth-widget.ts"], outfile: "../lab_widget/static/auth.js" },
   { ...common, entryPoints: ["src/standalone.ts"], outfile: "dist/standalone.js" },
 ];
 
@@ -28,7 +29,7 @@ if (flags.has("--watch") || flags.has("--serve")) {
   if (flags.has("--watch")) await Promise.all(contexts.map((ctx) => ctx.watch()));
   else await Promise.all(contexts.map((ctx) => ctx.rebuild()));
   if (flags.has("--serve")) {
-    const { hosts, port } = await contexts[1].serve({ servedir: ".", host: "127.0.0.1" });
+    const { hosts, port } = await contexts[2].serve({ servedir: ".", host: "127.0.0.1" });
     console.log(`demo: http://${hosts[0]}:${port}/demo.html`);
   }
 } else {

@@ -46,6 +46,7 @@ from .provider import (
     TranscriptRef,
     default_provider,
     get_provider,
+    require_login,
 )
 from .schema import (
     Chat,
@@ -145,6 +146,10 @@ class Run:
         request = SpawnRequest(
             context=context, binary=binary, model=model_name, endpoint=endpoint, options=options
         )
+        if endpoint is None:
+            # The user's own credentials: refuse before spawning rather than strand a TUI
+            # on its login screen (lab_widget.login() fixes it).
+            require_login(self._provider.auth_flow(), self._provider.meta.display_name)
         blocker = self._provider.startup_blocker(request)
         plan = self._provider.plan_spawn(request)
         terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)

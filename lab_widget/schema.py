@@ -258,7 +258,7 @@ class AuthStatus(_Model):
 
     logged_in: bool
     method: str | None = None
-    """The provider's own name for the active method (``"claude.ai"``, ``"api_key"``)."""
+    """The provider's own name for the active method, as its CLI reports it."""
     detail: str = ""
     kind: AuthKind | None = None
     """Which descriptor method is active, when known."""

@@ -11,6 +11,7 @@ from ._auth import (
     LoginStart,
     credentials,
     injected_credentials,
+    require_login,
 )
 from ._jsonl import CorruptLine, JsonlTail, Line
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
@@ -56,4 +57,5 @@ __all__ = [
     "injected_credentials",
     "provider_ids",
     "register",
+    "require_login",
 ]

@@ -11,6 +11,7 @@ agent's environment at spawn (see :func:`injected_credentials`).
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -19,7 +20,9 @@ from dataclasses import dataclass
 from .._auth_events import AuthChange, publish
 from ..errors import (
     AuthNotSupportedError,
+    AuthRequiredError,
     InvalidCodeError,
+    LabWidgetError,
     NoLoginInProgressError,
 )
 from ..schema import AuthDescriptor, AuthKind, AuthStatus
@@ -31,6 +34,7 @@ __all__ = [
     "LoginStart",
     "credentials",
     "injected_credentials",
+    "require_login",
 ]
 
 
@@ -246,3 +250,17 @@ class DescribedAuthFlow(AuthFlow):
                 logged_in=True, method="api key", kind="api-key", source="stored for this session"
             )
         return self._status()
+
+
+def require_login(flow: AuthFlow, display_name: str) -> None:
+    """Raise :class:`~lab_widget.errors.AuthRequiredError` when ``flow`` says logged out.
+
+    A status that cannot be read does not block: the agent's own screen then says what is
+    wrong, which beats refusing a run that might work.
+    """
+    try:
+        status = flow.status()
+    except (LabWidgetError, OSError, subprocess.SubprocessError):
+        return
+    if not status.logged_in:
+        raise AuthRequiredError(flow.provider_id, display_name)
