@@ -74,8 +74,13 @@ def write_notebook(path: Path, cells: list[str]) -> None:
 
 
 @contextmanager
-def jupyter_lab(root: Path, env: dict[str, str]) -> Iterator[Lab]:
-    """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced."""
+def jupyter_lab(
+    root: Path, env: dict[str, str], settings_files: dict[str, object] | None = None
+) -> Iterator[Lab]:
+    """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced.
+
+    ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``.
+    """
     if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
         pytest.fail("jupyter is not installed in this environment: run `make setup`")
     settings = root.parent / "lab-settings"
@@ -84,6 +89,9 @@ def jupyter_lab(root: Path, env: dict[str, str]) -> Iterator[Lab]:
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    for name, value in (settings_files or {}).items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(value))
     port, token = _free_port(), secrets.token_hex(16)
     log = (root.parent / "jupyter.log").open("w")
     proc = subprocess.Popen(
