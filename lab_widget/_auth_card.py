@@ -17,12 +17,14 @@ from typing import Any, cast, get_args
 
 import anywidget
 import traitlets
+from IPython import get_ipython
+from IPython.display import display
 
 from . import _auth_events
 from .provider import AuthFlow, default_provider, get_provider
 from .schema import AuthKind, AuthStatus
 
-__all__ = ["ProviderAuthCard", "login"]
+__all__ = ["ProviderAuthCard", "login", "offer_login"]
 
 log = logging.getLogger(__name__)
 
@@ -198,3 +200,18 @@ def login(provider: str | None = None) -> ProviderAuthCard:
     An unknown id raises :class:`~lab_widget.UnknownProviderError` listing the known ones.
     """
     return ProviderAuthCard(provider)
+
+
+def offer_login(provider: str) -> None:
+    """Show a login card in the current cell's output, when running in a notebook kernel.
+
+    Called where a run cannot start for lack of auth, just before its typed error: the
+    user logs in right there, then runs the cell again. Outside a kernel it does nothing.
+    """
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return
+    try:
+        display(ProviderAuthCard(provider))  # type: ignore[no-untyped-call]
+    except Exception:  # the typed error that follows says what to do anyway
+        log.exception("showing the login card failed")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._answers import UserAnswer, describe_answers, normalise_answer
+from ._auth_card import offer_login
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
 from ._frames import to_dataframe
@@ -30,6 +31,7 @@ from .compat import PINS
 from .errors import (
     AgentNotReadyError,
     AnswerMismatchWarning,
+    AuthRequiredError,
     DialogChangedError,
     DialogNotAnswerableError,
     LabWidgetError,
@@ -148,8 +150,12 @@ class Run:
         )
         if endpoint is None:
             # The user's own credentials: refuse before spawning rather than strand a TUI
-            # on its login screen (lab_widget.login() fixes it).
-            require_login(self._provider.auth_flow(), self._provider.meta.display_name)
+            # on its login screen; in a notebook the login card shows above the error.
+            try:
+                require_login(self._provider.auth_flow(), self._provider.meta.display_name)
+            except AuthRequiredError:
+                offer_login(provider_id)
+                raise
         blocker = self._provider.startup_blocker(request)
         plan = self._provider.plan_spawn(request)
         terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import comm
 import pytest
 
 import lab_widget
-from lab_widget import _auth_events
+from lab_widget import _auth_card, _auth_events
 from lab_widget._auth_card import ProviderAuthCard, login
 from lab_widget.errors import (
     AuthNotSupportedError,
@@ -203,12 +204,35 @@ def test_a_broken_listener_does_not_hide_the_change(changes: list[Any]) -> None:
 
 
 def test_run_without_endpoint_refuses_to_start_logged_out(
-    register: Callable[..., AgentProvider], lab_home: Path, workdir: Path
+    register: Callable[..., AgentProvider], lab_home: Path, workdir: Path, comms: Any
 ) -> None:
     register("fake-gate", KEY)
     with pytest.raises(AuthRequiredError, match=r"lab_widget.login\('fake-gate'\)"):
         lab_widget.Run("fake-gate", cwd=workdir)
     assert lab_widget._run._runner().sessions() == []  # nothing was spawned
+
+
+def test_in_a_kernel_the_refused_run_shows_the_login_card(
+    register: Callable[..., AgentProvider],
+    lab_home: Path,
+    workdir: Path,
+    comms: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    register("fake-gate-kernel", KEY)
+    shown: list[object] = []
+    monkeypatch.setattr(_auth_card, "get_ipython", lambda: SimpleNamespace(kernel=object()))
+    monkeypatch.setattr(_auth_card, "display", shown.append)
+    with pytest.raises(AuthRequiredError):
+        lab_widget.Run("fake-gate-kernel", cwd=workdir)
+    [card] = shown
+    assert isinstance(card, ProviderAuthCard) and card.provider_id == "fake-gate-kernel"
+    card.close()
+    # Outside a kernel nothing is displayed; the error alone says what to do.
+    monkeypatch.setattr(_auth_card, "get_ipython", lambda: None)
+    with pytest.raises(AuthRequiredError):
+        lab_widget.Run("fake-gate-kernel", cwd=workdir)
+    assert len(shown) == 1
 
 
 # -- the login card ------------------------------------------------------------------------
