@@ -23,6 +23,7 @@ from lab_widget._run import _runner
 from lab_widget._tools import tools_dir
 from lab_widget.errors import InvalidCodeError, LoginFailedError, NoLoginInProgressError
 from lab_widget.provider import credentials, get_provider
+from lab_widget.provider.claude_code import _auth as claude_auth
 from lab_widget.provider.claude_code import _compat
 
 from .test_view import RecordingComm
@@ -87,6 +88,19 @@ def test_oauth_code_login_fails_offline_with_a_typed_error(home: Path) -> None:
         flow.submit_code("offline-code#offline-state")  # the failed login is over
     assert flow.status().logged_in is False
     assert not (home / ".claude" / ".credentials.json").exists()
+
+
+def test_an_abandoned_login_is_ended(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claude_auth, "LOGIN_TTL", 0.5)
+    flow = get_provider("claude-code").auth_flow()
+    flow.start()
+    assert isinstance(flow, claude_auth.ClaudeAuthFlow)
+    login = flow._login
+    assert login is not None
+    # The timer kills the CLI, which otherwise waits for a code forever.
+    assert login.proc.wait(timeout=30) != 0
+    with pytest.raises(NoLoginInProgressError):
+        flow.submit_code("late-code#late-state")
 
 
 def test_login_card_reports_the_offline_failure(

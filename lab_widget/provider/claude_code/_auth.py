@@ -5,6 +5,7 @@ stdout and reads the pasted code from stdin.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -22,6 +23,10 @@ from . import _compat
 __all__ = ["ClaudeAuthFlow"]
 
 _URL = re.compile(_compat.LOGIN_URL_PATTERN)
+
+LOGIN_TTL = 900.0
+"""Seconds a started login waits for its code before it is ended. The CLI itself waits
+forever, even on a closed stdin, so an abandoned login would outlive the kernel."""
 
 
 class _Login:
@@ -118,6 +123,8 @@ class ClaudeAuthFlow(AuthFlow):
         self._binary = binary
         self._login: _Login | None = None
         self._lock = threading.Lock()
+        self._expiry: threading.Timer | None = None
+        atexit.register(self.cancel)
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -170,8 +177,11 @@ class ClaudeAuthFlow(AuthFlow):
                 "the login did not print a sign-in URL: "
                 + (login.stderr.strip() or login.stdout.strip() or "no output")
             )
+        expiry = threading.Timer(LOGIN_TTL, self._expire, args=(login,))
+        expiry.daemon = True
         with self._lock:
-            self._login = login
+            self._login, self._expiry = login, expiry
+        expiry.start()
         method = self.descriptor.method("oauth-code")
         return LoginStart(
             kind="oauth-code",
@@ -207,8 +217,17 @@ class ClaudeAuthFlow(AuthFlow):
     def cancel(self) -> None:
         with self._lock:
             login, self._login = self._login, None
+            expiry, self._expiry = self._expiry, None
+        if expiry is not None:
+            expiry.cancel()
         if login is not None:
             login.close()
+
+    def _expire(self, login: _Login) -> None:
+        with self._lock:
+            current = self._login is login
+        if current:
+            self.cancel()
 
     def _logout(self) -> None:
         self.cancel()
