@@ -194,14 +194,11 @@ def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
     elif check_auth:
         try:
             auth = provider.auth_flow().status()
-        except (LabWidgetError, OSError, subprocess.SubprocessError) as exc:
+        except Exception as exc:  # a diagnostic table shows a failure, it never raises it
             auth_problem = str(exc) or type(exc).__name__
     else:
         auth_problem = "not checked"
-    try:
-        capabilities = provider.capabilities()
-    except AttributeError:  # an adapter written against an older seam
-        capabilities = ProviderCapabilities()
+    capabilities = provider.capabilities()
     return ProviderInfo(
         id=provider_id,
         display_name=provider.meta.display_name,

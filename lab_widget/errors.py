@@ -24,6 +24,7 @@ __all__ = [
     "DialogNotAnswerableError",
     "InvalidAnswerError",
     "InvalidCodeError",
+    "InvalidKeyError",
     "LabWidgetError",
     "LoginFailedError",
     "NoDialogError",
@@ -150,3 +151,7 @@ class InvalidCodeError(AuthError, ValueError):
 
 class NoLoginInProgressError(AuthError):
     """A code was submitted but no login was started (or it already ended)."""
+
+
+class InvalidKeyError(AuthError, ValueError):
+    """The API key given is empty or malformed; nothing was stored."""

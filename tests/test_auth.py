@@ -19,6 +19,7 @@ from lab_widget.errors import (
     AuthNotSupportedError,
     AuthRequiredError,
     InvalidCodeError,
+    InvalidKeyError,
     LoginFailedError,
     NoLoginInProgressError,
     UnknownProviderError,
@@ -166,7 +167,7 @@ def test_api_key_is_kept_in_memory_and_injected_never_shown(
     provider = register("fake-key", KEY)
     flow = flow_of(provider)
     assert injected_credentials("fake-key", provider.auth()) == {}
-    with pytest.raises(InvalidCodeError):
+    with pytest.raises(InvalidKeyError):
         flow.save_key("  ")
     status = flow.save_key(f" {SECRET} ")
     assert status.logged_in and status.kind == "api-key" and flow.has_stored_key

@@ -22,6 +22,7 @@ from ..errors import (
     AuthNotSupportedError,
     AuthRequiredError,
     InvalidCodeError,
+    InvalidKeyError,
     LabWidgetError,
     NoLoginInProgressError,
 )
@@ -170,7 +171,7 @@ class AuthFlow(ABC):
             )
         key = key.strip()
         if not key:
-            raise InvalidCodeError("the API key is empty")
+            raise InvalidKeyError("the API key is empty; paste the whole key")
         credentials.put(self.provider_id, key)
         return self.announce()
 
