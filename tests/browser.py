@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 # Without these, Chromium on this machine keeps dialling out to update and sync services.
 CHROMIUM_ARGS = [
@@ -73,6 +74,13 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     path.write_text(json.dumps(notebook, indent=1))
 
 
+def _pythonpath() -> str:
+    # Kernels start in the notebook's folder and would import whichever lab_widget is
+    # installed (maybe another checkout's): this checkout goes first.
+    parts = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return os.pathsep.join(parts)
+
+
 @contextmanager
 def jupyter_lab(
     root: Path, env: dict[str, str], settings_files: dict[str, object] | None = None
@@ -107,7 +115,7 @@ def jupyter_lab(
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={root.parent / 'lab-workspaces'}",
         ],
-        env={**os.environ, **env},
+        env={**os.environ, "PYTHONPATH": _pythonpath(), **env},
         stdout=log,
         stderr=subprocess.STDOUT,
     )

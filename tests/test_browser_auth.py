@@ -25,6 +25,7 @@ KEY = "sk-ant-browser-secret-7f3a9c"
 
 CELL = """
 import lab_widget
+print(lab_widget.__file__)
 card = lab_widget.login("claude-code")
 card
 """
@@ -49,8 +50,6 @@ def test_api_key_in_the_login_card(
         "HOME": str(home),
         "LAB_WIDGET_HOME": str(lab_home),
         "LAB_WIDGET_TOOLS": str(tools_dir()),
-        # The kernel imports this checkout's lab_widget, whichever one is installed.
-        "PYTHONPATH": str(ROOT),
     }
     with jupyter_lab(root, env, SAVE_WIDGET_STATE) as lab, chromium_page() as page:
         page.goto(lab.notebook_url("login.ipynb"))
@@ -64,6 +63,10 @@ def test_api_key_in_the_login_card(
             output = page.locator(".jp-OutputArea").first.inner_text()
             pytest.fail(f"the login card did not show a logged-out status; cell output:\n{output}")
         assert card.locator(".lw-auth-provider").inner_text() == "Claude Code"
+        kernel_copy = page.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
+        )
+        assert kernel_copy.first.inner_text().strip() == str(ROOT / "lab_widget" / "__init__.py")
         kinds = [s.get_attribute("data-kind") for s in card.locator(".lw-auth-method").all()]
         assert kinds == ["oauth-code", "api-key"]
 
