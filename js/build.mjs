@@ -18,10 +18,14 @@ const common = {
   logLevel: "info",
 };
 
+// The demo is served by name, not by position: targets are added over time.
+const DEMO = "dist/standalone.js";
+
 const targets = [
   { ...common, entryPoints: ["src/widget.ts"], outfile: "../lab_widget/static/widget.js" },
   { ...common, entryPoints: ["src/runs-widget.ts"], outfile: "../lab_widget/static/runs.js" },
-  { ...common, entryPoints: ["src/standalone.ts"], outfile: "dist/standalone.js" },
+  { ...common, entryPoints: ["src/auth-widget.ts"], outfile: "../lab_widget/static/auth.js" },
+  { ...common, entryPoints: ["src/standalone.ts"], outfile: DEMO },
 ];
 
 if (flags.has("--watch") || flags.has("--serve")) {
@@ -29,7 +33,10 @@ if (flags.has("--watch") || flags.has("--serve")) {
   if (flags.has("--watch")) await Promise.all(contexts.map((ctx) => ctx.watch()));
   else await Promise.all(contexts.map((ctx) => ctx.rebuild()));
   if (flags.has("--serve")) {
-    const { hosts, port } = await contexts[1].serve({ servedir: ".", host: "127.0.0.1" });
+    const { hosts, port } = await contexts[targets.findIndex((t) => t.outfile === DEMO)].serve({
+      servedir: ".",
+      host: "127.0.0.1",
+    });
     console.log(`demo: http://${hosts[0]}:${port}/demo.html`);
   }
 } else {

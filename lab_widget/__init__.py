@@ -7,16 +7,27 @@ model server that makes runs deterministic and offline.
 
 from . import schema
 from ._answers import FreeText
+from ._auth_card import ProviderAuthCard, login
+from ._auth_events import AuthChange
+from ._auth_events import subscribe as on_auth_change
 from ._frames import MissingDependencyError, to_dataframe
 from ._history import SessionInfo, history
 from ._magics import load_ipython_extension
+from ._providers import ProviderInfo, ProviderTable, providers
 from ._run import Run, get_run, lab_home, read_transcript, runs
 from ._seed import Seed, Workspace
 from .errors import (
     AgentNotReadyError,
+    AuthError,
+    AuthNotSupportedError,
+    AuthRequiredError,
     CLINotFoundError,
+    InvalidCodeError,
+    InvalidKeyError,
     InvalidSeedError,
     LabWidgetError,
+    LoginFailedError,
+    NoLoginInProgressError,
     RunEndedError,
     ScrubPatternError,
     SeedConflictError,
@@ -25,17 +36,30 @@ from .errors import (
     WaitTimeoutError,
     WorkspaceError,
 )
-from .provider import Endpoint, provider_ids
+from .provider import AuthFlow, Endpoint, LoginStart, default_provider, provider_ids
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [
     "AgentNotReadyError",
+    "AuthChange",
+    "AuthError",
+    "AuthFlow",
+    "AuthNotSupportedError",
+    "AuthRequiredError",
     "CLINotFoundError",
     "Endpoint",
     "FreeText",
+    "InvalidCodeError",
+    "InvalidKeyError",
     "InvalidSeedError",
     "LabWidgetError",
+    "LoginFailedError",
+    "LoginStart",
     "MissingDependencyError",
+    "NoLoginInProgressError",
+    "ProviderAuthCard",
+    "ProviderInfo",
+    "ProviderTable",
     "Reply",
     "Rule",
     "Run",
@@ -51,11 +75,15 @@ __all__ = [
     "WaitTimeoutError",
     "Workspace",
     "WorkspaceError",
+    "default_provider",
     "get_run",
     "history",
     "lab_home",
     "load_ipython_extension",
+    "login",
+    "on_auth_change",
     "provider_ids",
+    "providers",
     "read_transcript",
     "runs",
     "schema",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._answers import UserAnswer, describe_answers, normalise_answer
+from ._auth_card import offer_login
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
 from ._dashboard import RunList
@@ -33,6 +34,7 @@ from .compat import PINS
 from .errors import (
     AgentNotReadyError,
     AnswerMismatchWarning,
+    AuthRequiredError,
     DialogChangedError,
     DialogNotAnswerableError,
     LabWidgetError,
@@ -49,6 +51,7 @@ from .provider import (
     TranscriptRef,
     default_provider,
     get_provider,
+    require_login,
 )
 from .schema import (
     Chat,
@@ -148,6 +151,14 @@ class Run:
         runtime_dir = lab_home() / "runs" / run_id
         if runtime_dir.exists() and run_id in _runner().sessions():
             raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
+        if endpoint is None:
+            # The user's own credentials: refuse before spawning rather than strand a TUI
+            # on its login screen; in a notebook the login card shows above the error.
+            try:
+                require_login(self._provider.auth_flow(), self._provider.meta.display_name)
+            except AuthRequiredError:
+                offer_login(provider_id)
+                raise
         runtime_dir.mkdir(parents=True, exist_ok=True)
         workspace = prepare_workspace(
             folder,

@@ -16,13 +16,20 @@ from collections.abc import Sequence
 __all__ = [
     "AgentNotReadyError",
     "AnswerMismatchWarning",
+    "AuthError",
+    "AuthNotSupportedError",
+    "AuthRequiredError",
     "CLINotFoundError",
     "DialogChangedError",
     "DialogNotAnswerableError",
     "InvalidAnswerError",
+    "InvalidCodeError",
+    "InvalidKeyError",
     "InvalidSeedError",
     "LabWidgetError",
+    "LoginFailedError",
     "NoDialogError",
+    "NoLoginInProgressError",
     "ReplyDroppedError",
     "RunEndedError",
     "RunNotFoundError",
@@ -149,3 +156,38 @@ class SeedConflictError(WorkspaceError):
     """Seeding would overwrite a file the user has (tracked by git, or with other
     content); nothing was written.
     """
+
+
+class AuthError(LabWidgetError, RuntimeError):
+    """Base of the login errors: a login, code, key or logout the provider refused."""
+
+
+class AuthNotSupportedError(AuthError):
+    """The provider does not offer this kind of login (see its auth descriptor)."""
+
+
+class AuthRequiredError(AuthError):
+    """A run cannot start: the provider is not logged in and no credential is stored."""
+
+    def __init__(self, provider_id: str, display_name: str) -> None:
+        self.provider_id = provider_id
+        super().__init__(
+            f"{display_name} is not logged in: log in with "
+            f"lab_widget.login({provider_id!r}) (or pass endpoint=...), then start the run again"
+        )
+
+
+class LoginFailedError(AuthError):
+    """The provider's CLI could not complete the login (offline, code rejected, expired)."""
+
+
+class InvalidCodeError(AuthError, ValueError):
+    """The pasted code was refused before any exchange; the login still waits for a code."""
+
+
+class NoLoginInProgressError(AuthError):
+    """A code was submitted but no login was started (or it already ended)."""
+
+
+class InvalidKeyError(AuthError, ValueError):
+    """The API key given is empty or malformed; nothing was stored."""

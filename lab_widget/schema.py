@@ -25,6 +25,8 @@ from .errors import ScrubPatternError, SeedMetaError
 __all__ = [
     "Answer",
     "AuthDescriptor",
+    "AuthKind",
+    "AuthMethod",
     "AuthStatus",
     "Chat",
     "CommandSpec",
@@ -36,6 +38,7 @@ __all__ = [
     "Message",
     "MessageKind",
     "Option",
+    "ProviderCapabilities",
     "Question",
     "Role",
     "ScrubPattern",
@@ -195,21 +198,97 @@ class CommandSpec(_Model):
     """False for commands that would strand the TUI where the widget cannot see it."""
 
 
-class AuthDescriptor(_Model):
-    """How a provider logs in, described rather than hard-coded."""
+AuthKind = Literal["oauth-code", "oauth-redirect", "api-key", "external"]
+"""How a login works: a URL whose code the user pastes back (``oauth-code``), a URL that
+redirects to a local port (``oauth-redirect``), a secret key (``api-key``), or something
+lab_widget can only report on (``external``)."""
 
-    kind: Literal["oauth-code", "oauth-redirect", "api-key", "external"]
+
+class AuthMethod(_Model):
+    """One way to log in to a provider; a login card shows one section per method.
+
+    Examples
+    --------
+    >>> AuthMethod(kind="api-key", label="API key", env_var="KEY").env_var
+    'KEY'
+    """
+
+    kind: AuthKind
+    label: str = ""
+    """What the method is called in the card (from the provider, never hard-coded)."""
+    instructions: str = ""
+    """Operator instructions shown beside it (port forwarding, where to get a key)."""
+    env_var: str | None = None
+    """For ``api-key``: the environment variable the key is injected as at spawn."""
+    redirect_port: int | None = None
+    """For ``oauth-redirect``: the local port the login page redirects to."""
+
+
+class AuthDescriptor(_Model):
+    """How a provider logs in, described rather than hard-coded.
+
+    ``kind`` is the primary way; ``methods`` lists every way the provider's auth flow
+    accepts (the primary one first). A descriptor without methods offers only ``kind``.
+
+    Examples
+    --------
+    >>> d = AuthDescriptor(kind="external")
+    >>> [m.kind for m in d.all_methods()]
+    ['external']
+    """
+
+    kind: AuthKind
     env_vars: list[str] = Field(default_factory=list)
     """Environment variables that carry a credential for this provider."""
     instructions: str = ""
+    methods: list[AuthMethod] = Field(default_factory=list)
+
+    def all_methods(self) -> list[AuthMethod]:
+        """``methods``, or the primary ``kind`` alone when none are listed."""
+        return list(self.methods) or [AuthMethod(kind=self.kind, instructions=self.instructions)]
+
+    def method(self, kind: AuthKind) -> AuthMethod | None:
+        """The method of this kind, if the provider offers it."""
+        return next((m for m in self.all_methods() if m.kind == kind), None)
 
 
 class AuthStatus(_Model):
-    """Whether a provider is logged in, and how."""
+    """Whether a provider is logged in, and how. Never holds a credential.
+
+    Examples
+    --------
+    >>> AuthStatus(logged_in=True, method="api_key", kind="api-key").summary()
+    'logged in (api_key)'
+    """
 
     logged_in: bool
     method: str | None = None
+    """The provider's own name for the active method, as its CLI reports it."""
     detail: str = ""
+    kind: AuthKind | None = None
+    """Which descriptor method is active, when known."""
+    source: str | None = None
+    """Where the credential comes from (an environment variable's name, a store)."""
+
+    def summary(self) -> str:
+        """One short line for tables and status lines."""
+        if not self.logged_in:
+            return "not logged in"
+        return f"logged in ({self.method})" if self.method else "logged in"
+
+
+class ProviderCapabilities(_Model):
+    """What a provider can do, declared by its adapter (conservative by default)."""
+
+    live_signals: bool = False
+    """A verified live channel (dialogs, blocked states) beside the transcript."""
+    dialog_kinds: list[DialogKind] = Field(default_factory=list)
+    """Dialog kinds lab_widget can answer for this provider."""
+    session_resume: bool = False
+    model_selection: bool = False
+    """Whether a run can request a model by name."""
+    models: list[str] = Field(default_factory=list)
+    """Model names the provider offers (aliases included), if it declares them."""
 
 
 class ScrubPattern(_Model):

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 # Without these, Chromium on this machine keeps dialling out to update and sync services.
 CHROMIUM_ARGS = [
@@ -73,9 +74,21 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     path.write_text(json.dumps(notebook, indent=1))
 
 
+def _pythonpath() -> str:
+    # Kernels start in the notebook's folder and would import whichever lab_widget is
+    # installed (maybe another checkout's): this checkout goes first.
+    parts = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return os.pathsep.join(parts)
+
+
 @contextmanager
-def jupyter_lab(root: Path, env: dict[str, str]) -> Iterator[Lab]:
-    """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced."""
+def jupyter_lab(
+    root: Path, env: dict[str, str], settings_files: dict[str, object] | None = None
+) -> Iterator[Lab]:
+    """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced.
+
+    ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``.
+    """
     if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
         pytest.fail("jupyter is not installed in this environment: run `make setup`")
     settings = root.parent / "lab-settings"
@@ -84,6 +97,9 @@ def jupyter_lab(root: Path, env: dict[str, str]) -> Iterator[Lab]:
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    for name, value in (settings_files or {}).items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(value))
     port, token = _free_port(), secrets.token_hex(16)
     log = (root.parent / "jupyter.log").open("w")
     proc = subprocess.Popen(
@@ -99,7 +115,7 @@ def jupyter_lab(root: Path, env: dict[str, str]) -> Iterator[Lab]:
             f"--LabApp.user_settings_dir={settings}",
             f"--LabApp.workspaces_dir={root.parent / 'lab-workspaces'}",
         ],
-        env={**os.environ, **env},
+        env={**os.environ, "PYTHONPATH": _pythonpath(), **env},
         stdout=log,
         stderr=subprocess.STDOUT,
     )

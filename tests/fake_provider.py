@@ -11,10 +11,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lab_widget.errors import LoginFailedError, NoLoginInProgressError
 from lab_widget.provider import (
     AgentProvider,
+    AuthFlow,
     CorruptLine,
     JsonlTail,
+    LoginStart,
     ProviderMeta,
     ReadResult,
     RunContext,
@@ -26,6 +29,8 @@ from lab_widget.provider import (
 )
 from lab_widget.schema import (
     AuthDescriptor,
+    AuthKind,
+    AuthMethod,
     AuthStatus,
     CommandSpec,
     Message,
@@ -162,3 +167,75 @@ CURATED_OUT = frozenset({"/quit"})
 ATTRIBUTION = ScrubPattern(
     pattern=r"^Co-Authored-By: Fake Agent\b", samples=["Co-Authored-By: Fake Agent <fake@x>"]
 )
+
+
+class FakeAuthFlow(AuthFlow):
+    """A login that runs in memory: ``start`` gives a URL, the code ``good#code`` logs in,
+    any other code fails the way an exchange would. Keys go through the real store."""
+
+    GOOD_CODE = "good#code"
+
+    def __init__(self, provider_id: str, descriptor: AuthDescriptor) -> None:
+        super().__init__(provider_id, descriptor)
+        self.logged_in_by: AuthKind | None = None
+        self.started: AuthKind | None = None
+        self.status_calls = 0
+
+    def status(self) -> AuthStatus:
+        self.status_calls += 1
+        if self.logged_in_by is not None:
+            return AuthStatus(logged_in=True, method="fake login", kind=self.logged_in_by)
+        if self.has_stored_key:
+            return AuthStatus(logged_in=True, method="key", kind="api-key", source="stored")
+        return AuthStatus(logged_in=False)
+
+    def _start(self, kind: AuthKind) -> LoginStart:
+        self.started = kind
+        method = self.descriptor.method(kind)
+        return LoginStart(
+            kind=kind,
+            url=f"https://login.example.test/{kind}?state=s1",
+            instructions=method.instructions if method else "",
+        )
+
+    def _submit_code(self, code: str) -> None:
+        if self.started is None:
+            raise NoLoginInProgressError("no login is waiting for a code; start one first")
+        if code != self.GOOD_CODE:
+            raise LoginFailedError("the code was refused")
+        self.logged_in_by, self.started = self.started, None
+
+    def complete_redirect(self) -> None:
+        """What the local redirect would do: the login finishes without a code."""
+        self.logged_in_by, self.started = self.started, None
+        self.announce()
+
+    def _logout(self) -> None:
+        self.logged_in_by = None
+
+
+def auth_provider(provider_id: str, *methods: AuthMethod, binary: str | None = None) -> type:
+    """A FakeProvider class whose descriptor lists ``methods`` and whose flow is fake."""
+    kinds = [m.kind for m in methods]
+
+    class AuthFake(FakeProvider):
+        meta = ProviderMeta(
+            id=provider_id,
+            display_name=f"Fake {'/'.join(kinds)}",
+            binary=binary or str(AGENT),
+            clear_command="/clear",
+        )
+
+        def __init__(self) -> None:
+            self.flow = FakeAuthFlow(provider_id, self.auth())
+
+        def auth(self) -> AuthDescriptor:
+            return AuthDescriptor(kind=methods[0].kind, methods=list(methods))
+
+        def auth_status(self) -> AuthStatus:
+            return self.flow.status()
+
+        def auth_flow(self) -> AuthFlow:
+            return self.flow
+
+    return AuthFake

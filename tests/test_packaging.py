@@ -52,5 +52,7 @@ def test_wheel_from_a_clean_tree_contains_the_bundle(tmp_path: Path) -> None:
     assert "lab_widget/static/widget.js" in names
     assert "lab_widget/static/widget.css" in names
     assert {"lab_widget/static/runs.js", "lab_widget/static/runs.css"} <= set(names)
+    assert "lab_widget/static/auth.js" in names
+    assert "lab_widget/static/auth.css" in names
     js = zipfile.ZipFile(wheel).read("lab_widget/static/widget.js")
     assert b"lw-chat" in js and len(js) > 10_000

@@ -4,6 +4,15 @@ Concrete adapters live in sub-packages (``claude_code``); nothing outside them i
 them directly.
 """
 
+from ._auth import (
+    AuthFlow,
+    CredentialStore,
+    DescribedAuthFlow,
+    LoginStart,
+    credentials,
+    injected_credentials,
+    require_login,
+)
 from ._jsonl import CorruptLine, JsonlTail, Line
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
 from ._seam import (
@@ -24,11 +33,15 @@ from ._seam import (
 __all__ = [
     "DEFAULT_PROVIDER",
     "AgentProvider",
+    "AuthFlow",
     "CorruptLine",
+    "CredentialStore",
+    "DescribedAuthFlow",
     "Endpoint",
     "JsonlTail",
     "Line",
     "LiveSignals",
+    "LoginStart",
     "ProviderMeta",
     "ReadResult",
     "RunContext",
@@ -38,8 +51,11 @@ __all__ = [
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "credentials",
     "default_provider",
     "get_provider",
+    "injected_credentials",
     "provider_ids",
     "register",
+    "require_login",
 ]

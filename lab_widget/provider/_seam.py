@@ -30,10 +30,12 @@ from ..schema import (
     Dialog,
     DialogAnswer,
     Message,
+    ProviderCapabilities,
     SeedMeta,
     SessionSummary,
     State,
 )
+from ._auth import AuthFlow, DescribedAuthFlow
 
 __all__ = [
     "AgentProvider",
@@ -326,6 +328,19 @@ class AgentProvider(ABC):
     @abstractmethod
     def auth_status(self) -> AuthStatus:
         """Whether the user's own environment is logged in."""
+
+    def auth_flow(self) -> AuthFlow:
+        """Status, login, code, key and logout for this provider.
+
+        The default reports :meth:`auth_status` and, when :meth:`auth` lists an
+        ``api-key`` method, keeps a key in memory for spawns; providers that can drive
+        their CLI's own login override it.
+        """
+        return DescribedAuthFlow(self.meta.id, self.auth(), self.auth_status)
+
+    def capabilities(self) -> ProviderCapabilities:
+        """What this provider can do; the default claims only what the seam shows."""
+        return ProviderCapabilities(live_signals=self.live_signals is not None)
 
     @abstractmethod
     def seed_meta(self) -> SeedMeta:

@@ -7,7 +7,7 @@ Changing the pinned version means re-recording the fixtures
 from __future__ import annotations
 
 from ...compat import PINS
-from ...schema import CommandSpec, DialogKind, Option, Question, ScrubPattern
+from ...schema import AuthKind, CommandSpec, DialogKind, Option, Question, ScrubPattern
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
@@ -401,3 +401,45 @@ ISOLATION_UNSET = frozenset(
     }
 )
 """Environment variables an isolated (scripted or endpoint) run must not inherit."""
+
+# -- auth (verified by tests/test_live_auth.py against the pinned binary) ------------------
+
+AUTH_STATUS_ARGS = ("auth", "status", "--json")
+"""Prints ``{"loggedIn", "authMethod", "apiProvider", "apiKeySource"?, ...}`` offline; exits
+1 when logged out (the JSON is still printed)."""
+
+AUTH_LOGIN_ARGS = ("auth", "login")
+"""Without a TTY it prints the sign-in URL to stdout (after "visit:"), then the prompt
+"Paste code here if prompted > " and reads the code (``<code>#<state>``) from stdin."""
+
+AUTH_LOGOUT_ARGS = ("auth", "logout")
+
+LOGIN_URL_PATTERN = r"visit:\s*(https://\S+)"
+"""Where the URL sits in the login's stdout."""
+
+LOGIN_BAD_CODE = "doesn't look like the full code"
+"""stderr when the pasted code has no ``#``: the CLI keeps waiting for another code."""
+
+LOGIN_FAILED_PREFIX = "Couldn't log in:"
+"""stderr when the code exchange failed (offline: ``getaddrinfo ENOTFOUND ...``); exit 1."""
+
+AUTH_TIMEOUT = 30.0
+"""Seconds for the CLI's auth commands to answer (status answers in well under 1 s)."""
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+"""The environment variable the CLI reads an API key from."""
+
+CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+"""Environment variables that log the CLI in without a stored login."""
+
+AUTH_METHOD_KINDS: dict[str, AuthKind] = {
+    "api_key": "api-key",
+    "claude.ai": "oauth-code",
+    "console": "oauth-code",
+    "oauth_token": "external",
+}
+"""``authMethod`` values of ``auth status`` mapped to descriptor kinds (``none`` = logged
+out; anything else is reported as ``external``)."""
+
+MODEL_ALIASES = ("fable", "opus", "sonnet")
+"""Model aliases ``--model`` names in ``claude --help`` (full model names work too)."""

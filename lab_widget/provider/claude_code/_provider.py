@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -13,7 +12,17 @@ from typing import Any
 
 from ..._tools import find_binary
 from ...compat import PINS
-from ...schema import AuthDescriptor, AuthStatus, CommandSpec, Dialog, DialogAnswer, SeedMeta
+from ...schema import (
+    AuthDescriptor,
+    AuthMethod,
+    AuthStatus,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    ProviderCapabilities,
+    SeedMeta,
+)
+from .._auth import AuthFlow, credentials, injected_credentials
 from .._seam import (
     AgentProvider,
     LiveSignals,
@@ -27,6 +36,7 @@ from .._seam import (
     TranscriptRef,
 )
 from . import _commands, _compat
+from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
 from ._transcript import ClaudeTranscriptReader, peek_session, project_dir
 
@@ -161,6 +171,7 @@ class ClaudeCodeProvider(AgentProvider):
     )
     startup_settle = _compat.STARTUP_SETTLE
     live_signals = ClaudeSignals()
+    _auth_flow: ClaudeAuthFlow | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -193,6 +204,10 @@ class ClaudeCodeProvider(AgentProvider):
             unset = _compat.ISOLATION_UNSET
         else:
             config_dir = _user_config_dir()
+            # A key saved through the login card, for this kernel's runs only.
+            stored = injected_credentials(self.meta.id, self.auth())
+            env.update(stored)
+            secret.update(stored)
         (ctx.runtime_dir / _STATE_FILE).write_text(
             json.dumps({"session_id": session_id, "config_dir": str(config_dir)})
         )
@@ -244,7 +259,7 @@ class ClaudeCodeProvider(AgentProvider):
                 f"{name} asks whether you trust the folder {folder} before it starts. Review "
                 "it, then accept to let the agent read, edit and run files there."
             )
-        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+        key = (credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
         responses = state.get("customApiKeyResponses")
         approved = responses.get("approved", []) if isinstance(responses, dict) else []
         if key and key[-20:] not in approved:
@@ -375,27 +390,44 @@ class ClaudeCodeProvider(AgentProvider):
     def auth(self) -> AuthDescriptor:
         return AuthDescriptor(
             kind="oauth-code",
-            env_vars=["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
+            env_vars=list(_compat.CREDENTIAL_ENV),
             instructions="Log in with your Claude account, or provide an API key.",
+            methods=[
+                AuthMethod(
+                    kind="oauth-code",
+                    label="Claude account",
+                    instructions="Open the link, sign in, then paste the code the page shows.",
+                ),
+                AuthMethod(
+                    kind="api-key",
+                    label="Anthropic API key",
+                    env_var=_compat.API_KEY_ENV,
+                    instructions="Kept in this kernel's memory only and passed to new runs as "
+                    f"{_compat.API_KEY_ENV}; never saved in the notebook.",
+                ),
+            ],
         )
 
+    def auth_flow(self) -> AuthFlow:
+        # One flow per provider instance: a started login must meet its code.
+        if self._auth_flow is None:
+            self._auth_flow = ClaudeAuthFlow(
+                self.meta.id,
+                self.auth(),
+                lambda: find_binary(PINS[self.meta.id], self.meta.display_name),
+            )
+        return self._auth_flow
+
     def auth_status(self) -> AuthStatus:
-        binary = find_binary(PINS[self.meta.id], self.meta.display_name)
-        proc = subprocess.run(
-            [str(binary), "auth", "status", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-        try:
-            data = json.loads(proc.stdout)
-        except ValueError:
-            return AuthStatus(logged_in=False, detail=proc.stderr.strip() or proc.stdout.strip())
-        return AuthStatus(
-            logged_in=bool(data.get("loggedIn")),
-            method=data.get("authMethod"),
-            detail=str(data.get("apiProvider") or ""),
+        return self.auth_flow().status()
+
+    def capabilities(self) -> ProviderCapabilities:
+        return ProviderCapabilities(
+            live_signals=True,
+            dialog_kinds=["question", "plan", "approval"],
+            session_resume=False,
+            model_selection=True,
+            models=list(_compat.MODEL_ALIASES),
         )
 
     def seed_meta(self) -> SeedMeta:
