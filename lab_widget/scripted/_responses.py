@@ -120,12 +120,34 @@ def conversation(body: dict[str, Any]) -> Conversation:
     return Conversation(user_text="", step=0, key="")
 
 
+def _turn_metadata(body: dict[str, Any]) -> dict[str, Any]:
+    meta = body.get("client_metadata")
+    raw = meta.get("x-codex-turn-metadata") if isinstance(meta, dict) else None
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def is_side_query(body: dict[str, Any]) -> bool:
     """Whether the request is one of the agent's side queries (e.g. a thread title).
 
-    Codex sends its per-turn title request with no tools and a JSON output schema.
+    Codex marks its per-turn title request ``thread_source: "thread_title"`` in the turn
+    metadata; without that mark, a request with no tools that asks for a JSON schema is
+    taken as one. (Some models get no tools at all, so "no tools" alone is not enough.)
+
+    Examples
+    --------
+    >>> meta = {"x-codex-turn-metadata": '{"thread_source": "thread_title"}'}
+    >>> is_side_query({"tools": [], "client_metadata": meta}), is_side_query({"tools": []})
+    (True, False)
     """
-    return not body.get("tools")
+    source = _turn_metadata(body).get("thread_source")
+    if source is not None:
+        return source == "thread_title"
+    fmt = body.get("text", {}).get("format") if isinstance(body.get("text"), dict) else None
+    return not body.get("tools") and isinstance(fmt, dict) and fmt.get("type") == "json_schema"
 
 
 def side_reply(body: dict[str, Any], text: str) -> Reply:
