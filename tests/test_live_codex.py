@@ -185,7 +185,7 @@ def _run_processes(marker: str) -> list[str]:
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             environ = (entry / "environ").read_bytes().decode(errors="replace")
-            cwd = os.readlink(entry / "cwd")
+            cwd = str((entry / "cwd").readlink())
         except OSError:
             continue  # gone meanwhile, or not ours to read
         if marker in cmdline or marker in environ or cwd.startswith(marker):

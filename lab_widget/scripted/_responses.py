@@ -145,9 +145,11 @@ def is_side_query(body: dict[str, Any]) -> bool:
     """
     source = _turn_metadata(body).get("thread_source")
     if source is not None:
-        return source == "thread_title"
+        return bool(source == "thread_title")
     fmt = body.get("text", {}).get("format") if isinstance(body.get("text"), dict) else None
-    return not body.get("tools") and isinstance(fmt, dict) and fmt.get("type") == "json_schema"
+    return bool(
+        not body.get("tools") and isinstance(fmt, dict) and fmt.get("type") == "json_schema"
+    )
 
 
 def side_reply(body: dict[str, Any], text: str) -> Reply:
