@@ -8,9 +8,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import comm
 import pytest
+from comm import DummyComm
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget.provider import get_provider
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("codex_binary")]
 
@@ -204,3 +207,45 @@ def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
     assert gone, _run_processes(str(lab_home))
     assert not _run_processes(str(workdir))
+
+
+def test_view_of_a_codex_run(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(comm, "create_comm", DummyComm)
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        view = run.view
+        assert (view.provider_name, view.clear_command) == ("Codex", "/new")
+        names = [c["name"] for c in view.commands]
+        assert names == ["/new", "/init", "/compact", "/recap", "/plan", "/stop"]
+        assert next(c for c in view.commands if c["name"] == "/new")["role"] == "clear"
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert retry_until(lambda: view.state == "idle", timeout=10)
+        texts = [m["text"] for m in view._snapshot_payload()["messages"]]
+        assert texts[-2:] == ["hello", "Hello from the scripted model."]
+    finally:
+        run.stop()
+
+
+def test_auth_status_reads_the_cli_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codex_binary: Path
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    provider = get_provider("codex")
+    status = provider.auth_status()
+    assert (status.logged_in, status.detail) == (False, "Not logged in")
+    subprocess.run(
+        [str(codex_binary), "login", "--with-api-key"],
+        input="sk-test-0000000000000000",
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    status = provider.auth_status()
+    assert (status.logged_in, status.method) == (True, "api-key")
+    assert "0000" not in status.detail  # the masked key is not repeated
+    assert provider.auth().kind == "oauth-redirect"
