@@ -359,3 +359,31 @@ def test_user_spawn_keeps_the_users_codex_home(
         provider.watch_paths(context)[1] == tmp_path / "mine" / "tui-thread-reference-capabilities"
     )
     shutil.rmtree(context.runtime_dir)
+
+
+def test_isolated_run_follows_a_new_thread_before_its_rollout_exists(tmp_path: Path) -> None:
+    provider = get_provider("codex")
+    context = _context(tmp_path, None)
+    home = tmp_path / "codex-home"
+    markers = home / "tui-thread-reference-capabilities"
+    markers.mkdir(parents=True)
+    spawned = time.time() - 10
+    (context.runtime_dir / "codex.json").write_text(
+        json.dumps({"codex_home": str(home), "spawned_at": spawned, "isolated": True})
+    )
+    (markers / "first").touch()
+    os.utime(markers / "first", (spawned + 1, spawned + 1))
+    first = provider.locate_transcript(context, None)
+    assert first is not None and first.transcript_id == "first"
+    (markers / "second").touch()  # what /new does
+    ref = provider.locate_transcript(context, first)
+    assert ref is not None and ref.transcript_id == "second"
+    assert ref.path.name == "rollout-pending-second.jsonl"
+    reader = provider.open_reader(ref)
+    assert [m.command for m in reader.read().changed] == ["/new"]
+    assert reader.read().changed == []
+    rollout = home / "sessions" / "2026" / "11" / "30" / "rollout-2026-11-30T08-05-52-second.jsonl"
+    rollout.parent.mkdir(parents=True)
+    shutil.copy(CODEX / "new_1.jsonl", rollout)
+    texts = [m.text for m in reader.read().changed if m.kind == "text"]
+    assert texts == ["and again", "Second answer."]

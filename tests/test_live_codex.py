@@ -98,13 +98,19 @@ def test_new_starts_new_epoch_with_visible_echo(lab_home: Path, workdir: Path, g
         commands = {c.name: c for c in run.commands}
         assert commands[run.clear_command].role == "clear"
         run.clear()
-        run.send("and again")
+        # The chat follows the new thread at once, before it has a message or a rollout.
         assert run.wait_for(
-            lambda r: r.transcript_id != first and r.messages[-1].text == "Second answer.",
-            timeout=60,
+            lambda r: r.transcript_id != first and [m.command for m in r.messages] == ["/new"],
+            timeout=30,
         ), run.screen()
+        assert run.state == "idle"
+        run.send("and again")
+        assert run.wait_for(lambda r: r.messages[-1].text == "Second answer.", timeout=60), (
+            run.screen()
+        )
         assert run.messages[0].command == "/new" and run.messages[0].role == "user"
         assert not any(m.text == "hello" for m in run.messages)
+        assert run.transcript_path is not None and run.transcript_path.exists()
         assert [c.session.transcript_id for c in run.history()] == [first]
         assert run.session.cwd == str(workdir)  # the current worktree, not a new one
     finally:

@@ -27,7 +27,13 @@ from .._seam import (
 )
 from . import _commands, _compat
 from ._dialogs import CodexSignals, load_json, play, recipe, signals
-from ._transcript import CodexTranscriptReader, peek_rollout, read_meta, rollouts
+from ._transcript import (
+    CodexTranscriptReader,
+    peek_rollout,
+    pending_rollout,
+    read_meta,
+    rollouts,
+)
 
 __all__ = ["CodexProvider", "api_base_url", "toml_string"]
 
@@ -174,13 +180,7 @@ class CodexProvider(AgentProvider):
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
-        threads: list[tuple[str, Path]] = []
-        for record in signals(context.runtime_dir / _SIGNALS):
-            if record.get("hook_event_name") != "SessionStart":
-                continue
-            session_id, path = record.get("session_id"), record.get("transcript_path")
-            if session_id and path and all(t[0] != session_id for t in threads):
-                threads.append((str(session_id), Path(str(path))))
+        threads = self._threads(context)
         if not threads:
             found = self._scan(context)
             if found is None:
@@ -192,6 +192,41 @@ class CodexProvider(AgentProvider):
         if len(threads) > 1:
             self._after_clear.add(session_id)
         return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+
+    def _threads(self, context: RunContext) -> list[tuple[str, Path]]:
+        """List the run's threads, oldest first, each with its rollout path.
+
+        SessionStart hook records name each thread with its rollout once its first message
+        is sent. An isolated home holds only this run's thread markers, so there a thread
+        ``/new`` opened counts from the moment it exists; its rollout path is then a
+        placeholder the reader resolves when the file appears.
+        """
+        paths: dict[str, Path] = {}
+        for record in signals(context.runtime_dir / _SIGNALS):
+            if record.get("hook_event_name") != "SessionStart":
+                continue
+            session_id, path = record.get("session_id"), record.get("transcript_path")
+            if session_id and path and str(session_id) not in paths:
+                paths[str(session_id)] = Path(str(path))
+        order = list(paths)
+        state = self._run_state(context)
+        if state.get("isolated"):
+            codex_home = self._codex_home(context)
+            markers = self._markers(context)
+            order = [t for t in order if t not in markers] + markers
+            sessions = codex_home / _compat.SESSIONS_DIR
+            for thread in order:
+                paths.setdefault(thread, pending_rollout(sessions, thread))
+        return [(thread, paths[thread]) for thread in order]
+
+    def _markers(self, context: RunContext) -> list[str]:
+        since = float(self._run_state(context).get("spawned_at") or 0.0)
+        folder = self._codex_home(context) / _compat.THREAD_MARKERS
+        try:
+            stamped = [(p.stat().st_mtime, p.name) for p in folder.iterdir()]
+        except OSError:
+            return []
+        return [name for mtime, name in sorted(stamped) if mtime >= since - 1.0]
 
     def _scan(self, context: RunContext) -> tuple[str, Path] | None:
         """Find the rollout without a hook record: the run's folder, started after spawn."""

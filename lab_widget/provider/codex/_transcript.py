@@ -22,10 +22,39 @@ from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
 
-__all__ = ["CodexTranscriptReader", "peek_rollout", "read_meta", "rollouts"]
+__all__ = [
+    "CodexTranscriptReader",
+    "peek_rollout",
+    "pending_rollout",
+    "read_meta",
+    "rollouts",
+]
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE)
 _PEEK_BYTES = 1 << 20
+_PENDING = "rollout-pending-"
+
+
+def pending_rollout(sessions: Path, thread_id: str) -> Path:
+    """A stand-in path for a thread whose rollout does not exist yet.
+
+    Codex names a rollout by the thread's start time, which is known only once the file
+    exists; a reader opened on this path finds the real file by the thread id.
+
+    Examples
+    --------
+    >>> pending_rollout(Path("/h/sessions"), "abc")
+    PosixPath('/h/sessions/rollout-pending-abc.jsonl')
+    """
+    return sessions / f"{_PENDING}{thread_id}.jsonl"
+
+
+def _resolve_pending(path: Path) -> Path | None:
+    if not path.name.startswith(_PENDING):
+        return path
+    thread_id = path.name[len(_PENDING) : -len(".jsonl")]
+    found = sorted(path.parent.glob(f"*/*/*/rollout-*-{thread_id}.jsonl"))
+    return found[0] if found else None
 
 
 def _timestamp(line: dict[str, Any]) -> datetime | None:
@@ -113,7 +142,8 @@ class CodexTranscriptReader(TranscriptReader):
     def __init__(self, ref: TranscriptRef, clear_echo: str | None = None) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
-        self._tail = JsonlTail(ref.path)
+        self._path = _resolve_pending(ref.path)
+        self._tail = JsonlTail(self._path or ref.path)
         self._reset()
 
     def _reset(self) -> None:
@@ -145,7 +175,19 @@ class CodexTranscriptReader(TranscriptReader):
             **self._facts, usage=self._usage_total, turn_durations_ms=list(self._turn_durations)
         )
 
+    @property
+    def path(self) -> Path | None:
+        """The rollout read, once it exists (a new thread has none before its first message)."""
+        return self._path
+
     def read(self) -> ReadResult:
+        if self._path is None:
+            self._path = _resolve_pending(self.ref.path)
+            if self._path is None:
+                changed = [self._messages[s] for s in sorted(self._changed)]
+                self._changed = {}
+                return ReadResult(changed=changed)
+            self._tail = JsonlTail(self._path)
         items = self._tail.read_iter()
         reset = self._tail.rewound
         if reset:
