@@ -49,6 +49,8 @@ def script(**rules: list[Reply]) -> ScriptedModel:
 def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
     run = Run("codex", cwd=workdir, model=script())
     try:
+        # Typed now, a reply's Enter is lost: send waits for the thread marker first.
+        assert not run.provider.is_ready(run._context)
         run.send("hello")
         assert run.wait(timeout=60) == "idle", run.screen()
         texts = [(m.role, m.text) for m in run.messages if m.kind == "text"]
