@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from comm import DummyComm
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.provider import get_provider
+from lab_widget.provider.codex import _compat
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("codex_binary")]
 
@@ -257,3 +259,34 @@ def test_auth_status_reads_the_cli_offline(
     assert (status.logged_in, status.method) == (True, "api-key")
     assert "0000" not in status.detail  # the masked key is not repeated
     assert provider.auth().kind == "oauth-redirect"
+
+
+def menu_row(screen: str) -> tuple[str, str] | None:
+    """The highlighted row of the TUI's ``/`` menu (name, description), if it is open."""
+    for line in screen.splitlines():
+        match = re.match(r"\s*\u203a (/\S+)\s{2,}(\S.*)$", line)  # the highlight mark
+        if match:
+            return match.group(1), match.group(2).strip()
+    return None
+
+
+def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        run._chat.wait_ready(60)
+        terminal = run._terminal
+        terminal.paste("/")
+        assert retry_until(lambda: menu_row(run.screen()) is not None, timeout=10), run.screen()
+        rows = [menu_row(run.screen())]
+        while len(rows) < 200:
+            terminal.keys("Down")
+            previous = rows[-1]
+            retry_until(lambda p=previous: menu_row(run.screen()) != p, timeout=2)  # type: ignore[misc]
+            row = menu_row(run.screen())
+            if row == rows[0]:
+                break
+            rows.append(row)
+    finally:
+        run.stop()
+    pinned = [(c.name, c.description) for c in _compat.BUILTIN_COMMANDS]
+    assert rows == pinned, f"menu drift: {sorted(set(rows) ^ set(pinned))}"

@@ -241,6 +241,6 @@ BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
 """Every builtin the 0.171.0 TUI offers, in the order of its own ``/`` menu.
 
 Where it came from: the TUI itself under tmux with an isolated ``CODEX_HOME`` (plugins and
-apps off) and the scripted model, typing ``/`` and walking the menu with Down
-(``scripts/record_codex_fixtures.py commands`` repeats it). The same descriptions are in
-the binary's strings."""
+apps off) and the scripted model, typing ``/`` and walking the menu with Down; the live
+test ``test_pinned_builtins_match_the_tui_menu`` repeats the walk and fails on drift. The
+same descriptions are in the binary's strings."""
