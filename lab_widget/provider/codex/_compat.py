@@ -118,10 +118,12 @@ EXIT_CODE = r"Process exited with code (-?\d+)"
 
 
 CURATED_OUT: dict[str, str] = {
-    # Judged from each command's description in the pinned TUI's own "/" menu (and, for
-    # /new, /status and /clear, from running them live): the chat must not offer what
-    # opens a picker, panel or field it cannot see, prints only into the terminal, or
-    # ends, moves or replaces the run's conversation.
+    # Run live in the pinned TUI (scripted model): /status and /recap print only into the
+    # terminal (the rollout keeps nothing), /plan switches to Plan mode, whose question
+    # picker (request_user_input) the chat cannot answer; /new, /init (a prompt), /compact
+    # (a compaction in the rollout) and /stop return to the prompt. The rest judged from
+    # their descriptions in the TUI's own "/" menu: the chat must not offer what opens a
+    # picker, panel or field it cannot see, or ends, moves or replaces the conversation.
     "/model": "opens the model and reasoning-effort picker",
     "/presets": "opens the presets picker",
     "/ide": "connects the terminal to an IDE",
@@ -142,6 +144,8 @@ CURATED_OUT: dict[str, str] = {
     "/fork": "switches the terminal to a forked thread",
     "/worktree": "moves the conversation to another folder than the run's",
     "/config": "opens the settings panel",
+    "/recap": "prints the recap only into the terminal; the rollout keeps nothing",
+    "/plan": "switches to Plan mode, whose question picker the chat cannot answer yet",
     "/voice": "starts voice input on the agent's machine",
     "/goal": "without an argument it opens the goal panel",
     "/agents": "opens the agent command center",
@@ -152,7 +156,7 @@ CURATED_OUT: dict[str, str] = {
     "/tui": "changes the TUI for the next launch",
     "/diff": "shows the diff in the terminal only",
     "/mention": "opens a file picker",
-    "/status": "prints into the terminal only; the rollout keeps nothing",
+    "/status": "prints only into the terminal; the rollout keeps nothing",
     "/daemon": "manages a background server outside the run",
     "/rc": "manages remote control of a background server",
     "/warnings": "opens the warnings panel",
