@@ -387,3 +387,30 @@ def test_isolated_run_follows_a_new_thread_before_its_rollout_exists(tmp_path: P
     shutil.copy(CODEX / "new_1.jsonl", rollout)
     texts = [m.text for m in reader.read().changed if m.kind == "text"]
     assert texts == ["and again", "Second answer."]
+
+
+def test_startup_blocker_in_the_users_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "users-codex"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "CODEX_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    provider = get_provider("codex")
+
+    def blocker(folder: Path):  # type: ignore[no-untyped-def]
+        context = RunContext(run_id="r", cwd=folder, runtime_dir=tmp_path / "rt")
+        return provider.startup_blocker(SpawnRequest(context=context, binary=Path("/x")))
+
+    signed_out = blocker(plain)
+    assert signed_out is not None and not signed_out.acceptable
+    (home / "auth.json").write_text("{}")
+    assert blocker(plain) is None  # no trust question outside a git repository
+    trust = blocker(repo / "sub")
+    assert trust is not None and trust.acceptable and trust.steps == ("trust",)
+    (home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    assert blocker(repo / "sub") is None

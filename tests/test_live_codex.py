@@ -290,3 +290,35 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
         run.stop()
     pinned = [(c.name, c.description) for c in _compat.BUILTIN_COMMANDS]
     assert rows == pinned, f"menu drift: {sorted(set(rows) ^ set(pinned))}"
+
+
+def test_users_own_codex_home_with_folder_trust_accepted(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = script().start()
+    home = tmp_path / "users-codex"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model = "gpt-5.1-codex"\nmodel_provider = "mine"\ncheck_for_update_on_startup = false\n'
+        f'[model_providers.mine]\nname = "mine"\nbase_url = "{model.base_url}/v1"\n'
+        'wire_api = "responses"\nenv_key = "MY_TEST_KEY"\n'
+        "[analytics]\nenabled = false\n"
+        "[features]\ndaemon_auto_start = false\nplugins = false\napps = false\n"
+    )
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("MY_TEST_KEY", model.api_key)
+    _git_init(workdir)  # outside a git repository Codex asks no trust question
+    run = Run("codex", cwd=workdir)  # no endpoint: the user's own CODEX_HOME
+    try:
+        assert run.state == "needs_input" and "trust the folder" in (run.needs_input_reason or "")
+        run.accept()
+        assert retry_until(
+            lambda: f'[projects."{workdir}"]' in (home / "config.toml").read_text(), timeout=10
+        ), run.screen()
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert run.messages[-1].text == "Hello from the scripted model."
+        assert run.transcript_path is not None and home in run.transcript_path.parents
+    finally:
+        run.stop()
+        model.stop()

@@ -35,6 +35,18 @@ sent. Measured: the marker appears ≈ 2 s after spawn and a reply sent at once 
 4 times out of 4; a reply sent 0.3 s after spawn landed in the box but its Enter was lost
 (the turn never started)."""
 
+STARTUP_SETTLE = 4.0
+"""Seconds from spawn until the folder-trust screen takes keys (Enter at ≈ 5 s worked)."""
+
+TRUST_ACCEPT_KEYS = ("Enter",)
+"""In a git repository (only there) "Trust this folder?" preselects "1. Trust and
+continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
+into ``config.toml``."""
+
+AUTH_FILE = "auth.json"
+"""Where ``codex login`` stores credentials unless ``cli_auth_credentials_store`` says
+otherwise (a keyring)."""
+
 HOOK_TRUST_FLAG = "--dangerously-bypass-hook-trust"
 """Without it the run's own hooks wait for review ("Hooks need review" screen) and the
 TUI asks before it takes input; with it they run at once (and the TUI lists a startup

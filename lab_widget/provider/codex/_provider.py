@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import time
+import tomllib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from .._seam import (
     RunContext,
     SpawnPlan,
     SpawnRequest,
+    StartupBlocker,
     Terminal,
     TranscriptReader,
     TranscriptRef,
@@ -119,6 +121,7 @@ class CodexProvider(AgentProvider):
 
     meta = ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
     live_signals = CodexSignals()
+    startup_settle = _compat.STARTUP_SETTLE
 
     def __init__(self) -> None:
         # Epochs that a /new opened (not the run's first): their readers start with its echo.
@@ -168,6 +171,50 @@ class CodexProvider(AgentProvider):
             if isinstance(value, str):
                 argv += [flag, value]
         return SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+        if request.endpoint is not None:
+            return None  # the isolated config trusts the folder and needs no login
+        codex_home = _user_codex_home()
+        try:
+            config = tomllib.loads((codex_home / "config.toml").read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            config = {}
+        name = self.meta.display_name
+        logged_in = (
+            (codex_home / _compat.AUTH_FILE).is_file()
+            or any(os.environ.get(v) for v in self.auth().env_vars)
+            or config.get("cli_auth_credentials_store") not in (None, "file")
+            # A custom model provider brings its own key; no OpenAI sign-in is asked.
+            or config.get("model_provider") not in (None, "openai")
+        )
+        if not logged_in:
+            return StartupBlocker(
+                reason=f"{name} is not signed in and asks you to sign in first. Sign in in "
+                "the terminal (attach command) or with `codex login`, then start the run again.",
+                accept_hint="Open the terminal",
+                acceptable=False,
+            )
+        projects = config.get("projects")
+        projects = projects if isinstance(projects, dict) else {}
+        folder = request.context.cwd.resolve()
+        trusted = any(
+            isinstance(projects.get(str(f)), dict)
+            and projects[str(f)].get("trust_level") == "trusted"
+            for f in (folder, *folder.parents)
+        )
+        in_repo = any((f / ".git").exists() for f in (folder, *folder.parents))
+        if trusted or not in_repo:
+            return None  # 0.171.0 asks about git repositories only
+        return StartupBlocker(
+            reason=f"{name} asks whether you trust the folder {folder} before it starts. Review "
+            "it, then accept to let the agent read, edit and run files there.",
+            accept_hint="Trust and continue",
+            steps=("trust",),
+        )
+
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
+        terminal.keys(*_compat.TRUST_ACCEPT_KEYS)
 
     # -- transcript --------------------------------------------------------------------
 
