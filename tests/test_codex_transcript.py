@@ -414,3 +414,14 @@ def test_startup_blocker_in_the_users_home(tmp_path: Path, monkeypatch: pytest.M
     assert trust is not None and trust.acceptable and trust.steps == ("trust",)
     (home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
     assert blocker(repo / "sub") is None
+
+
+def test_unverified_permission_requests_block_instead_of_guessing_keys(tmp_path: Path) -> None:
+    context = _context(tmp_path, "approve.hooks.jsonl")
+    _spool_prefix(context, 3)
+    record = json.loads((CODEX / "approve.hooks.jsonl").read_text().splitlines()[3])
+    record["tool_name"] = "apply_patch"
+    (context.runtime_dir / "signals" / "0003.json").write_text(json.dumps(record))
+    signals = CodexSignals()
+    assert signals.pending_dialog(context) is None
+    assert "apply_patch" in (signals.blocked(context) or "")

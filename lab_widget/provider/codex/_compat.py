@@ -103,6 +103,10 @@ APPROVAL_KEYS = {APPROVE: "y", REJECT: "Escape"}
 Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
 turn (``turn_aborted``)."""
 
+APPROVAL_TOOLS = frozenset({"Bash"})
+"""PermissionRequest tool names whose prompt the recipe above answers (shell commands);
+any other (edits, network) is reported as blocked, to be answered in the terminal."""
+
 APPROVAL_QUESTION = "Would you like to run the following command?"
 
 DIALOG_SETTLE = 1.5

@@ -111,6 +111,8 @@ class CodexSignals(LiveSignals):
             default=-1,
         )
         name = last.get("tool_name")
+        if name not in _compat.APPROVAL_TOOLS:
+            return None  # reported by blocked(): no verified recipe answers it
         calls = self._open_calls(records[start + 1 :])
         call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
         if call is None:
@@ -118,7 +120,13 @@ class CodexSignals(LiveSignals):
         return approval_dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
 
     def blocked(self, context: RunContext) -> str | None:
-        return None
+        records = self._records(context)
+        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
+            return None
+        if self.pending_dialog(context) is not None:
+            return None
+        tool = records[-1].get("tool_name") or "a tool"
+        return f"Codex asks for permission to use {tool}; answer it in the terminal."
 
     def signature(self, context: RunContext) -> object:
         spool = context.runtime_dir / _SIGNALS
