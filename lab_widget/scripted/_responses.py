@@ -121,25 +121,35 @@ def conversation(body: dict[str, Any]) -> Conversation:
 
 
 def _turn_metadata(body: dict[str, Any]) -> dict[str, Any]:
+    """Find the agent's per-request metadata.
+
+    It is a JSON object carried as a ``client_metadata`` string value, the one that says
+    which thread source the request serves.
+    """
     meta = body.get("client_metadata")
-    raw = meta.get("x-codex-turn-metadata") if isinstance(meta, dict) else None
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    for raw in meta.values() if isinstance(meta, dict) else ():
+        if not isinstance(raw, str) or "thread_source" not in raw:
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return {}
 
 
 def is_side_query(body: dict[str, Any]) -> bool:
     """Whether the request is one of the agent's side queries (e.g. a thread title).
 
     Codex marks its per-turn title request ``thread_source: "thread_title"`` in the turn
-    metadata; without that mark, a request with no tools that asks for a JSON schema is
-    taken as one. (Some models get no tools at all, so "no tools" alone is not enough.)
+    metadata it sends in ``client_metadata``; without that mark, a request with no tools
+    that asks for a JSON schema is taken as one (some models get no tools at all, so "no
+    tools" alone is not enough).
 
     Examples
     --------
-    >>> meta = {"x-codex-turn-metadata": '{"thread_source": "thread_title"}'}
+    >>> meta = {"turn-metadata": '{"thread_source": "thread_title"}'}
     >>> is_side_query({"tools": [], "client_metadata": meta}), is_side_query({"tools": []})
     (True, False)
     """
