@@ -425,3 +425,25 @@ def test_unverified_permission_requests_block_instead_of_guessing_keys(tmp_path:
     signals = CodexSignals()
     assert signals.pending_dialog(context) is None
     assert "apply_patch" in (signals.blocked(context) or "")
+
+
+def test_sessions_of_a_folder_and_their_previews(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "users-codex"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    day = home / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    for name in ("hello.jsonl", "tools.jsonl"):
+        shutil.copy(CODEX / name, day / f"rollout-2026-11-30T08-00-00-{name}")
+    provider = get_provider("codex")
+    assert provider.sessions(tmp_path / "elsewhere") == []
+    monkeypatch.chdir(tmp_path)
+    refs = provider.sessions(Path("/fixture/work"))
+    ids = {
+        json.loads((CODEX / n).read_text().splitlines()[0])["payload"]["id"]
+        for n in ("hello.jsonl", "tools.jsonl")
+    }
+    assert {r.transcript_id for r in refs} == ids
+    previews = sorted(provider.preview(r) for r in refs)
+    assert previews == [("hello", "gpt-5.1-codex"), ("please use a tool", "gpt-5.1-codex")]
