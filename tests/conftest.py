@@ -48,3 +48,17 @@ def claude_binary() -> Path:
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed: run `make setup`")
     return binary
+
+
+@pytest.fixture
+def codex_binary() -> Path:
+    """The pinned Codex CLI binary; a live test fails loudly when it is missing."""
+    binary = tools_dir() / "node_modules" / ".bin" / "codex"
+    if not binary.exists() and not shutil.which("codex"):
+        pytest.fail(
+            "the pinned Codex CLI is not installed: run `make setup` "
+            "(python -m lab_widget install-clis)"
+        )
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: run `make setup`")
+    return binary

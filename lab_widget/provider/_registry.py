@@ -17,6 +17,7 @@ DEFAULT_PROVIDER = "claude-code"
 
 _BUILTIN: dict[str, str] = {
     "claude-code": "lab_widget.provider.claude_code:ClaudeCodeProvider",
+    "codex": "lab_widget.provider.codex:CodexProvider",
 }
 _registered: dict[str, Callable[[], AgentProvider]] = {}
 _instances: dict[str, AgentProvider] = {}

@@ -56,6 +56,9 @@ class Reply:
         Seconds to wait before the response starts (to hold the agent in ``working``).
     chunk_delay
         Seconds between streamed text chunks.
+    reasoning
+        A reasoning summary sent before the text, on wire APIs that carry one (the
+        Responses API); others leave it out.
 
     Examples
     --------
@@ -73,6 +76,7 @@ class Reply:
     cache_write_tokens: int = 0
     delay: float = 0.0
     chunk_delay: float = 0.0
+    reasoning: str = ""
 
     @property
     def stop_reason(self) -> str:

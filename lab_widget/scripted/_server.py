@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import _anthropic
+from . import _anthropic, _responses
 from ._script import DEFAULT_FALLBACK, Reply, Rule, Script, TurnSpec
 from ._wire import WireResponse
 
@@ -180,6 +180,18 @@ class ScriptedModel:
             self._record(method, path, body, scripted, conv.user_text, conv.step)
             tool_ids = [self._next_id("toolu") for _ in reply.tools]
             return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids)
+        if route.endswith("/v1/responses"):
+            conv = _responses.conversation(body)
+            scripted = not _responses.is_side_query(body) and bool(conv.key)
+            reply = (
+                self._reply_for(conv.user_text, conv.step, conv.key)
+                if scripted
+                else _responses.side_reply(body, _SIDE_REPLY.text)
+            )
+            self._record(method, path, body, scripted, conv.user_text, conv.step)
+            call_ids = [self._next_id("call") for _ in reply.tools]
+            item_ids = iter(self._next_id("item") for _ in itertools.count())
+            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids)
         if route.endswith("/v1/messages/count_tokens"):
             self._record(method, path, body, False, "", 0)
             return WireResponse(json_body={"input_tokens": 1})

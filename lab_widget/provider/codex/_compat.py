@@ -1,0 +1,266 @@
+"""Every private coupling to Codex CLI, pinned to one exact version.
+
+Changing the pinned version means re-recording the fixtures
+(``scripts/record_codex_fixtures.py``) and re-running ``tests/test_live_codex.py``.
+Evidence for each coupling is listed in ``docs/compat/codex.md``.
+"""
+
+from __future__ import annotations
+
+from ...compat import PINS
+from ...schema import CommandSpec
+
+VERSION = "0.171.0"
+assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"
+
+KEY_DELAY = 0.25
+"""Seconds between a paste and the Enter that submits it."""
+
+INTERRUPT_KEYS = ("Escape",)
+"""Esc stops the turn (``turn_aborted`` reason ``interrupted``); Ctrl-C twice quits."""
+
+CLEAR_COMMAND = "/new"
+"""The builtin that starts a new conversation (``role="clear"``)."""
+
+WORKTREE_SETTLE = 1.0
+"""Seconds from submitting ``/new`` until its "Where should the new conversation run?"
+picker takes keys (a git repository only)."""
+
+CURRENT_WORKTREE_KEYS = ("Enter",)
+"""In that picker "1. Use current Git worktree" is preselected: Enter keeps the folder."""
+
+READY_SETTLE = 0.5
+"""Seconds from the TUI registering its thread (see ``THREAD_MARKERS``) until a reply is
+sent. Measured: the marker appears ≈ 2 s after spawn and a reply sent at once was taken
+4 times out of 4; a reply sent 0.3 s after spawn landed in the box but its Enter was lost
+(the turn never started)."""
+
+STARTUP_SETTLE = 4.0
+"""Seconds from spawn until the folder-trust screen takes keys (Enter at ≈ 5 s worked)."""
+
+TRUST_ACCEPT_KEYS = ("Enter",)
+"""In a git repository (only there) "Trust this folder?" preselects "1. Trust and
+continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
+into ``config.toml``."""
+
+AUTH_FILE = "auth.json"
+"""Where ``codex login`` stores credentials unless ``cli_auth_credentials_store`` says
+otherwise (a keyring)."""
+
+HOOK_TRUST_FLAG = "--dangerously-bypass-hook-trust"
+"""Without it the run's own hooks wait for review ("Hooks need review" screen) and the
+TUI asks before it takes input; with it they run at once (and the TUI lists a startup
+warning saying so)."""
+
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+)
+"""Hook events spooled per run. SessionStart fires with the first message of each thread
+(``source`` is ``startup`` even after ``/new``) and carries its rollout path; PreToolUse /
+PostToolUse bracket a tool call with its ``tool_use_id`` (the rollout's ``call_id``);
+PermissionRequest fires when the approval prompt opens (no tool id: it names the tool)."""
+
+THREAD_MARKERS = "tui-thread-reference-capabilities"
+"""Folder of ``CODEX_HOME`` where the TUI creates one empty file named by the thread id
+when a thread starts (at start-up and at ``/new``), before any rollout exists."""
+
+SESSIONS_DIR = "sessions"
+"""Rollouts live in ``CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``,
+created with the thread's first message."""
+
+ENV_KEY = "LAB_WIDGET_CODEX_API_KEY"
+"""The variable the run's custom model provider reads its key from (``env_key``)."""
+
+PROVIDER_ID = "lab_widget"
+"""The ``[model_providers.<id>]`` table written into an isolated ``config.toml``."""
+
+ENDPOINT_MODEL = "gpt-5.1-codex"
+"""The model an endpoint run requests when none is named. Codex picks its tools by model:
+with this one a turn offers ``exec_command`` (the shell), ``write_stdin``,
+``request_user_input`` and more; the default model of 0.171.0 (``gpt-6.2-sol``) sent
+turns with no tools at all."""
+
+ISOLATED_SETTINGS = {
+    "check_for_update_on_startup": "false",
+    "analytics.enabled": "false",
+    "features.daemon_auto_start": "false",
+    "features.plugins": "false",
+    "features.apps": "false",
+}
+"""Written into an isolated ``config.toml``. Without ``daemon_auto_start = false`` the
+TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after it exits."""
+
+APPROVE = "Approve"
+REJECT = "Reject"
+APPROVAL_KEYS = {APPROVE: "y", REJECT: "Escape"}
+""""Would you like to run the following command?" lists "1. Yes, proceed (y)",
+"2. Yes, and don't ask again for commands that start with ... (p)" and "3. No, and tell
+Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
+turn (``turn_aborted``)."""
+
+APPROVAL_TOOLS = frozenset({"Bash"})
+"""PermissionRequest tool names whose prompt the recipe above answers (shell commands);
+any other (edits, network) is reported as blocked, to be answered in the terminal."""
+
+APPROVAL_QUESTION = "Would you like to run the following command?"
+
+DIALOG_SETTLE = 1.5
+"""Seconds from the PermissionRequest hook until the approval prompt takes keys (a key
+sent 0.5 s after the hook was lost in a live run)."""
+
+DECLINED_OUTPUT = "aborted by user"
+"""The last line of a call's output when the user declined its approval (or stopped it).
+The reader marks such a call failed and its output ``(rejected)``, the wording the chat
+reads as a declined approval."""
+
+CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<skills_instructions>",
+    "<turn_aborted>",
+    "<user_shell_command>",
+    "# AGENTS.md instructions",
+)
+"""User-role rollout messages that Codex writes itself (context, interrupt notes)."""
+
+EXIT_CODE = r"Process exited with code (-?\d+)"
+"""How ``exec_command``'s output reports the exit status."""
+
+
+CURATED_OUT: dict[str, str] = {
+    # Run live in the pinned TUI (scripted model): /status and /recap print only into the
+    # terminal (the rollout keeps nothing), /plan switches to Plan mode, whose question
+    # picker (request_user_input) the chat cannot answer; /new, /init (a prompt), /compact
+    # (a compaction in the rollout) and /stop return to the prompt. The rest judged from
+    # their descriptions in the TUI's own "/" menu: the chat must not offer what opens a
+    # picker, panel or field it cannot see, or ends, moves or replaces the conversation.
+    "/model": "opens the model and reasoning-effort picker",
+    "/presets": "opens the presets picker",
+    "/ide": "connects the terminal to an IDE",
+    "/permissions": "opens the permissions picker",
+    "/keymap": "opens the shortcut editor",
+    "/vim": "only changes how the terminal's composer edits text",
+    "/experimental": "opens the experimental-features picker",
+    "/approve": "acts on an auto-review denial shown only in the terminal",
+    "/memories": "opens the memory settings panel",
+    "/skills": "opens the skills picker",
+    "/import": "opens an import flow in the terminal",
+    "/hooks": "opens the hooks browser",
+    "/review": "opens the review-target picker",
+    "/rename": "asks for the name in a field inside the terminal",
+    "/archive": "archives the session, which ends the run's conversation",
+    "/delete": "deletes the session",
+    "/resume": "opens the session picker",
+    "/fork": "switches the terminal to a forked thread",
+    "/worktree": "moves the conversation to another folder than the run's",
+    "/config": "opens the settings panel",
+    "/recap": "prints the recap only into the terminal; the rollout keeps nothing",
+    "/plan": "switches to Plan mode, whose question picker the chat cannot answer yet",
+    "/voice": "starts voice input on the agent's machine",
+    "/goal": "without an argument it opens the goal panel",
+    "/agents": "opens the agent command center",
+    "/side": "opens a side conversation in the terminal",
+    "/copy": "copies into the terminal's clipboard, not the notebook's",
+    "/export": "asks where to write in the terminal",
+    "/raw": "only changes the terminal's scrollback mode",
+    "/tui": "changes the TUI for the next launch",
+    "/diff": "shows the diff in the terminal only",
+    "/mention": "opens a file picker",
+    "/status": "prints only into the terminal; the rollout keeps nothing",
+    "/daemon": "manages a background server outside the run",
+    "/rc": "manages remote control of a background server",
+    "/warnings": "opens the warnings panel",
+    "/cd": "moves the session to another folder than the run's",
+    "/pwd": "prints into the terminal only",
+    "/title": "opens the terminal-title panel",
+    "/statusline": "opens the status-line panel",
+    "/theme": "opens the theme picker",
+    "/pets": "opens the pet picker",
+    "/mcp": "prints into the terminal only",
+    "/logout": "signs the agent out; the run cannot continue",
+    "/exit": "quits the agent, which ends the run",
+    "/feedback": "opens the feedback flow",
+    "/ps": "prints into the terminal only",
+    "/clear": "also clears the terminal; /new is the clear command the chat follows",
+    "/subagents": "opens the subagent switcher",
+}
+"""Builtins a chat must not offer, each with why."""
+
+
+def _builtin(name: str, description: str) -> CommandSpec:
+    return CommandSpec(
+        name=name,
+        description=description,
+        source="builtin",
+        role="clear" if name == CLEAR_COMMAND else None,
+        chat_safe=name not in CURATED_OUT,
+    )
+
+
+BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
+    _builtin("/model", "choose what model and reasoning effort to use"),
+    _builtin("/presets", "run or save reusable prompts and slash commands"),
+    _builtin("/ide", "include current selection, open files, and other context from your IDE"),
+    _builtin("/permissions", "choose what Codex is allowed to do"),
+    _builtin("/keymap", "remap TUI shortcuts"),
+    _builtin("/vim", "toggle Vim mode for the composer"),
+    _builtin("/experimental", "toggle experimental features"),
+    _builtin("/approve", "approve one retry of a recent auto-review denial"),
+    _builtin("/memories", "configure memory use and generation"),
+    _builtin("/skills", "use skills to improve how Codex performs specific tasks"),
+    _builtin("/import", "import setup, this project, and recent chats from Claude Code"),
+    _builtin("/hooks", "view and manage lifecycle hooks"),
+    _builtin("/review", "review my current changes and find issues"),
+    _builtin("/rename", "rename the current thread"),
+    _builtin("/new", "start a new chat during a conversation"),
+    _builtin("/archive", "archive this session"),
+    _builtin("/delete", "permanently delete this session"),
+    _builtin("/resume", "resume a saved chat"),
+    _builtin("/fork", "fork the current chat"),
+    _builtin("/worktree", "start or continue a conversation in a new worktree"),
+    _builtin("/init", "create an AGENTS.md file with instructions for Codex"),
+    _builtin("/compact", "summarize conversation to prevent hitting the context limit"),
+    _builtin("/config", "configure Codex preferences"),
+    _builtin("/recap", "summarize the current conversation now"),
+    _builtin("/plan", "switch to Plan mode"),
+    _builtin("/voice", "start or stop voice; use /voice settings to choose a voice"),
+    _builtin("/goal", "set or view the goal for a long-running task"),
+    _builtin("/agents", "open the agent command center"),
+    _builtin("/side", "start a side conversation"),
+    _builtin("/copy", "copy the last response or part of it"),
+    _builtin("/export", "export the conversation as markdown"),
+    _builtin("/raw", "toggle raw scrollback mode for copy-friendly terminal selection"),
+    _builtin("/tui", "choose the TUI mode for the next launch"),
+    _builtin("/diff", "show git diff (including untracked files)"),
+    _builtin("/mention", "mention a file"),
+    _builtin("/status", "show current session configuration and token usage"),
+    _builtin("/daemon", "Manage the local background server"),
+    _builtin("/rc", "manage remote control for the local background server"),
+    _builtin("/warnings", "view retained warnings and diagnostic details"),
+    _builtin("/cd", "change the current working directory"),
+    _builtin("/pwd", "show the current working directory"),
+    _builtin("/title", "configure which items appear in the terminal title"),
+    _builtin("/statusline", "configure which items appear in the status line"),
+    _builtin("/theme", "choose a syntax highlighting theme"),
+    _builtin("/pets", "choose or hide the terminal pet"),
+    _builtin("/mcp", "list MCP tools; /mcp verbose or /mcp login <name> [--environment <id>]"),
+    _builtin("/logout", "log out of Codex"),
+    _builtin("/exit", "exit Codex"),
+    _builtin("/feedback", "send logs to maintainers or save a ZIP"),
+    _builtin("/ps", "list background terminals"),
+    _builtin("/stop", "stop all background terminals"),
+    _builtin("/clear", "clear the terminal and start a new chat"),
+    _builtin("/subagents", "switch between this session's subagents"),
+)
+"""Every builtin the 0.171.0 TUI offers, in the order of its own ``/`` menu.
+
+Where it came from: the TUI itself under tmux with an isolated ``CODEX_HOME`` (plugins and
+apps off) and the scripted model, typing ``/`` and walking the menu with Down; the live
+test ``test_pinned_builtins_match_the_tui_menu`` repeats the walk and fails on drift. The
+same descriptions are in the binary's strings."""

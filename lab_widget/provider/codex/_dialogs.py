@@ -1,0 +1,168 @@
+"""Codex's approval prompt, known from the run's hook spool, and the keys that answer it.
+
+Codex 0.171.0 writes no approval request into the rollout (the pending ``function_call``
+is there, its output comes after the answer), so the structured signal is the
+PermissionRequest hook: it names the tool (``Bash``) and its input, not the call; the call
+is the newest PreToolUse of that tool not yet closed by a PostToolUse.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import LabWidgetError
+from ...schema import Dialog, DialogAnswer, Option, Question
+from .._seam import LiveSignals, RunContext, Terminal
+from . import _compat
+
+__all__ = ["CodexSignals", "Step", "approval_dialog", "load_json", "play", "recipe", "signals"]
+
+_SIGNALS = "signals"
+_CLOSING = ("PostToolUse", "Stop", "UserPromptSubmit", "SessionStart")
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    """A JSON object from a file; ``{}`` when missing or unreadable."""
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+# Spool files are written once (renamed into place) and never change: parse each once.
+_parsed: dict[Path, dict[str, Any]] = {}
+
+
+def signals(spool: Path) -> list[dict[str, Any]]:
+    """The hook records of a run's spool, oldest first."""
+    try:
+        files = sorted(spool.glob("*.json"))
+    except OSError:
+        return []
+    records = []
+    for path in files:
+        record = _parsed.get(path)
+        if record is None:
+            record = load_json(path)
+            if record:
+                _parsed[path] = record
+        records.append(record)
+    return records
+
+
+def approval_dialog(tool_name: str, tool_input: Any, tool_id: str | None) -> Dialog:
+    """The command approval prompt as a dialog.
+
+    Examples
+    --------
+    >>> d = approval_dialog("Bash", {"command": "touch /x", "description": "Why?"}, "call_1")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('approval', 'call_1', ['Approve', 'Reject'])
+    """
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    reason = tool_input.get("description") if isinstance(tool_input, dict) else None
+    question = Question(
+        header="Permission",
+        text=_compat.APPROVAL_QUESTION,
+        options=[
+            Option(label=_compat.APPROVE, description="Run it this once"),
+            Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
+        ],
+        free_text=False,
+    )
+    body = ""
+    if reason:
+        body += f"{reason}\n\n"
+    if command:
+        body += f"```\n{command}\n```"
+    return Dialog(
+        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
+    )
+
+
+class CodexSignals(LiveSignals):
+    """Hook records spooled per run (see ``_compat.HOOK_EVENTS``)."""
+
+    def _records(self, context: RunContext) -> list[dict[str, Any]]:
+        return signals(context.runtime_dir / _SIGNALS)
+
+    @staticmethod
+    def _open_calls(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        closed = {r.get("tool_use_id") for r in records if r.get("hook_event_name") in _CLOSING}
+        return [
+            r
+            for r in records
+            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
+        ]
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        records = self._records(context)
+        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
+            return None  # anything after the request (a result, a new turn) answered it
+        last = records[-1]
+        # A turn end or a new prompt closes every call before it.
+        start = max(
+            (i for i, r in enumerate(records) if r.get("hook_event_name") in _CLOSING[1:]),
+            default=-1,
+        )
+        name = last.get("tool_name")
+        if name not in _compat.APPROVAL_TOOLS:
+            return None  # reported by blocked(): no verified recipe answers it
+        calls = self._open_calls(records[start + 1 :])
+        call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
+        if call is None:
+            return None
+        return approval_dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
+
+    def blocked(self, context: RunContext) -> str | None:
+        records = self._records(context)
+        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
+            return None
+        if self.pending_dialog(context) is not None:
+            return None
+        tool = records[-1].get("tool_name") or "a tool"
+        return f"Codex asks for permission to use {tool}; answer it in the terminal."
+
+    def signature(self, context: RunContext) -> object:
+        spool = context.runtime_dir / _SIGNALS
+        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+
+    def sweep(self, context: RunContext) -> None:
+        return  # records are small and one per event; the spool goes with the run
+
+
+@dataclass(frozen=True)
+class Step:
+    """One key of a recipe."""
+
+    key: str
+
+
+def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
+    """The keys that play ``answer`` into the open prompt of ``dialog``.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import Answer
+    >>> d = approval_dialog("Bash", {"command": "ls"}, "c")
+    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
+    [Step(key='y')]
+    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
+    [Step(key='Escape')]
+    """
+    if dialog.kind != "approval":
+        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    return [Step(key=_compat.APPROVAL_KEYS.get(choice, _compat.APPROVAL_KEYS[_compat.REJECT]))]
+
+
+def play(terminal: Terminal, steps: list[Step]) -> None:
+    """Type a recipe once the prompt takes keys."""
+    time.sleep(_compat.DIALOG_SETTLE)
+    for step in steps:
+        terminal.keys(step.key)

@@ -1,0 +1,324 @@
+"""Live: the real pinned Codex CLI under real tmux, against the scripted model."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import comm
+import pytest
+from comm import DummyComm
+
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget.provider import get_provider
+from lab_widget.provider.codex import _compat
+
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("codex_binary")]
+
+TOOL_TURN = [
+    Reply(
+        "Let me check.",
+        tools=[ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})],
+        reasoning="The user wants a tool call.",
+    ),
+    Reply("The tool said tool-output-42."),
+]
+
+
+def escalated(path: Path) -> list[Reply]:
+    call = ToolUse(
+        "exec_command",
+        {
+            "cmd": f"touch {path}",
+            "sandbox_permissions": "require_escalated",
+            "justification": "Create a file outside the workspace?",
+        },
+    )
+    return [Reply(tools=[call]), Reply("Escalated command finished.")]
+
+
+def script(**rules: list[Reply]) -> ScriptedModel:
+    return ScriptedModel(
+        rules=[Rule("use a tool", TOOL_TURN), *(Rule(k, v) for k, v in rules.items())],
+        sequence=["Hello from the scripted model.", "Second answer."],
+    )
+
+
+def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        # Typed now, a reply's Enter is lost: send waits for the thread marker first.
+        assert not run.provider.is_ready(run._context)
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        texts = [(m.role, m.text) for m in run.messages if m.kind == "text"]
+        assert texts == [("user", "hello"), ("assistant", "Hello from the scripted model.")]
+        last = run.messages[-1]
+        assert last.model and last.usage and last.usage.output_tokens > 0
+        assert run.session.usage.output_tokens > 0
+        assert run.session.cwd == str(workdir)
+        assert run.session.cli_version == "0.171.0"
+        assert run.transcript_path is not None and run.transcript_path.name.startswith("rollout-")
+    finally:
+        run.stop()
+    assert run.state == "ended"
+
+
+def test_tool_call_paired_with_result_and_reasoning(lab_home: Path, workdir: Path) -> None:
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        run.send("please use a tool")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        tools = [m for m in run.messages if m.kind == "tool"]
+        assert len(tools) == 1 and tools[0].tool is not None
+        assert tools[0].tool.name == "exec_command"
+        assert tools[0].tool.input == {"cmd": "echo tool-output-42"}
+        assert tools[0].tool.status == "ok"
+        assert "tool-output-42" in (tools[0].tool.output or "")
+        notes = [m.text for m in run.messages if m.kind == "lifecycle" and m.role == "assistant"]
+        assert notes == ["The user wants a tool call."]
+        assert run.messages[-1].text == "The tool said tool-output-42."
+    finally:
+        run.stop()
+
+
+def _git_init(folder: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("git", [False, True], ids=["plain-folder", "git-repo"])
+def test_new_starts_new_epoch_with_visible_echo(lab_home: Path, workdir: Path, git: bool) -> None:
+    if git:
+        _git_init(workdir)
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        first = run.transcript_id
+        commands = {c.name: c for c in run.commands}
+        assert commands[run.clear_command].role == "clear"
+        run.clear()
+        # The chat follows the new thread at once, before it has a message or a rollout.
+        assert run.wait_for(
+            lambda r: r.transcript_id != first and [m.command for m in r.messages] == ["/new"],
+            timeout=30,
+        ), run.screen()
+        assert run.state == "idle"
+        run.send("and again")
+        assert run.wait_for(lambda r: r.messages[-1].text == "Second answer.", timeout=60), (
+            run.screen()
+        )
+        assert run.messages[0].command == "/new" and run.messages[0].role == "user"
+        assert not any(m.text == "hello" for m in run.messages)
+        assert run.transcript_path is not None and run.transcript_path.exists()
+        assert [c.session.transcript_id for c in run.history()] == [first]
+        assert run.session.cwd == str(workdir)  # the current worktree, not a new one
+    finally:
+        run.stop()
+
+
+def test_interrupt_stops_the_turn(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(rules=[Rule("slow", Reply("late answer", delay=30))])
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("be slow")
+        # Working for real: the request is at the model, which holds it for 30 s.
+        assert run.wait_for(lambda r: bool(model.scripted_requests), timeout=30), run.screen()
+        assert run.state == "working"
+        run.interrupt()
+        assert run.wait_for(
+            lambda r: any(m.kind == "lifecycle" and m.text == "Interrupted" for m in r.messages),
+            timeout=30,
+        ), run.screen()
+        assert run.state == "idle"
+        assert not any(m.text == "late answer" for m in run.messages)
+        assert run.screen().count("Ask Codex") == 1  # still running, prompt back
+    finally:
+        run.stop()
+
+
+def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "outside" / "approved.txt"
+    target.parent.mkdir()
+    run = Run("codex", cwd=workdir, model=script(escalate=escalated(target)))
+    try:
+        run.send("please escalate")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "approval"
+        assert dialog.tool_name == "Bash" and str(target) in dialog.body
+        assert run.state == "question"
+        resolved = run.answer("approve")
+        assert resolved.status == "answered"
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert target.exists()
+        assert run.messages[-1].text == "Escalated command finished."
+    finally:
+        run.stop()
+
+
+def test_approval_reject_leaves_the_command_unrun(
+    lab_home: Path, workdir: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "outside" / "rejected.txt"
+    target.parent.mkdir()
+    run = Run("codex", cwd=workdir, model=script(escalate=escalated(target)))
+    try:
+        run.send("please escalate")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
+        resolved = run.answer("reject")
+        assert resolved.status == "rejected", resolved
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert not target.exists()
+        assert run.pending_dialog is None
+    finally:
+        run.stop()
+
+
+def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def _run_processes(marker: str) -> list[str]:
+    """Processes whose command line, environment or folder mentions ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            environ = (entry / "environ").read_bytes().decode(errors="replace")
+            cwd = str((entry / "cwd").readlink())
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if marker in cmdline or marker in environ or cwd.startswith(marker):
+            found.append(f"{entry.name}: {cmdline[:120]}")
+    return found
+
+
+def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        run.send("please use a tool")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert _run_processes(str(lab_home)), "the scan must see the live run"
+    finally:
+        run.stop()
+    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
+    assert gone, _run_processes(str(lab_home))
+    assert not _run_processes(str(workdir))
+
+
+def test_view_of_a_codex_run(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(comm, "create_comm", DummyComm)
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        view = run.view
+        assert (view.provider_name, view.clear_command) == ("Codex", "/new")
+        names = [c["name"] for c in view.commands]
+        assert names == ["/new", "/init", "/compact", "/stop"]
+        assert next(c for c in view.commands if c["name"] == "/new")["role"] == "clear"
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert retry_until(lambda: view.state == "idle", timeout=10)
+        texts = [m["text"] for m in view._snapshot_payload()["messages"]]
+        assert texts[-2:] == ["hello", "Hello from the scripted model."]
+    finally:
+        run.stop()
+
+
+def test_auth_status_reads_the_cli_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codex_binary: Path
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    provider = get_provider("codex")
+    status = provider.auth_status()
+    assert (status.logged_in, status.detail) == (False, "Not logged in")
+    subprocess.run(
+        [str(codex_binary), "login", "--with-api-key"],
+        input="sk-test-0000000000000000",
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    status = provider.auth_status()
+    assert (status.logged_in, status.method) == (True, "api-key")
+    assert "0000" not in status.detail  # the masked key is not repeated
+    assert provider.auth().kind == "oauth-redirect"
+
+
+def menu_row(screen: str) -> tuple[str, str] | None:
+    """The highlighted row of the TUI's ``/`` menu (name, description), if it is open."""
+    for line in screen.splitlines():
+        match = re.match(r"\s*\u203a (/\S+)\s{2,}(\S.*)$", line)  # the highlight mark
+        if match:
+            return match.group(1), match.group(2).strip()
+    return None
+
+
+def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
+    run = Run("codex", cwd=workdir, model=script())
+    try:
+        run._chat.wait_ready(60)
+        terminal = run._terminal
+        terminal.paste("/")
+        assert retry_until(lambda: menu_row(run.screen()) is not None, timeout=10), run.screen()
+        rows = [menu_row(run.screen())]
+        while len(rows) < 200:
+            terminal.keys("Down")
+            previous = rows[-1]
+            retry_until(lambda p=previous: menu_row(run.screen()) != p, timeout=2)  # type: ignore[misc]
+            row = menu_row(run.screen())
+            if row == rows[0]:
+                break
+            rows.append(row)
+    finally:
+        run.stop()
+    pinned = [(c.name, c.description) for c in _compat.BUILTIN_COMMANDS]
+    assert rows == pinned, f"menu drift: {sorted(set(rows) ^ set(pinned))}"
+
+
+def test_users_own_codex_home_with_folder_trust_accepted(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = script().start()
+    home = tmp_path / "users-codex"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model = "gpt-5.1-codex"\nmodel_provider = "mine"\ncheck_for_update_on_startup = false\n'
+        f'[model_providers.mine]\nname = "mine"\nbase_url = "{model.base_url}/v1"\n'
+        'wire_api = "responses"\nenv_key = "MY_TEST_KEY"\n'
+        "[analytics]\nenabled = false\n"
+        "[features]\ndaemon_auto_start = false\nplugins = false\napps = false\n"
+    )
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("MY_TEST_KEY", model.api_key)
+    _git_init(workdir)  # outside a git repository Codex asks no trust question
+    run = Run("codex", cwd=workdir)  # no endpoint: the user's own CODEX_HOME
+    try:
+        assert run.state == "needs_input" and "trust the folder" in (run.needs_input_reason or "")
+        run.accept()
+        assert retry_until(
+            lambda: f'[projects."{workdir}"]' in (home / "config.toml").read_text(), timeout=10
+        ), run.screen()
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert run.messages[-1].text == "Hello from the scripted model."
+        assert run.transcript_path is not None and home in run.transcript_path.parents
+    finally:
+        run.stop()
+        model.stop()
