@@ -103,17 +103,13 @@ def synthetic_transcript(path: Path, megabytes: float) -> int:
 
 def exchange_lines(round_: int) -> list[str]:
     """One user prompt and its assistant answer (two messages), as transcript lines."""
-    entries = [
-        e for e in fixture_entries("hello.jsonl") if e.get("type") in ("user", "assistant")
-    ]
+    entries = [e for e in fixture_entries("hello.jsonl") if e.get("type") in ("user", "assistant")]
     return [json.dumps(fresh(e, round_)) + "\n" for e in entries]
 
 
 def transcript_with_messages(path: Path, messages: int) -> None:
     """A transcript of about ``messages`` text messages (prompt/answer pairs)."""
-    template = [
-        e for e in fixture_entries("hello.jsonl") if e.get("type") in ("user", "assistant")
-    ]
+    template = [e for e in fixture_entries("hello.jsonl") if e.get("type") in ("user", "assistant")]
     with path.open("w") as f:
         for round_ in range(max(1, messages // 2)):
             for entry in template:

@@ -42,9 +42,7 @@ def main() -> int:
     parser.add_argument("--megabytes", type=float, default=50.0, help="reader transcript size")
     parser.add_argument("--memory-megabytes", type=float, default=100.0)
     parser.add_argument("--appends", type=int, default=30, help="appends per append-cost size")
-    parser.add_argument(
-        "--sizes", type=int, nargs="+", default=[10, 100, 5_000, 10_000, 100_000]
-    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 5_000, 10_000, 100_000])
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
