@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -72,9 +72,9 @@ def fresh(entry: dict[str, Any], round_: int) -> dict[str, Any]:
         if isinstance(content, list):
             # Tool ids pair calls with results: keep the pairs, but per round.
             blocks = []
-            for block in content:
+            for original in content:
+                block = dict(original) if isinstance(original, dict) else original
                 if isinstance(block, dict):
-                    block = dict(block)
                     for key in ("id", "tool_use_id"):
                         if key in block:
                             block[key] = f"{block[key]}-{round_}"
@@ -158,7 +158,7 @@ class ChatSource:
     attach_command = "tmux attach"
     state_reason = ""
     pending_dialog: Dialog | None = None
-    commands: list[CommandSpec] = []
+    commands: ClassVar[list[CommandSpec]] = []
 
     def __init__(self, chat: ChatSession) -> None:
         self.chat = chat

@@ -94,7 +94,13 @@ def _probe_latencies(runs: list[Run], probes: int, gap: float = 0.05) -> list[li
         unsubscribes = []
         for k, run in enumerate(runs):
 
-            def listener(event: ChatEvent, k: int = k) -> None:
+            def listener(
+                event: ChatEvent,
+                k: int = k,
+                text: str = text,
+                seen: list[threading.Event] = seen,
+                stamps: list[float] = stamps,
+            ) -> None:
                 if any(m.text == text for m in event.changed) and not seen[k].is_set():
                     stamps[k] = time.perf_counter()
                     seen[k].set()
@@ -141,7 +147,9 @@ def append_latency(probes: int) -> list[Row]:
                 seen = threading.Event()
                 want = len(chat.messages) + len(lines)
                 unsubscribe = chat.subscribe(
-                    lambda e, want=want: seen.set() if len(chat.messages) >= want else None
+                    lambda e, want=want, seen=seen: (
+                        seen.set() if len(chat.messages) >= want else None
+                    )
                 )
                 started = time.perf_counter()
                 with path.open("a") as f:

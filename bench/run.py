@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cases  # noqa: E402
-from _support import Row, machine_rows  # noqa: E402
+import cases
+from _support import Row, machine_rows
 
 SECTIONS = [
     "reader",
@@ -50,7 +50,7 @@ def main() -> int:
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
 
     def browser(probes: int) -> list[Row]:
-        import browser as browser_bench  # Playwright and JupyterLab only when asked
+        import browser as browser_bench  # noqa: PLC0415  (Playwright only when asked)
 
         return browser_bench.append_to_dom(probes)
 
