@@ -42,7 +42,11 @@ class FakeReader(TranscriptReader):
 
     def read(self) -> ReadResult:
         changed = []
-        for item in self._tail.read():
+        items = self._tail.read()
+        reset = self._tail.rewound
+        if reset:  # the file was rewritten or replaced: its content is the conversation
+            self._messages, self._state = [], "idle"
+        for item in items:
             if isinstance(item, CorruptLine):
                 fields: dict[str, Any] = {"kind": "lifecycle", "role": "system", "level": "warning"}
                 fields["text"] = f"corrupt line {item.number}"
@@ -56,7 +60,7 @@ class FakeReader(TranscriptReader):
             message = Message(seq=len(self._messages), **fields)
             self._messages.append(message)
             changed.append(message)
-        return ReadResult(changed=changed)
+        return ReadResult(changed=list(self._messages) if reset else changed, reset=reset)
 
     @property
     def messages(self) -> list[Message]:

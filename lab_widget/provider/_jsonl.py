@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = ["CorruptLine", "JsonlTail", "Line"]
+
+_HEAD = 512
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,8 @@ class JsonlTail:
 
     Only complete lines are returned; a partial last line waits for its newline. The cost
     of a call is proportional to the bytes appended since the previous one. When the file
-    shrinks (rewritten in place), :attr:`rewound` is set and reading starts over.
+    shrinks (rewritten in place) or is replaced by another file (deleted and created again),
+    :attr:`rewound` is set and reading starts over.
 
     Examples
     --------
@@ -55,6 +59,9 @@ class JsonlTail:
         self.lines = 0
         self.rewound = False
         self._partial = b""
+        self._identity: tuple[int, int] | None = None
+        self._vanished = False
+        self._head = b""  # the file's first bytes, to recognise it
 
     def read(self) -> list[Line | CorruptLine]:
         """Parse every line completed since the last call."""
@@ -74,12 +81,25 @@ class JsonlTail:
     def _advance(self) -> bytes:
         try:
             with self.path.open("rb") as f:
+                stat = os.fstat(f.fileno())
+                identity = (stat.st_dev, stat.st_ino)
                 size = f.seek(0, 2)
-                if size < self.offset + len(self._partial):
+                # Rewritten in place (shorter), or replaced by another file (deleted and
+                # created again, or renamed over): start over.
+                # A new file may get the old one's inode at once: its first bytes tell.
+                replaced = self._identity is not None and (
+                    identity != self._identity
+                    or self._vanished
+                    or os.pread(f.fileno(), len(self._head), 0) != self._head
+                )
+                if replaced or size < self.offset + len(self._partial):
                     self.offset, self.lines, self._partial, self.rewound = 0, 0, b"", True
+                    self._head = b""
+                self._identity, self._vanished = identity, False
                 f.seek(self.offset + len(self._partial))
                 data = f.read()
         except FileNotFoundError:
+            self._vanished = self._identity is not None
             return b""
         if not data:
             return b""
@@ -89,6 +109,8 @@ class JsonlTail:
             self._partial = chunk
             return b""
         complete, self._partial = chunk[: end + 1], chunk[end + 1 :]
+        if len(self._head) < _HEAD and self.offset == len(self._head):
+            self._head += complete[: _HEAD - len(self._head)]
         self.offset += len(complete)
         return complete
 
