@@ -84,7 +84,7 @@ describe("hostile content renders inert", () => {
         outcome: ALL,
         questions: [
           {
-            header: CORPUS[1],
+            header: CORPUS[1] ?? "",
             text: ALL,
             options: CORPUS.map((_, i) => ({ label: t(i), description: t(i) })),
             multi_select: true,
