@@ -8,6 +8,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -223,3 +224,50 @@ def test_tail_notices_a_replaced_file_of_the_same_size(tmp_path: Path) -> None:
     assert tail.rewound
     path.write_bytes(b'{"n": 3}\n{"n": 4}\n')  # rewritten in place without a vanish
     assert [x.value for x in tail.read()] == [{"n": 3}, {"n": 4}]  # type: ignore[union-attr]
+
+
+READOPT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from tests.conftest import *  # registers the fake provider
+import lab_widget
+ids = json.loads(sys.argv[2])
+found = sorted(r.id for r in lab_widget.runs())
+history = {i: [m.text for m in lab_widget.get_run(i).messages] for i in ids}
+states = {i: lab_widget.get_run(i).state for i in ids}
+run = lab_widget.get_run(ids[0])
+run.send("from the new kernel")
+run.wait_for(lambda r: r.messages[-1].text == "echo: from the new kernel", 10)
+print(json.dumps({"found": found, "history": history, "states": states}))
+"""
+
+
+def test_kernel_restart_readopts_every_run_with_full_history(lab_home: Path, workdir: Path) -> None:
+    runs = [Run("fake", cwd=workdir) for _ in range(3)]
+    try:
+        for k, run in enumerate(runs):
+            run._chat.wait_ready(10)
+            for i in range(3):
+                run.send(f"run {k} message {i}")
+                assert run.wait(timeout=10) == "idle"
+        ids = [r.id for r in runs]
+        out = subprocess.run(
+            [sys.executable, "-c", READOPT, str(Path(__file__).parents[1]), json.dumps(ids)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+        seen = json.loads(out)
+        assert seen["found"] == sorted(ids)
+        for k, run_id in enumerate(ids):
+            want = [
+                t for i in range(3) for t in (f"run {k} message {i}", f"echo: run {k} message {i}")
+            ]
+            assert seen["history"][run_id] == want
+            assert seen["states"][run_id] == "idle"
+        # What the new process typed reached the agent, and this process sees it too.
+        assert runs[0].wait_for(lambda r: r.messages[-1].text == "echo: from the new kernel", 5)
+    finally:
+        for run in runs:
+            run.stop()
