@@ -299,3 +299,26 @@ def test_claude_crash_ends_the_run(lab_home: Path, workdir: Path) -> None:
         ]
     finally:
         run.stop()
+
+
+@pytest.mark.parametrize("inotify", [True, False], ids=["inotify", "watchfiles"])
+def test_tailer_follows_a_folder_created_later_and_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inotify: bool
+) -> None:
+    monkeypatch.setattr("lab_widget._tailer.inotify_available", lambda: inotify)
+    target = tmp_path / "a" / "b"
+    calls = threading.Event()
+    tailer = Tailer(lambda: [target], calls.set).start()
+
+    def write_is_seen(n: int) -> bool:
+        calls.clear()
+        (target / f"t{n}.jsonl").write_text("{}\n")
+        return calls.wait(0.5)
+
+    try:
+        target.mkdir(parents=True)
+        assert any(write_is_seen(n) for n in range(10))
+        assert write_is_seen(99)  # and every later write
+    finally:
+        tailer.stop()
+    assert not tailer.running
