@@ -69,6 +69,8 @@ class ChatSession:
         # answered may record nothing, so "working" is not trusted until the transcript moves.
         self._interrupted_at: int | None = None
         self._user_count = 0
+        self._user_seqs: dict[int, None] = {}
+        self._count = 0
         self._listeners: list[Listener] = []
         # Answers played into a dialog, by tool id, and warnings for answers the agent
         # recorded differently: shown on the dialog's message (same seq).
@@ -99,16 +101,28 @@ class ChatSession:
                 self._ref = ref
                 self._reader = self.provider.open_reader(ref)
                 self._user_count = 0
+                self._user_seqs, self._count = {}, 0
             result = self._reader.read() if self._reader else ReadResult(changed=[])
             reset = reset or result.reset
             if reset:
                 self._pending_since = None  # the new epoch is what the last command did
-            messages = self.messages_locked()
-            if self._interrupted_at is not None and (
-                reset or len(messages) != self._interrupted_at
-            ):
+            # Counted from what changed, never by walking the whole conversation: the cost
+            # of an append must not grow with the length of the chat.
+            if reset:
+                self._user_seqs = {}
+                self._count = 0
+                changed_now = self._reader.messages if self._reader else []
+            else:
+                changed_now = result.changed
+            for m in changed_now:
+                self._count = max(self._count, m.seq + 1)
+                if m.role == "user" and m.kind == "text":
+                    self._user_seqs[m.seq] = None
+                else:
+                    self._user_seqs.pop(m.seq, None)
+            if self._interrupted_at is not None and (reset or self._count != self._interrupted_at):
                 self._interrupted_at = None
-            users = sum(1 for m in messages if m.role == "user" and m.kind == "text")
+            users = len(self._user_seqs)
             if users > self._user_count:
                 self._pending_since = None
             self._user_count = users
@@ -121,7 +135,7 @@ class ChatSession:
                 changed = (
                     self.messages_locked() if reset else [self._overlay(m) for m in result.changed]
                 )
-                if signals_moved and not reset:
+                if signals_moved and not reset and self._approvals:
                     # A permission prompt turns an existing tool message into a dialog.
                     seen = {m.seq for m in changed}
                     changed += [
@@ -315,7 +329,7 @@ class ChatSession:
                 raise RunEndedError("the agent has ended")
             self.provider.interrupt(self.terminal)
             self._pending_since = None
-            self._interrupted_at = len(self.messages_locked())
+            self._interrupted_at = self._count
             self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
             self._changed.notify_all()
 

@@ -22,7 +22,9 @@ __all__ = ["TmuxRunner", "TmuxTerminal", "sanitize_input"]
 
 # C0 controls (but tab and line breaks), DEL and C1 controls: a terminal would act on
 # them (ESC starts sequences, ^C interrupts, ^M submits), so typed text never carries them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")
+# Bidi embeddings, overrides and isolates too: invisible, they make text read otherwise than
+# it is, and a TUI was seen to swallow a whole paste holding one (never submitted).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def sanitize_input(text: str) -> str:
@@ -32,6 +34,8 @@ def sanitize_input(text: str) -> str:
     --------
     >>> sanitize_input("a\x1b[201~b\x03\r\nc\td")
     'a[201~b\nc\td'
+    >>> sanitize_input("x\u202eevil\u202c")
+    'xevil'
     """
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 

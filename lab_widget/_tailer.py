@@ -1,13 +1,21 @@
-"""A stoppable daemon thread that calls back when watched folders change (watchfiles)."""
+"""A stoppable daemon thread that calls back when watched folders change.
+
+On Linux it blocks on inotify (no wake-ups while nothing changes, so idle runs cost no CPU);
+elsewhere it uses watchfiles, which polls its stop flag every few milliseconds.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import select
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import watchfiles
+
+from ._inotify import Inotify, inotify_available
 
 __all__ = ["Tailer", "nearest_existing"]
 
@@ -40,7 +48,11 @@ class Tailer:
         self._paths = paths
         self._on_change = on_change
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="lab-widget-tailer", daemon=True)
+        self._fd_lock = threading.Lock()
+        # A pipe wakes the inotify loop's select() on stop.
+        self._wake_r, self._wake_w = os.pipe() if inotify_available() else (-1, -1)
+        loop = self._inotify_loop if self._wake_r >= 0 else self._loop
+        self._thread = threading.Thread(target=loop, name="lab-widget-tailer", daemon=True)
 
     def start(self) -> Tailer:
         """Start the thread."""
@@ -50,6 +62,9 @@ class Tailer:
     def stop(self, timeout: float = 5.0) -> None:
         """Ask the thread to end and wait for it."""
         self._stop.set()
+        with self._fd_lock:
+            if self._wake_w >= 0:
+                os.write(self._wake_w, b"x")
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
 
@@ -60,6 +75,52 @@ class Tailer:
 
     def _watch_set(self) -> list[Path]:
         return sorted({nearest_existing(p) for p in self._paths()})
+
+    def _inotify_loop(self) -> None:
+        try:
+            ino = Inotify()
+        except OSError as exc:
+            log.debug("inotify unavailable (%s): watching with watchfiles", exc)
+            self._close_wake()
+            self._loop()
+            return
+        try:
+            self._sync(ino)
+            while not self._stop.is_set():
+                # A folder that could not be watched (it vanished between the listing and
+                # the watch) is retried shortly; otherwise block until something changes.
+                timeout = None if ino.watched == set(self._watch_set()) else 0.1
+                readable, _, _ = select.select([ino.fd, self._wake_r], [], [], timeout)
+                if self._stop.is_set():
+                    return
+                if ino.fd in readable:
+                    ino.drain()
+                    self._notify()
+                if self._sync(ino):
+                    self._notify()  # what was written before the new watch started
+        finally:
+            ino.close()
+            self._close_wake()
+
+    def _sync(self, ino: Inotify) -> bool:
+        """Watch exactly the current watch set; True when it changed."""
+        before = ino.watched
+        for _ in range(10):  # folders appearing one level at a time settle quickly
+            wanted = set(self._watch_set())
+            if wanted == ino.watched:
+                break
+            for folder in ino.watched - wanted:
+                ino.unwatch(folder)
+            for folder in wanted - ino.watched:
+                ino.watch(folder)
+        return ino.watched != before
+
+    def _close_wake(self) -> None:
+        with self._fd_lock:
+            for fd in (self._wake_r, self._wake_w):
+                if fd >= 0:
+                    os.close(fd)
+            self._wake_r = self._wake_w = -1
 
     def _loop(self) -> None:
         while not self._stop.is_set():

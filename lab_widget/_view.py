@@ -14,6 +14,7 @@ the view, never swallowed.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -86,7 +87,16 @@ class ChatSource(Protocol):
 
 
 def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    return [m.model_dump(mode="json", exclude_none=True) for m in messages]
+    dumped = [m.model_dump(mode="json", exclude_none=True) for m in messages]
+    try:
+        # What the kernel does with widget messages; a lone surrogate (valid in a
+        # transcript's JSON as an escape) would make the whole message unsendable.
+        json.dumps(dumped, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(dumped, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        repaired: list[dict[str, Any]] = json.loads(text.decode("utf-8", "replace"))
+        return repaired
+    return dumped
 
 
 class RunView(anywidget.AnyWidget):

@@ -55,7 +55,7 @@ class FakeReader(TranscriptReader):
         changed = []
         items = self._tail.read()
         reset = self._tail.rewound
-        if reset:
+        if reset:  # the file was rewritten or replaced: its content is the conversation
             self._messages, self._state = [], "idle"
         for item in items:
             if isinstance(item, CorruptLine):

@@ -102,6 +102,38 @@ def probe_entry(text: str) -> str:
     return json.dumps(entry) + "\n"
 
 
+def tool_entries(payload: str) -> str:
+    """A Bash call whose command and output carry ``payload``, as transcript lines."""
+    tool_id = f"toolu_probe_{uuid.uuid4().hex}"
+    stamp = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    call = {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": stamp,
+        "message": {
+            "id": f"msg_probe_{uuid.uuid4().hex}",
+            "type": "message",
+            "role": "assistant",
+            "model": "probe",
+            "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": payload}}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": stamp,
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": payload}],
+        },
+    }
+    return json.dumps(call) + "\n" + json.dumps(result) + "\n"
+
+
 def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
     with open_chat(tmp_path, lab_home, CELL) as page:
         assert page.locator(".lw-chat .lw-provider").inner_text().strip() == "Claude Code"
@@ -137,15 +169,30 @@ def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
         assert chat.locator("script, iframe, img[onerror], [onerror]").count() == 0
         assert chat.locator("a[href^='javascript']").count() == 0
 
+        # The same payload as a tool's command and output, written to the transcript.
+        [run] = lab_widget.runs()
+        transcript = run.transcript_path
+        assert transcript is not None
+        with transcript.open("a") as f:
+            f.write(tool_entries(PAYLOAD.replace("END-OF-PAYLOAD", "END-OF-TOOL-PAYLOAD")))
+        page.wait_for_function(
+            "() => document.querySelector('.lw-chat').textContent.includes('END-OF-TOOL-PAYLOAD')",
+            timeout=30_000,
+        )
+        # Expanded, so anything injected would be live.
+        page.evaluate(
+            "() => document.querySelectorAll('.lw-chat details').forEach(d => d.open = true)"
+        )
+        page.wait_for_timeout(500)
+        assert page.evaluate("() => window.__xss") is None
+        assert chat.locator("script, iframe, img, [onerror], a[href^='javascript']").count() == 0
+
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shot = tmp_path / "chat.png"
         page.locator(".lw-chat").screenshot(path=str(shot))
         shutil.copy(shot, ARTIFACTS / "chat.png")
 
         # Transcript append -> DOM, measured in the page.
-        [run] = lab_widget.runs()
-        transcript = run.transcript_path
-        assert transcript is not None
         page.evaluate(
             """() => {
               window.__seen = {};

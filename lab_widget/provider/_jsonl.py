@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = ["CorruptLine", "JsonlTail", "Line"]
+
+_HEAD = 512
+_CHUNK = 4 << 20  # bytes read at a time: bounds memory on a large first read
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,8 @@ class JsonlTail:
 
     Only complete lines are returned; a partial last line waits for its newline. The cost
     of a call is proportional to the bytes appended since the previous one. When the file
-    shrinks (rewritten in place), :attr:`rewound` is set and reading starts over.
+    shrinks (rewritten in place) or is replaced by another file (deleted and created again),
+    :attr:`rewound` is set and reading starts over.
 
     Examples
     --------
@@ -55,6 +60,9 @@ class JsonlTail:
         self.lines = 0
         self.rewound = False
         self._partial = b""
+        self._identity: tuple[int, int] | None = None
+        self._vanished = False
+        self._head = b""  # the file's first bytes, to recognise it
 
     def read(self) -> list[Line | CorruptLine]:
         """Parse every line completed since the last call."""
@@ -62,35 +70,57 @@ class JsonlTail:
 
     def read_iter(self) -> Iterator[Line | CorruptLine]:
         """Like :meth:`read`, one line at a time: parsed values need not pile up in memory
-        (which makes a large first read several times slower through garbage collection).
-        The position advances when the call starts, so consume the iterator fully.
+        (which makes a large first read several times slower through garbage collection),
+        and the file is read in chunks, so a large file is never held whole.
+        :attr:`rewound` is known when the call returns; consume the iterator fully.
         """
         self.rewound = False
-        complete = self._advance()
-        number = self.lines
-        self.lines += complete.count(b"\n")
-        return self._parse(complete, number)
+        f = self._open()
+        return self._chunks(f) if f is not None else iter(())
 
-    def _advance(self) -> bytes:
+    def _open(self) -> BinaryIO | None:
         try:
-            with self.path.open("rb") as f:
-                size = f.seek(0, 2)
-                if size < self.offset + len(self._partial):
-                    self.offset, self.lines, self._partial, self.rewound = 0, 0, b"", True
-                f.seek(self.offset + len(self._partial))
-                data = f.read()
+            f = self.path.open("rb")
         except FileNotFoundError:
-            return b""
-        if not data:
-            return b""
-        chunk = self._partial + data if self._partial else data
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            self._partial = chunk
-            return b""
-        complete, self._partial = chunk[: end + 1], chunk[end + 1 :]
-        self.offset += len(complete)
-        return complete
+            self._vanished = self._identity is not None
+            return None
+        try:
+            stat = os.fstat(f.fileno())
+            identity = (stat.st_dev, stat.st_ino)
+            size = stat.st_size
+            # Rewritten in place (shorter), or replaced by another file (deleted and created
+            # again, or renamed over): start over. A new file may get the old one's inode at
+            # once: its first bytes tell.
+            replaced = self._identity is not None and (
+                identity != self._identity
+                or self._vanished
+                or os.pread(f.fileno(), len(self._head), 0) != self._head
+            )
+            if replaced or size < self.offset + len(self._partial):
+                self.offset, self.lines, self._partial, self.rewound = 0, 0, b"", True
+                self._head = b""
+            self._identity, self._vanished = identity, False
+            f.seek(self.offset + len(self._partial))
+        except OSError:
+            f.close()
+            raise
+        return f
+
+    def _chunks(self, f: BinaryIO) -> Iterator[Line | CorruptLine]:
+        with f:
+            while data := f.read(_CHUNK):
+                chunk = self._partial + data if self._partial else data
+                end = chunk.rfind(b"\n")
+                if end < 0:
+                    self._partial = chunk
+                    continue
+                complete, self._partial = chunk[: end + 1], chunk[end + 1 :]
+                if len(self._head) < _HEAD and self.offset == len(self._head):
+                    self._head += complete[: _HEAD - len(self._head)]
+                self.offset += len(complete)
+                number = self.lines
+                self.lines += complete.count(b"\n")
+                yield from self._parse(complete, number)
 
     @staticmethod
     def _parse(complete: bytes, number: int) -> Iterator[Line | CorruptLine]:
@@ -99,7 +129,7 @@ class JsonlTail:
             raw = complete[start:end]
             start = end + 1
             number += 1
-            if not raw.strip():
+            if not raw or raw.isspace():
                 continue
             try:
                 yield Line(number, json.loads(raw))

@@ -192,6 +192,8 @@ class ClaudeTranscriptReader(TranscriptReader):
         self._turn_durations: list[int] = []
         self._usage_total = Usage()
         self._changed: dict[int, None] = {}
+        # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
+        self._pending: dict[int, None] = {}
 
     # -- TranscriptReader --------------------------------------------------------------
 
@@ -207,11 +209,9 @@ class ClaudeTranscriptReader(TranscriptReader):
     def pending_dialog(self) -> Dialog | None:
         # 2.1.332 writes a dialog's tool_use while its picker is open, so the transcript
         # alone shows a pending dialog (older versions wrote it only after the answer).
-        for seq in reversed(self._tool_seq.values()):
-            message = self._messages[seq]
-            if message.dialog is not None and message.dialog.status == "pending":
-                return message.dialog
-        return None
+        if not self._pending:
+            return None
+        return self._messages[next(reversed(self._pending))].dialog
 
     @property
     def summary(self) -> SessionSummary:
@@ -243,11 +243,19 @@ class ClaudeTranscriptReader(TranscriptReader):
         message = Message(seq=len(self._messages), **fields)
         self._messages.append(message)
         self._changed[message.seq] = None
+        self._note_pending(message)
         return message
 
     def _replace(self, message: Message) -> None:
         self._messages[message.seq] = message
         self._changed[message.seq] = None
+        self._note_pending(message)
+
+    def _note_pending(self, message: Message) -> None:
+        if message.dialog is not None and message.dialog.status == "pending":
+            self._pending[message.seq] = None
+        else:
+            self._pending.pop(message.seq, None)
 
     def _lifecycle(self, text: str, level: LifecycleLevel, entry: dict[str, Any] | None) -> None:
         self._add(
