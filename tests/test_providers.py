@@ -123,3 +123,17 @@ def test_codex_row_declares_what_the_adapter_does(
         flow.save_key("sk-anything")
     with pytest.raises(AuthNotSupportedError, match="cannot start a oauth-redirect login"):
         flow.start()
+
+
+def test_codex_with_its_own_model_provider_counts_as_logged_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `codex login status` says "Not logged in" here, yet Codex runs: the provider's own key
+    # is used and no sign-in is asked (test_users_own_codex_home_with_folder_trust_accepted).
+    (tmp_path / "config.toml").write_text('model_provider = "mine"\n')
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    monkeypatch.setenv("LAB_WIDGET_TOOLS", str(tmp_path / "no-tools"))  # no CLI is asked
+    monkeypatch.setenv("PATH", str(tmp_path))
+    status = get_provider("codex").auth_flow().status()
+    assert (status.logged_in, status.kind) == (True, "external")
+    assert status.method == "model provider mine"

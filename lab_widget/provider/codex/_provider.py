@@ -186,10 +186,7 @@ class CodexProvider(AgentProvider):
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
         codex_home = _user_codex_home()
-        try:
-            config = tomllib.loads((codex_home / "config.toml").read_text())
-        except (OSError, tomllib.TOMLDecodeError):
-            config = {}
+        config = _user_config(codex_home)
         name = self.meta.display_name
         logged_in = (
             (codex_home / _compat.AUTH_FILE).is_file()
@@ -401,6 +398,18 @@ class CodexProvider(AgentProvider):
         )
 
     def auth_status(self) -> AuthStatus:
+        config_path = _user_codex_home() / "config.toml"
+        provider = _user_config(config_path.parent).get("model_provider")
+        if provider not in (None, "openai"):
+            # `codex login status` only knows OpenAI sign-ins, but a custom model provider
+            # brings its own key and Codex asks for no sign-in (the startup blocker agrees).
+            return AuthStatus(
+                logged_in=True,
+                method=f"model provider {provider}",
+                kind="external",
+                source=str(config_path),
+                detail=f"{config_path.name} selects the model provider {provider!r}",
+            )
         binary = find_binary(PINS[self.meta.id], self.meta.display_name)
         try:
             proc = subprocess.run(
@@ -430,6 +439,14 @@ class CodexProvider(AgentProvider):
             exclude=list(_compat.WORKSPACE_EXCLUDE),
             scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )
+
+
+def _user_config(codex_home: Path) -> dict[str, Any]:
+    """The user's ``config.toml`` (empty when missing or unreadable)."""
+    try:
+        return tomllib.loads((codex_home / "config.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
 
 
 def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
