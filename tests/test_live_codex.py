@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -259,6 +260,36 @@ def test_auth_status_reads_the_cli_offline(
     assert (status.logged_in, status.method) == (True, "api-key")
     assert "0000" not in status.detail  # the masked key is not repeated
     assert provider.auth().kind == "oauth-redirect"
+
+
+def test_login_redirects_to_the_declared_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, codex_binary: Path
+) -> None:
+    # The descriptor's oauth-redirect method names the port the sign-in page returns to.
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = {**os.environ, "CODEX_HOME": str(home), "HOME": str(tmp_path), "BROWSER": "true"}
+    out = tmp_path / "login.out"
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [str(codex_binary), "login"],
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,  # the npm wrapper spawns the native binary: end both
+        )
+    try:
+        port = _compat.LOGIN_REDIRECT_PORT
+        assert retry_until(lambda: "redirect_uri=" in out.read_text(), timeout=20), out.read_text()
+        text = out.read_text()
+        assert f"http://localhost:{port}" in text
+        assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fauth%2Fcallback" in text
+        method = get_provider("codex").auth().method("oauth-redirect")
+        assert method is not None and method.redirect_port == port
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
 
 
 def menu_row(screen: str) -> tuple[str, str] | None:

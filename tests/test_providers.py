@@ -11,8 +11,8 @@ import pytest
 from lab_widget import providers
 from lab_widget._providers import ProviderTable
 from lab_widget.compat import install_command
-from lab_widget.errors import UnknownProviderError
-from lab_widget.provider import _registry, credentials
+from lab_widget.errors import AuthNotSupportedError, UnknownProviderError
+from lab_widget.provider import _registry, credentials, get_provider
 from lab_widget.schema import AuthMethod
 
 from .fake_provider import auth_provider
@@ -99,3 +99,41 @@ def test_claude_missing_shows_install_command(
     assert row.version_text == "- (pinned 2.1.332)"
     assert row.capabilities.live_signals is True
     assert row.auth_kinds == ("oauth-code", "api-key")
+
+
+def test_codex_row_declares_what_the_adapter_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("LAB_WIDGET_TOOLS", str(tmp_path / "no-tools"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    row = providers(check_auth=True).get("codex")
+    assert row.health == "not installed" and row.auth is None
+    assert row.pinned_version == "0.171.0"
+    caps = row.capabilities
+    assert (caps.live_signals, caps.dialog_kinds) == (True, ["approval"])
+    assert (caps.session_resume, caps.model_selection, caps.models) == (False, True, [])
+    # Both logins run in the CLI: no key field, since a key in the spawn's environment is
+    # not a login to `codex login status`.
+    assert row.auth_kinds == ("oauth-redirect", "external")
+    provider = get_provider("codex")
+    method = provider.auth().method("oauth-redirect")
+    assert method is not None and method.redirect_port == 1455
+    flow = provider.auth_flow()
+    with pytest.raises(AuthNotSupportedError, match="does not take an API key"):
+        flow.save_key("sk-anything")
+    with pytest.raises(AuthNotSupportedError, match="cannot start a oauth-redirect login"):
+        flow.start()
+
+
+def test_codex_with_its_own_model_provider_counts_as_logged_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `codex login status` says "Not logged in" here, yet Codex runs: the provider's own key
+    # is used and no sign-in is asked (test_users_own_codex_home_with_folder_trust_accepted).
+    (tmp_path / "config.toml").write_text('model_provider = "mine"\n')
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    monkeypatch.setenv("LAB_WIDGET_TOOLS", str(tmp_path / "no-tools"))  # no CLI is asked
+    monkeypatch.setenv("PATH", str(tmp_path))
+    status = get_provider("codex").auth_flow().status()
+    assert (status.logged_in, status.kind) == (True, "external")
+    assert status.method == "model provider mine"

@@ -10,6 +10,7 @@ provider without a kit fails the suite (see docs/conformance.md).
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +22,7 @@ import pytest
 from lab_widget.provider import AgentProvider, RunContext
 from lab_widget.provider.claude_code import _compat
 from lab_widget.provider.claude_code._transcript import project_dir
+from lab_widget.provider.codex import _compat as codex_compat
 
 from ..conftest import FIXTURES
 from ..fake_provider import CURATED_OUT
@@ -41,7 +43,8 @@ class ConformanceKit:
     first_epoch: bytes
     """A conversation before a clear (at least two lines)."""
     second_epoch: bytes
-    """The epoch the clear command starts, as recorded: it opens with the command's echo."""
+    """The epoch the clear command starts, as recorded: it opens with the command's echo,
+    unless the CLI records none and the adapter supplies it (see ``echo_epochs``)."""
     echo_samples: Sequence[bytes]
     """Transcripts in which a command echo follows a finished turn or opens an epoch."""
     curated_out: frozenset[str]
@@ -49,6 +52,10 @@ class ConformanceKit:
     end the run, or act on the terminal only). Declared by the provider's compat module."""
     start_epoch: EpochWriter
     clear_epoch: EpochWriter
+    echo_epochs: Sequence[bytes] = ()
+    """Epochs the clear command starts, for a CLI that records no echo in its transcript
+    (the adapter opens such an epoch's reader with the echo): laid out with
+    ``start_epoch``/``clear_epoch`` and read through ``locate_transcript``."""
 
 
 def _fixture(provider_id: str, name: str) -> bytes:
@@ -110,6 +117,71 @@ def _claude_kit() -> ConformanceKit:
     )
 
 
+# -- Codex CLI ------------------------------------------------------------------------------
+
+_CODEX_CWD = b"/fixture/work"
+_CODEX_HOME = b"/fixture/home/.codex"
+"""The placeholders scripts/record_codex_fixtures.py writes for the run's folder and home."""
+
+
+def _codex_kit() -> ConformanceKit:
+    # The SessionStart records Codex's hook gave for each recorded thread, by thread id.
+    starts: dict[str, bytes] = {}
+    for hooks in sorted((FIXTURES / "codex").glob("*.hooks.jsonl")):
+        for line in hooks.read_bytes().splitlines():
+            record = json.loads(line)
+            if record.get("hook_event_name") == "SessionStart":
+                starts.setdefault(str(record["session_id"]), line)
+
+    def localised(context: RunContext, data: bytes) -> bytes:
+        state = json.loads((context.runtime_dir / "codex.json").read_text())
+        home = str(state["codex_home"]).encode()
+        return data.replace(_CODEX_HOME, home).replace(_CODEX_CWD, str(context.cwd).encode())
+
+    def write(context: RunContext, data: bytes) -> None:
+        # What Codex leaves on disk for one thread: the TUI's thread marker (at once), then
+        # with the first message the rollout under sessions/YYYY/MM/DD/, whose session_meta
+        # names the run's folder, and the SessionStart hook record naming that rollout.
+        data = localised(context, data)
+        meta = json.loads(data.splitlines()[0])["payload"]
+        record = json.loads(localised(context, starts[meta["id"]]))
+        rollout = Path(record["transcript_path"])
+        state = json.loads((context.runtime_dir / "codex.json").read_text())
+        markers = Path(state["codex_home"]) / codex_compat.THREAD_MARKERS
+        markers.mkdir(parents=True, exist_ok=True)
+        marker = markers / str(meta["id"])
+        marker.touch()
+        # Threads started later have later markers, whatever the file system's resolution.
+        stamp = time.time() + len(list(markers.iterdir()))
+        os.utime(marker, (stamp, stamp))
+        rollout.parent.mkdir(parents=True, exist_ok=True)
+        rollout.write_bytes(data)
+        folder = context.runtime_dir / "signals"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{time.time_ns()}-1.json").write_text(json.dumps(record))
+
+    def start(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        write(context, data)
+
+    def clear(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        write(context, data)  # /new starts a new thread, with its own marker and rollout
+
+    names = ("hello.jsonl", "tools.jsonl", "interrupt.jsonl", "approve.jsonl", "reject.jsonl")
+    second = _fixture("codex", "new_1.jsonl")
+    return ConformanceKit(
+        samples={name: _fixture("codex", name) for name in (*names, "new_0.jsonl")},
+        first_epoch=_fixture("codex", "new_0.jsonl"),
+        second_epoch=second,
+        # Codex records no command in its rollout: the only echo is the one the adapter
+        # opens a /new epoch with.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(codex_compat.CURATED_OUT),
+        start_epoch=start,
+        clear_epoch=clear,
+    )
+
+
 # -- the fake provider (tests/fake_provider.py) ----------------------------------------------
 
 
@@ -135,6 +207,7 @@ def _fake_kit() -> ConformanceKit:
 
 KITS: dict[str, Callable[[], ConformanceKit]] = {
     "claude-code": _claude_kit,
+    "codex": _codex_kit,
     "fake": _fake_kit,
 }
 """Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""

@@ -265,42 +265,88 @@ def check_incremental_read(
     run()
 
 
+def _echoes_read_line_by_line(
+    provider: AgentProvider,
+    reader: TranscriptReader,
+    path: Path,
+    sample: bytes,
+    label: str,
+) -> int:
+    """Feed ``sample`` into ``path`` one line at a time (after a first read of nothing),
+    checking each read; returns how many command echoes the reads reported."""
+    name = "command-echoes"
+    path.write_bytes(b"")
+    echoes = 0
+    for line in [b"", *_lines(sample)]:
+        before = reader.state
+        with path.open("ab") as f:
+            f.write(line)
+        changed = reader.read().changed
+        commands = [m for m in changed if m.command]
+        echoes += len(commands)
+        for m in commands:
+            _require(
+                m.role == "user" and m.kind == "text",
+                name,
+                provider,
+                f"the echo of {m.command} is not a visible user text message",
+            )
+        only_echoes = commands and all(m.command or m.kind == "lifecycle" for m in changed)
+        if only_echoes and before != "working":
+            _require(
+                reader.state != "working",
+                name,
+                provider,
+                f"{label}: the echo of {commands[0].command} drove the state to working",
+            )
+    _require(echoes, name, provider, f"{label} holds no command echo")
+    return echoes
+
+
 def check_command_echoes(provider: AgentProvider, kit: ConformanceKit) -> None:
     """A command echo is a visible user message and never drives the state to
     ``working``: read line by line, a read that brings only echoes (and lifecycle notes)
-    leaves a non-working state non-working."""
+    leaves a non-working state non-working.
+
+    ``echo_samples`` are read as they are; ``echo_epochs`` (a CLI that records no echo,
+    whose adapter opens the clear command's epoch with one) are laid out after a first
+    epoch and read through ``locate_transcript`` and ``open_reader``."""
     name = "command-echoes"
-    _require(kit.echo_samples, name, provider, "the kit has no echo_samples")
+    _require(
+        kit.echo_samples or kit.echo_epochs,
+        name,
+        provider,
+        "the kit has no echo_samples or echo_epochs",
+    )
     for index, sample in enumerate(kit.echo_samples):
         with _context() as context:
             path = context.runtime_dir / "echo.jsonl"
-            path.write_bytes(b"")
             reader = provider.open_reader(TranscriptRef(transcript_id="echo", path=path))
-            echoes = 0
-            for line in _lines(sample):
-                before = reader.state
-                with path.open("ab") as f:
-                    f.write(line)
-                changed = reader.read().changed
-                commands = [m for m in changed if m.command]
-                echoes += len(commands)
-                for m in commands:
-                    _require(
-                        m.role == "user" and m.kind == "text",
-                        name,
-                        provider,
-                        f"the echo of {m.command} is not a visible user text message",
-                    )
-                only_echoes = commands and all(m.command or m.kind == "lifecycle" for m in changed)
-                if only_echoes and before != "working":
-                    _require(
-                        reader.state != "working",
-                        name,
-                        provider,
-                        f"echo sample {index}: the echo of {commands[0].command} drove the "
-                        "state to working",
-                    )
-            _require(echoes, name, provider, f"echo sample {index} holds no command echo")
+            _echoes_read_line_by_line(provider, reader, path, sample, f"echo sample {index}")
+    for index, sample in enumerate(kit.echo_epochs):
+        with _context() as context:
+            provider.plan_spawn(
+                SpawnRequest(
+                    context=context,
+                    binary=Path(provider.meta.binary),
+                    endpoint=Endpoint("http://127.0.0.1:9", SECRET),
+                )
+            )
+            kit.start_epoch(provider, context, kit.first_epoch)
+            first = provider.locate_transcript(context, None)
+            kit.clear_epoch(provider, context, sample)
+            ref = provider.locate_transcript(context, first)
+            _require(
+                ref is not None and (first is None or ref.transcript_id != first.transcript_id),
+                name,
+                provider,
+                f"echo epoch {index}: no new epoch located after the clear",
+            )
+            assert ref is not None
+            # Replay what the clear laid out, as the CLI appends it.
+            laid_out = ref.path.read_bytes()
+            reader = provider.open_reader(ref)
+            _echoes_read_line_by_line(provider, reader, ref.path, laid_out, f"echo epoch {index}")
 
 
 def check_clear_epoch(provider: AgentProvider, kit: ConformanceKit) -> None:
@@ -346,7 +392,13 @@ def check_clear_epoch(provider: AgentProvider, kit: ConformanceKit) -> None:
         )
         assert second is not None
         after = provider.open_reader(second)
-        after.read()
+        changed = after.read().changed
+        _require(
+            _dump(changed) == _dump(after.messages),
+            name,
+            provider,
+            "the first read of the new epoch does not report every message as changed",
+        )
         echoes = [m.command for m in after.messages if m.command]
         _require(
             echoes[:1] == [clear],

@@ -8,7 +8,7 @@ Evidence for each coupling is listed in ``docs/compat/codex.md``.
 from __future__ import annotations
 
 from ...compat import PINS
-from ...schema import CommandSpec
+from ...schema import CommandSpec, DialogKind, ScrubPattern
 
 VERSION = "0.171.0"
 assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"
@@ -43,6 +43,11 @@ TRUST_ACCEPT_KEYS = ("Enter",)
 continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
 into ``config.toml``."""
 
+LOGIN_REDIRECT_PORT = 1455
+"""``codex login`` prints "Starting local login server on http://localhost:1455." and its
+sign-in URL carries ``redirect_uri=http://127.0.0.1:1455/auth/callback`` (run offline with
+an empty ``CODEX_HOME``; the page must reach that port on the agent's machine)."""
+
 AUTH_FILE = "auth.json"
 """Where ``codex login`` stores credentials unless ``cli_auth_credentials_store`` says
 otherwise (a keyring)."""
@@ -72,6 +77,46 @@ when a thread starts (at start-up and at ``/new``), before any rollout exists.""
 SESSIONS_DIR = "sessions"
 """Rollouts live in ``CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``,
 created with the thread's first message."""
+
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
+"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL_KEYS``). Plan
+mode's question picker is curated out (``/plan``); other approvals (edits, network) are
+reported as blocked and answered in the terminal."""
+
+CONTEXT_FILE = "AGENTS.md"
+"""The project instructions file a seed writes: 0.171.0 reads ``AGENTS.md`` from the
+repository root down to the run's folder (``AGENTS.override.md`` would replace a
+directory's ``AGENTS.md``, hiding the repository's own). A repository that already has one
+makes seeding refuse rather than overwrite it."""
+
+SKILLS_DIR = ".agents/skills"
+"""Project skills: ``.agents/skills/<name>/SKILL.md`` (see ``_commands``)."""
+
+WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.agents/skills/")
+"""What a seeded run adds to the workspace, anchored at its root so an ``AGENTS.md`` the
+agent writes in a subfolder still shows in ``git status``. Codex itself writes nothing
+there (rollouts, markers and config live in ``CODEX_HOME``)."""
+
+ATTRIBUTION_PATTERNS = (
+    ScrubPattern(
+        # Trailer keys are case-insensitive to git; models write either spelling.
+        pattern=r"^\s*(?i:co-authored-by): Codex <noreply@openai\.com>\s*$",
+        samples=[
+            "Co-authored-by: Codex <noreply@openai.com>",
+            "Co-Authored-By: Codex <noreply@openai.com>",
+        ],
+    ),
+    ScrubPattern(
+        pattern=r"^\s*Generated with (\[Codex\]\(https://openai\.com/codex/?\)|Codex)\.\s*$",
+        samples=["Generated with [Codex](https://openai.com/codex/).", "Generated with Codex."],
+    ),
+)
+"""The attribution 0.171.0 asks for when its ``git_attribution`` instructions are on
+(``commit_attribution_enabled``): commits end with the trailer
+``Co-authored-by: Codex <noreply@openai.com>`` and pull request bodies carry
+``Generated with [Codex](https://openai.com/codex/).`` (or ``Generated with Codex.``), all
+read from the binary's strings beside its ``<git_attribution>`` prompt. The recorded
+fixtures (no git repository) show ``"git_attribution": false`` in their ``world_state``."""
 
 ENV_KEY = "LAB_WIDGET_CODEX_API_KEY"
 """The variable the run's custom model provider reads its key from (``env_key``)."""

@@ -15,7 +15,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..._tools import find_binary
 from ...compat import PINS
-from ...schema import AuthDescriptor, AuthStatus, CommandSpec, Dialog, DialogAnswer, SeedMeta
+from ...schema import (
+    AuthDescriptor,
+    AuthKind,
+    AuthMethod,
+    AuthStatus,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    ProviderCapabilities,
+    SeedMeta,
+)
 from .._seam import (
     AgentProvider,
     ProviderMeta,
@@ -176,10 +186,7 @@ class CodexProvider(AgentProvider):
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
         codex_home = _user_codex_home()
-        try:
-            config = tomllib.loads((codex_home / "config.toml").read_text())
-        except (OSError, tomllib.TOMLDecodeError):
-            config = {}
+        config = _user_config(codex_home)
         name = self.meta.display_name
         logged_in = (
             (codex_home / _compat.AUTH_FILE).is_file()
@@ -366,9 +373,43 @@ class CodexProvider(AgentProvider):
                 "redirect; `codex login --device-auth` shows a code to enter instead), or "
                 "store an API key with `codex login --with-api-key` (reads it from stdin)."
             ),
+            methods=[
+                AuthMethod(
+                    kind="oauth-redirect",
+                    label="ChatGPT account",
+                    redirect_port=_compat.LOGIN_REDIRECT_PORT,
+                    instructions=(
+                        "Run `codex login` in a terminal on the agent's machine and open the "
+                        "link it prints; the page redirects to its port "
+                        f"{_compat.LOGIN_REDIRECT_PORT} there (forward the port when the "
+                        "browser is elsewhere), or run `codex login --device-auth` and enter "
+                        "the code it shows."
+                    ),
+                ),
+                AuthMethod(
+                    kind="external",
+                    label="OpenAI API key",
+                    instructions=(
+                        "Store the key with `codex login --with-api-key`, which reads it from "
+                        "stdin; lab_widget does not keep it."
+                    ),
+                ),
+            ],
         )
 
     def auth_status(self) -> AuthStatus:
+        config_path = _user_codex_home() / "config.toml"
+        provider = _user_config(config_path.parent).get("model_provider")
+        if provider not in (None, "openai"):
+            # `codex login status` only knows OpenAI sign-ins, but a custom model provider
+            # brings its own key and Codex asks for no sign-in (the startup blocker agrees).
+            return AuthStatus(
+                logged_in=True,
+                method=f"model provider {provider}",
+                kind="external",
+                source=str(config_path),
+                detail=f"{config_path.name} selects the model provider {provider!r}",
+            )
         binary = find_binary(PINS[self.meta.id], self.meta.display_name)
         try:
             proc = subprocess.run(
@@ -382,12 +423,30 @@ class CodexProvider(AgentProvider):
             return AuthStatus(logged_in=False, detail=str(exc))
         return _compat_auth_status(proc.returncode, proc.stdout + "\n" + proc.stderr)
 
+    def capabilities(self) -> ProviderCapabilities:
+        return ProviderCapabilities(
+            live_signals=True,
+            dialog_kinds=list(_compat.DIALOG_KINDS),
+            session_resume=False,
+            # --model, or the isolated config's model for an endpoint run.
+            model_selection=True,
+        )
+
     def seed_meta(self) -> SeedMeta:
         return SeedMeta(
-            context_file="AGENTS.md",
-            skills_dir=".agents/skills",
-            exclude=["AGENTS.md", ".agents/skills/"],
+            context_file=_compat.CONTEXT_FILE,
+            skills_dir=_compat.SKILLS_DIR,
+            exclude=list(_compat.WORKSPACE_EXCLUDE),
+            scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )
+
+
+def _user_config(codex_home: Path) -> dict[str, Any]:
+    """The user's ``config.toml`` (empty when missing or unreadable)."""
+    try:
+        return tomllib.loads((codex_home / "config.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
 
 
 def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
@@ -398,8 +457,8 @@ def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
     >>> _compat_auth_status(1, "WARNING: ...\nNot logged in\n").logged_in
     False
     >>> s = _compat_auth_status(0, "API key configured - sk-t***9\nAuthentication is checked")
-    >>> s.logged_in, s.method
-    (True, 'api-key')
+    >>> s.logged_in, s.method, s.kind
+    (True, 'api-key', 'external')
     """
     lines = [
         line.strip()
@@ -412,7 +471,11 @@ def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
         return AuthStatus(logged_in=False, detail=detail)
     lowered = detail.lower()
     method = "chatgpt" if "chatgpt" in lowered else "api-key" if "api key" in lowered else None
-    return AuthStatus(logged_in=True, method=method, detail=detail)
+    # Which of the descriptor's methods is active: the browser sign-in, or a key the CLI
+    # stored itself.
+    kinds: dict[str, AuthKind] = {"chatgpt": "oauth-redirect", "api-key": "external"}
+    kind = kinds.get(method or "")
+    return AuthStatus(logged_in=True, method=method, detail=detail, kind=kind)
 
 
 def _epoch_seconds(value: Any) -> float | None:

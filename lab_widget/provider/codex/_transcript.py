@@ -192,7 +192,7 @@ class CodexTranscriptReader(TranscriptReader):
         reset = self._tail.rewound
         if reset:
             self._reset()
-        self._changed = {}
+        # Not cleared here: a new epoch's synthesised echo is a change of its first read.
         for item in items:
             if isinstance(item, CorruptLine):
                 self._lifecycle(
@@ -202,9 +202,9 @@ class CodexTranscriptReader(TranscriptReader):
                 )
             elif isinstance(item.value, dict):
                 self._line(item)
-        if reset:
-            return ReadResult(changed=self.messages, reset=True)
-        return ReadResult(changed=[self._messages[s] for s in sorted(self._changed)])
+        changed = self.messages if reset else [self._messages[s] for s in sorted(self._changed)]
+        self._changed = {}
+        return ReadResult(changed=changed, reset=reset)
 
     # -- mapping -----------------------------------------------------------------------
 
