@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,10 +34,29 @@ class ReaderCase:
     """Entry types the reader maps; an "unknown" entry must use another type."""
     valid: Callable[[Message], bool]
     """Messages that come from entries (not the reader's own warnings)."""
+    enlarge: Callable[[dict[str, Any], str], bool]
+    """Put ``text`` into an entry if it is an assistant reply (True), else leave it."""
 
 
 def _not_warning(message: Message) -> bool:
     return not (message.kind == "lifecycle" and message.level == "warning")
+
+
+def _enlarge_claude(entry: dict[str, Any], text: str) -> bool:
+    if entry.get("type") != "assistant":
+        return False
+    entry["message"]["content"] = [{"type": "text", "text": text}]
+    return True
+
+
+def _enlarge_codex(entry: dict[str, Any], text: str) -> bool:
+    payload = entry.get("payload")
+    if not (entry.get("type") == "response_item" and isinstance(payload, dict)):
+        return False
+    if payload.get("type") != "message" or payload.get("role") != "assistant":
+        return False
+    payload["content"] = [{"type": "output_text", "text": text}]
+    return True
 
 
 READERS = [
@@ -45,6 +65,18 @@ READERS = [
         fixtures=tuple(sorted((FIXTURES / "claude-code").glob("*.jsonl"))),
         known_types=frozenset({"user", "assistant", "system", "cost-state", "api-request"}),
         valid=_not_warning,
+        enlarge=_enlarge_claude,
+    ),
+    ReaderCase(
+        provider="codex",
+        fixtures=tuple(
+            p for p in sorted((FIXTURES / "codex").glob("*.jsonl")) if ".hooks." not in p.name
+        ),
+        known_types=frozenset(
+            {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+        ),
+        valid=_not_warning,
+        enlarge=_enlarge_codex,
     ),
 ]
 CASES = [(case, path) for case in READERS for path in case.fixtures]
@@ -196,9 +228,7 @@ def test_huge_valid_message_is_kept_whole(tmp_path: Path, case: ReaderCase) -> N
     fixture = next(p for p in case.fixtures if p.name == "hello.jsonl")
     entries = [json.loads(line) for line in fixture.read_text().splitlines()]
     big = "z" * (5 << 20)
-    for entry in entries:
-        if entry.get("type") == "assistant":
-            entry["message"]["content"] = [{"type": "text", "text": big}]
+    assert sum(case.enlarge(entry, big) for entry in entries) > 0
     path = tmp_path / "big.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     assert any(m.text == big for m in read(case, path))
