@@ -17,6 +17,7 @@ from pathlib import Path
 import comm
 import pytest
 
+import lab_widget
 from lab_widget import AuthRequiredError, Run, ScriptedModel
 from lab_widget._auth_card import login
 from lab_widget._run import _runner
@@ -190,9 +191,14 @@ def test_providers_in_a_fresh_kernel(home: Path) -> None:
         cwd=ROOT,
         env=env,
     ).stdout
-    header, row = out.strip().splitlines()
+    header, *rows = out.strip().splitlines()
     assert header.split() == ["id", "name", "version", "health", "auth", "login", "capabilities"]
-    cells = [c for c in row.split("  ") if c.strip()]
+    ids = [row.split()[0] for row in rows]
+    assert ids[0] == "claude-code" and set(ids) == set(lab_widget.provider._registry._BUILTIN)
+    # Every pinned CLI is installed by the project's own setup: each row is healthy.
+    for row in rows:
+        assert "  ok  " in row, row
+    cells = [c for c in rows[0].split("  ") if c.strip()]
     assert [c.strip() for c in cells[:6]] == [
         "claude-code (default)",
         "Claude Code",
