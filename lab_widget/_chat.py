@@ -58,7 +58,7 @@ class ChatSession:
         self.blocker = blocker
         self._lock = threading.RLock()
         self.lock = self._lock
-        """The run's lock: dialog answers are checked and played under it."""
+        """The run's lock: reading, listener calls and dialog answers happen under it."""
         self._changed = threading.Condition(self._lock)
         self._ref: TranscriptRef | None = None
         self._reader: TranscriptReader | None = None

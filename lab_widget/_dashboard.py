@@ -81,14 +81,19 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
     def __init__(self, initial: Iterable[Run] = ()) -> None:
         self.table = RunsTable()
         super().__init__(children=[self.table])
-        self._lock = threading.RLock()
+        # Guards the dicts below only; never held while calling into a run. Run events
+        # arrive on each run's reader thread under that run's own lock: reading another
+        # run from there could deadlock, so rows are built on the publisher thread.
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-widget-rows")
         self._runs: dict[str, Run] = {}
         self._activity: dict[str, str] = {}
         self._unsubscribe: dict[str, Callable[[], None]] = {}
         self._actions = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-widget-runs")
         for run in initial:
             self._track(run)
-        self._publish()
+        self._publish_now()
         self.table.on_msg(self._on_custom)
         self._unwatch = watch_runs(self._on_runs_changed)
 
@@ -100,10 +105,12 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         """Stop following the runs and close the widgets."""
         self._unwatch()
         with self._lock:
-            for unsubscribe in self._unsubscribe.values():
-                unsubscribe()
+            unsubscribes = list(self._unsubscribe.values())
             self._unsubscribe.clear()
+        for unsubscribe in unsubscribes:
+            unsubscribe()
         self._actions.shutdown(wait=False)
+        self._publisher.shutdown(wait=False)
         self.table.close()
         super().close()
 
@@ -115,7 +122,9 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
                 return
             self._runs[run.id] = run
             self._activity[run.id] = _now()
-            self._unsubscribe[run.id] = run.subscribe(self._listener(run))
+        unsubscribe = run.subscribe(self._listener(run))  # takes the run's lock: not ours
+        with self._lock:
+            self._unsubscribe[run.id] = unsubscribe
 
     def _listener(self, run: Run) -> Callable[[object], None]:
         return lambda _event: self._on_event(run)
@@ -131,11 +140,21 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         self._publish()
 
     def _publish(self) -> None:
+        """Rebuild the rows soon, on the publisher thread (bursts coalesce into one)."""
         with self._lock:
-            rows = [_row(r, self._activity[r.id]) for r in self._runs.values()]
-            self.table.rows = rows
-            if self.table.opened and self.table.opened not in self._runs:
-                self._show(None)
+            if self._dirty:
+                return
+            self._dirty = True
+        try:
+            self._publisher.submit(self._publish_now)
+        except RuntimeError:  # closed
+            pass
+
+    def _publish_now(self) -> None:
+        with self._lock:
+            self._dirty = False
+            tracked = [(run, self._activity[run.id]) for run in self._runs.values()]
+        self.table.rows = [_row(run, at) for run, at in tracked]
 
     def _show(self, run: Run | None) -> None:
         self.table.opened = run.id if run else ""
@@ -161,7 +180,7 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
                 self._show(run)
             elif action == "stop":
                 run.stop()
-                self._publish()
+                self._publish_now()
             else:
                 raise ValueError(f"unknown action {action!r}")
         except Exception as exc:

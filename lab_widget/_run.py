@@ -253,6 +253,11 @@ class Run:
     # -- what the run shows ------------------------------------------------------------
 
     @property
+    def lock(self) -> threading.RLock:
+        """The lock the run's reading happens under; its events are delivered holding it."""
+        return self._chat.lock
+
+    @property
     def id(self) -> str:
         """The run's id (also its tmux session name)."""
         return self._context.run_id

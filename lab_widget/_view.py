@@ -139,7 +139,10 @@ class RunView(anywidget.AnyWidget):
 
     def __init__(self, source: ChatSource, **kwargs: Any) -> None:
         self._source = source
-        self._lock = threading.RLock()
+        # Events arrive under the source's lock; a sync request taking a lock of its own and
+        # then reading the source would take the two in the opposite order. Share it.
+        shared = getattr(source, "lock", None)
+        self._lock = shared if shared is not None else threading.RLock()
         self._version = 0
         # Several workers: an interrupt must not queue behind a send that waits for the agent.
         self._actions = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-widget-action")

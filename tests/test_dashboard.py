@@ -119,3 +119,44 @@ def test_open_shows_the_chat_below_and_errors_come_back(
     finally:
         board.close()
         run.stop()
+
+
+def test_two_busy_runs_and_sync_requests_never_deadlock(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    """Events of two runs, the table's rows and the views' sync requests all at once."""
+    runs = [Run("fake", cwd=workdir, name=f"busy-{i}") for i in range(2)]
+    board = RunsDashboard(runs)
+    views = [run.view for run in runs]
+    try:
+        for run in runs:
+            run._chat.wait_ready(10)
+        stop = threading.Event()
+
+        def sync_requests(view: Any) -> None:
+            while not stop.is_set():
+                view._on_custom(view, {"kind": "sync"}, [])
+
+        def chatter(run: Run) -> None:
+            for i in range(15):
+                run.send(f"message {i}")
+                run.wait(timeout=10)
+
+        syncers = [threading.Thread(target=sync_requests, args=(v,), daemon=True) for v in views]
+        talkers = [threading.Thread(target=chatter, args=(r,), daemon=True) for r in runs]
+        for thread in [*syncers, *talkers]:
+            thread.start()
+        for thread in talkers:
+            thread.join(60)
+        stop.set()
+        for thread in syncers:
+            thread.join(10)
+        assert not any(t.is_alive() for t in [*syncers, *talkers]), "deadlocked"
+        assert all(len(run.messages) == 30 for run in runs)
+        assert runs[0].wait_for(
+            lambda _r: [row["state"] for row in board.table.rows] == ["idle", "idle"], 10
+        )
+    finally:
+        board.close()
+        for run in runs:
+            run.stop()
