@@ -112,3 +112,36 @@ def test_every_pinned_provider_that_is_registered_names_its_pin() -> None:
     for provider_id in provider_ids():
         if provider_id in PINS:
             assert get_provider(provider_id).meta.binary == PINS[provider_id].binary
+
+
+JS_SOURCES = PACKAGE.parent / "js" / "src"
+_JS_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_JS_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
+
+
+def js_strings(source: str) -> list[str]:
+    """The string and template literals of a TypeScript source, comments removed.
+
+    Comments go first so that an apostrophe in one never opens a string.
+    """
+    return _JS_STRING.findall(_JS_COMMENT.sub("", source))
+
+
+def test_the_js_string_scanner_sees_literals() -> None:
+    # A sanity check so the guard below can never go blind.
+    sample = "// Codex in a comment\nconst a = \"Claude Code\"; h('b', {}, `run ${x} Gemini`);"
+    assert js_strings(sample) == ['"Claude Code"', "'b'", "`run ${x} Gemini`"]
+
+
+def test_js_user_facing_text_never_names_a_provider() -> None:
+    # The front end shows provider names only from the traits (provider metadata).
+    sources = sorted(JS_SOURCES.glob("*.ts"))
+    assert sources, f"no TypeScript sources under {JS_SOURCES}"
+    pattern = re.compile("|".join(re.escape(n) for n in provider_names()), re.IGNORECASE)
+    offenders = [
+        f"{path.name}: {text}"
+        for path in sources
+        for text in js_strings(path.read_text())
+        if pattern.search(text)
+    ]
+    assert offenders == []
