@@ -7,6 +7,7 @@ import re
 import select
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -45,6 +46,17 @@ _HOST_ONLY = frozenset(
     {"TERM", "TMUX", "TMUX_PANE", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES"}
 )
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+KILL_GRACE = 2.0
+"""Seconds an agent gets to exit after each signal when its session is killed."""
+
+
+def _pidfd(pid: int) -> int | None:
+    # A pidfd names this very process: a pid reused after it exits is never signalled.
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None
 
 
 def _tmux_binary() -> str:
@@ -126,12 +138,28 @@ class TmuxTerminal:
         except TmuxError:
             return ""
 
-    def kill(self) -> None:
-        """End the session (the agent gets SIGHUP)."""
+    def kill(self, grace: float = KILL_GRACE) -> None:
+        """End the session: the agent gets SIGHUP; one still running after ``grace``
+        seconds gets SIGTERM, then SIGKILL (some CLIs ignore the hang-up).
+        """
+        pid = self.pid()
+        fd = _pidfd(pid) if pid is not None else None
         try:
             self._tmux("kill-session", "-t", f"={self.session_name}")
         except TmuxError:
             pass
+        if fd is None:
+            return
+        try:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                if select.select([fd], [], [], grace)[0]:
+                    return  # it exited
+                try:
+                    signal.pidfd_send_signal(fd, sig)
+                except ProcessLookupError:
+                    return
+        finally:
+            os.close(fd)
 
     @property
     def attach_command(self) -> str:

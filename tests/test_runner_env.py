@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,16 @@ def test_isolated_claude_runs_never_inherit_the_users_config_dir(
         SpawnRequest(context=context, binary=Path("claude"))
     )
     assert own.unset_env == frozenset()  # the user's own runs keep their setup
+
+
+def test_an_agent_that_ignores_the_hangup_is_terminated(lab_home: Path, workdir: Path) -> None:
+    terminal = _runner().spawn(
+        "stubborn", ["sh", "-c", "trap '' HUP; while :; do sleep 0.2; done"], {}, workdir
+    )
+    retry_until(terminal.alive, 10)
+    pid = terminal.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGHUP)  # the control: a hang-up alone does not end it
+    assert not retry_until(lambda: not Path(f"/proc/{pid}").exists(), 1, raises=False)
+    terminal.kill(grace=0.5)
+    retry_until(lambda: not Path(f"/proc/{pid}").exists(), 5)
