@@ -108,9 +108,17 @@ SQLite store."""
 SERVER_TIMEOUT = 1.0
 """Seconds a live-server request may take before the channel counts as silent."""
 
-READY_SETTLE = 4.0
-"""Seconds from the embedded server answering until the TUI draws its prompt and takes
-input (measured: server ≈ 15 s after spawn, prompt ≈ 19.5 s, on 2 shared cores)."""
+READY_LOG_LINE = 'message="project copy refresh done"'
+"""The last start-up line the CLI logs (``$XDG_DATA_HOME/opencode/log/*.log``, lines
+``timestamp=<ISO> level=INFO run=<id> message=...``) before the TUI draws its prompt.
+Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
+cores); a message typed between server and prompt was lost."""
+
+READY_SETTLE = 1.5
+"""Seconds from that line until the prompt takes input."""
+
+READY_FALLBACK = 10.0
+"""Seconds from the server answering until input is sent when the log is unreadable."""
 
 # -- keys ----------------------------------------------------------------------------------
 
@@ -130,11 +138,12 @@ COMMAND_SETTLE = 0.6
 """Seconds from typing a ``/`` command until its autocomplete row is selected: Enter then
 runs the highlighted command."""
 
-APPROVE = "Allow once"
+APPROVE = "Approve"
 REJECT = "Reject"
 APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
-selected: Enter allows it once; Esc rejects it."""
+selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
+"Approve" (played as "Allow once") and "Reject"."""
 
 DIALOG_SETTLE = 1.0
 """Seconds from the permission request appearing on the server until its prompt takes keys."""

@@ -68,7 +68,7 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     >>> d = approval_dialog({"permission": "bash", "metadata": {"command": "ls"},
     ...                      "tool": {"callID": "call_1"}})
     >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
-    ('approval', 'call_1', ['Allow once', 'Reject'])
+    ('approval', 'call_1', ['Approve', 'Reject'])
     """
     metadata = _dict(request.get("metadata"))
     tool = _dict(request.get("tool"))
@@ -77,7 +77,7 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
         header="Permission",
         text="Permission required: run this shell command?",
         options=[
-            Option(label=_compat.APPROVE, description="Run it this once"),
+            Option(label=_compat.APPROVE, description="Allow once: run it this once"),
             Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
         ],
         free_text=False,
@@ -123,7 +123,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
     --------
     >>> from lab_widget.schema import Answer
     >>> d = approval_dialog({"permission": "bash", "tool": {"callID": "c"}})
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Allow once"])]))
+    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
     ['Enter']
     >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
     ['Escape']

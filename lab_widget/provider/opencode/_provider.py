@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import time
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -217,19 +218,23 @@ class OpenCodeProvider(AgentProvider):
         return [db.parent, db.parent / "log"]
 
     def is_ready(self, context: RunContext) -> bool:
-        # The embedded server answers a few seconds before the TUI draws its prompt.
+        # The embedded server answers seconds before the TUI draws its prompt; the start-up
+        # log's last line comes just before it.
         state = self._state(context)
         base = server_url(context)
         if base is None:
             return False
-        answered = state.get("server_up_at")
-        if not isinstance(answered, float):
+        up = state.get("server_up_at")
+        if not isinstance(up, float):
             if get_json(base + _compat.PERMISSION_PATH) is None:
                 return False
-            state["server_up_at"] = time.time()
+            up = state["server_up_at"] = time.time()
             (context.runtime_dir / STATE_FILE).write_text(json.dumps(state))
-            return False
-        return time.time() - answered >= _compat.READY_SETTLE
+        since = float(str(state.get("spawned_at") or 0.0))
+        logged = _logged_after(self._db(context).parent / "log", since, _compat.READY_LOG_LINE)
+        if logged is not None:
+            return time.time() - logged >= _compat.READY_SETTLE
+        return time.time() - up >= _compat.READY_FALLBACK
 
     # -- input -------------------------------------------------------------------------
 
@@ -333,6 +338,37 @@ class OpenCodeProvider(AgentProvider):
             skills_dir=_compat.SKILLS_DIR,
             exclude=list(_compat.WORKSPACE_EXCLUDE),
         )
+
+
+_LOG_TAIL = 1 << 16
+_LOG_STAMP = re.compile(r"^timestamp=(\S+)")
+
+
+def _logged_after(folder: Path, since: float, needle: str) -> float | None:
+    """When the newest log line holding ``needle`` was written, if after ``since``."""
+    try:
+        logs = sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return None
+    for path in reversed(logs[-2:]):
+        try:
+            with path.open("rb") as f:
+                f.seek(max(0, path.stat().st_size - _LOG_TAIL))
+                lines = f.read().decode(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in reversed(lines):
+            if needle not in line:
+                continue
+            match = _LOG_STAMP.match(line)
+            if match is None:
+                continue
+            try:
+                stamp = datetime.fromisoformat(match.group(1).replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+            return stamp if stamp >= since - 1.0 else None
+    return None
 
 
 _FRONTMATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
