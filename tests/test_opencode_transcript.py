@@ -8,7 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from lab_widget._view import _dump
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
@@ -161,3 +164,128 @@ def test_custom_commands_join_the_builtins(tmp_path: Path, monkeypatch: pytest.M
     assert specs["/sub/lint"].source == "project"
     assert specs["/new"].role == "clear" and specs["/new"].chat_safe
     assert not specs["/models"].chat_safe
+
+
+# -- hostile rows --------------------------------------------------------------------------
+# The store commits rows whole, so corruption is a row whose data is garbage, of an unknown
+# type, or of a known type with an odd shape (the counterpart of tests/test_fuzz_readers.py).
+
+ODD_DATA = [
+    "{not json",
+    "null",
+    "[]",
+    '"a string"',
+    '{"part": {"id": "p_s", "messageID": "m_odd", "type": "text", "text": "lone \\ud800"}}',
+    '{"info": "not an object"}',
+    '{"info": {"id": 5, "role": "user"}}',
+    '{"info": {"id": "m_odd", "role": "assistant", "time": "now", "tokens": [1]}}',
+    '{"info": {"id": "m_odd2", "role": "assistant", "time": {"created": "x", "completed": "y"},'
+    ' "parentID": "m_odd", "error": "boom", "finish": 3}}',
+    '{"info": {"id": "s", "directory": 5, "version": [], "time": {"created": 1e300}}}',
+    '{"part": {"id": "p_odd", "messageID": "nope", "type": "text", "text": 7}}',
+    '{"part": {"id": "p_odd2", "messageID": "m_odd", "type": "tool", "state": "done"}}',
+    '{"part": {"id": "p_odd3", "messageID": "m_odd", "type": "tool",'
+    ' "state": {"status": "completed", "input": [], "metadata": {"exit": "1"}}}}',
+]
+KNOWN = ["message.updated.1", "message.part.updated.1", "session.created.1"]
+
+odd_row = st.tuples(
+    st.sampled_from(KNOWN) | st.text(min_size=1, max_size=20),
+    st.sampled_from(ODD_DATA) | st.text(max_size=60),
+)
+
+
+def _valid(messages: list[Message]) -> list[tuple[object, ...]]:
+    return [
+        (m.kind, m.role, m.text, m.tool)
+        for m in messages
+        if m.kind != "lifecycle" or m.level != "warning"
+    ]
+
+
+def _rows_with(data: bytes, inserted: list[tuple[int, tuple[str, str]]]) -> bytes:
+    rows = [json.loads(line) for line in data.splitlines()]
+    for position, (kind, text) in sorted(inserted, reverse=True):
+        rows.insert(min(position, len(rows)), {"id": "", "type": kind, "data": text})
+    for seq, row in enumerate(rows):
+        row["seq"], row["id"] = seq, row["id"] or f"evt_odd_{seq}"
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+@pytest.mark.parametrize("name", ["hello.jsonl", "tools.jsonl", "interrupt.jsonl", "reject.jsonl"])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_hostile_rows_never_raise_and_lose_nothing(
+    tmp_path: Path, name: str, data: st.DataObject
+) -> None:
+    clean = fixture(name)
+    size = len(clean.splitlines())
+    inserted = data.draw(
+        st.lists(st.tuples(st.integers(1, size), odd_row), max_size=8), label="inserted"
+    )
+    mixed = _rows_with(clean, inserted)
+    db = tmp_path / f"{data.draw(st.integers(0, 10**9))}.db"
+    ref = STORE.ref(db, clean, "t")
+    STORE.write(ref, mixed)
+    whole = OpenCodeTranscriptReader(ref)
+    whole.read()
+    clean_ref = STORE.ref(tmp_path / "clean.db", clean, "t")
+    STORE.write(clean_ref, clean)
+    expected = OpenCodeTranscriptReader(clean_ref)
+    expected.read()
+    # Odd rows may add messages of their own; every valid row's message is still there.
+    it = iter(_valid(whole.messages))
+    assert all(any(x == y for y in it) for x in _valid(expected.messages))
+    assert [m.seq for m in whole.messages] == list(range(len(whole.messages)))
+    assert whole.summary.transcript_id == ref.transcript_id
+    json.dumps(_dump(whole.messages), ensure_ascii=False).encode("utf-8")
+    # Read row by row, the same messages result and every one is reported.
+    split = STORE.ref(tmp_path / f"split-{db.name}", clean, "t")
+    STORE.write(split, b"")
+    reader = OpenCodeTranscriptReader(split)
+    reported: dict[int, Message] = {}
+    for line in mixed.splitlines(keepends=True):
+        STORE.append(split, line)
+        for message in reader.read().changed:
+            reported[message.seq] = message
+    assert reader.messages == whole.messages
+    assert [reported[m.seq] for m in whole.messages] == whole.messages
+
+
+def test_huge_valid_text_is_kept_whole(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in fixture("hello.jsonl").splitlines()]
+    big = "z" * (5 << 20)
+    for row in rows:
+        inner = json.loads(row["data"])
+        part = inner.get("part")
+        if isinstance(part, dict) and part.get("text") == "Hello from the scripted model.":
+            part["text"] = big
+            row["data"] = json.dumps(inner)
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    ref = STORE.ref(tmp_path / "big.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert any(m.text == big for m in reader.messages)
+
+
+def test_invalid_utf8_in_a_row_is_replaced_not_fatal(tmp_path: Path) -> None:
+    data = fixture("hello.jsonl")
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data)
+    rows = [json.loads(line) for line in data.splitlines()]
+    part = next(r for r in rows if '"text":"hello"' in r["data"])
+    with sqlite3.connect(ref.path) as conn:  # bytes a writer left that are not UTF-8
+        conn.execute(
+            "UPDATE event SET data = CAST(? AS TEXT) WHERE id = ?",
+            (
+                part["data"].replace("hello", "he\udcffllo").encode("utf-8", "surrogateescape"),
+                part["id"],
+            ),
+        )
+    conn.close()
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert texts(reader.messages)[0] == ("user", "he\ufffdllo")

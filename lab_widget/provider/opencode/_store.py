@@ -59,6 +59,8 @@ def connect(db: Path) -> Iterator[sqlite3.Connection | None]:
     except sqlite3.Error:
         yield None
         return
+    # Text the CLI stored that is not UTF-8 is replaced, not fatal to the whole read.
+    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
     try:
         yield conn
     finally:

@@ -164,14 +164,10 @@ class OpenCodeTranscriptReader(TranscriptReader):
         elif kind.startswith(_compat.SESSION_CREATED):
             info = data.get("info")
             if isinstance(info, dict):
-                self._facts["cwd"] = info.get("directory")
-                self._facts["cli_version"] = info.get("version")
-                created = (
-                    info.get("time", {}).get("created")
-                    if isinstance(info.get("time"), dict)
-                    else None
-                )
-                self._facts["started_at"] = _stamp(created)
+                for fact, key in (("cwd", "directory"), ("cli_version", "version")):
+                    value = info.get(key)
+                    self._facts[fact] = value if isinstance(value, str) else None
+                self._facts["started_at"] = _stamp(_dict(info.get("time")).get("created"))
 
     def _message(self, info: dict[str, Any]) -> None:
         msg_id = str(info["id"])
@@ -189,7 +185,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         if role != "assistant":
             return
-        if isinstance(info.get("modelID"), str):
+        if isinstance(info.get("modelID"), str) and info["modelID"]:
             self._model = info["modelID"]
         error = info.get("error")
         if isinstance(error, dict):
@@ -209,7 +205,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         self._state = "idle"
         parent = self._infos.get(str(info.get("parentID")))
-        started = (parent or {}).get("time", {}).get("created") if parent else None
+        started = _dict((parent or {}).get("time")).get("created")
         if isinstance(started, int) and isinstance(completed, int):
             self._durations[str(info.get("parentID"))] = max(0, completed - started)
 
@@ -249,10 +245,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         role = self._roles.get(msg_id)
         kind = part.get("type")
         info = self._infos.get(msg_id, {})
-        created = (
-            info.get("time", {}).get("created") if isinstance(info.get("time"), dict) else None
-        )
-        when = _stamp(created)
+        when = _stamp(_dict(info.get("time")).get("created"))
         fields: dict[str, Any] | None = None
         if kind == "text" and role == "user":
             text = str(part.get("text") or "")
