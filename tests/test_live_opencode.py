@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget.provider.opencode import _compat
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("opencode_binary")]
 
@@ -133,6 +135,13 @@ def test_new_starts_new_epoch_and_interrupt_stops_a_turn(lab_home: Path, workdir
         ), run.screen()
         assert run.state == "idle"
         assert not any(m.text == "late answer" for m in run.messages)
+        # The TUI keeps no interrupted prompt in its box: the next message is sent as typed.
+        run.send("after the stop")
+        assert run.wait_for(
+            lambda r: [m.text for m in r.messages if m.role == "user"][-1:] == ["after the stop"],
+            timeout=60,
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle", run.screen()
     finally:
         run.stop()
 
@@ -165,3 +174,30 @@ def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=15)
     assert gone, _run_processes(str(lab_home))
     assert not _run_processes(str(workdir))
+
+
+_MENU_ROW = re.compile(r"┃ (/\S+)\s{2,}(.+?)\s*┃")
+
+
+def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=script(workdir))
+    try:
+        # Session commands (/fork, /undo, ...) are listed once a session exists.
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        terminal = run._terminal
+        terminal.type_text("/")
+        assert retry_until(lambda: bool(_MENU_ROW.findall(run.screen())), timeout=10), run.screen()
+        # The menu shows a window of rows; walking down past the end shows them all.
+        rows: set[tuple[str, str]] = set()
+        for _ in range(len(_compat.BUILTIN_COMMANDS) + 5):
+            rows |= set(_MENU_ROW.findall(run.screen()))
+            terminal.keys("Down")
+            time.sleep(0.1)
+        rows |= set(_MENU_ROW.findall(run.screen()))
+    finally:
+        run.stop()
+    pinned = {(c.name, c.description) for c in _compat.BUILTIN_COMMANDS}
+    assert rows == pinned, (
+        f"menu drift: missing {sorted(pinned - rows)}, new {sorted(rows - pinned)}"
+    )

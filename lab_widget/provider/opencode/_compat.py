@@ -224,8 +224,9 @@ BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
     _builtin("/timestamps", "Show timestamps"),
     _builtin("/undo", "Undo previous message"),
 )
-"""The 1.18.33 TUI's ``/`` menu (isolated config, no custom commands), walked with Down
-under tmux; ``/init`` and ``/review`` are the server's own commands (``GET /command``)."""
+"""The 1.18.33 TUI's ``/`` menu once a session exists (isolated config, no custom
+commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_menu``);
+``/init`` and ``/review`` are the server's own commands (``GET /command``)."""
 
 # -- auth, seeding -------------------------------------------------------------------------
 
