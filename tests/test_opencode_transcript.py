@@ -17,7 +17,7 @@ from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
 from lab_widget.schema import Message
 
-from .conformance.kits import OpenCodeStore
+from .conformance.kits import OpenCodeStore, _opencode_kit
 from .conftest import FIXTURES
 
 STORE = OpenCodeStore()
@@ -289,3 +289,25 @@ def test_invalid_utf8_in_a_row_is_replaced_not_fatal(tmp_path: Path) -> None:
     reader = OpenCodeTranscriptReader(ref)
     reader.read()
     assert texts(reader.messages)[0] == ("user", "he\ufffdllo")
+
+
+def test_preview_and_run_sessions(tmp_path: Path) -> None:
+    provider = get_provider("opencode")
+    context = RunContext("r", tmp_path / "work", tmp_path / "runtime")
+    context.cwd.mkdir()
+    provider.plan_spawn(
+        SpawnRequest(
+            context=context,
+            binary=Path("/bin/opencode"),
+            endpoint=Endpoint("http://127.0.0.1:9", "k"),
+        )
+    )
+    kit = _opencode_kit()
+    kit.start_epoch(provider, context, fixture("new_0.jsonl"))
+    kit.clear_epoch(provider, context, fixture("new_1.jsonl"))
+    refs = provider.run_sessions(context)
+    assert len(refs) == 2
+    assert [provider.preview(r) for r in refs] == [
+        ("hello", "default"),
+        ("and again", "default"),
+    ]

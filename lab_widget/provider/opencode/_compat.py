@@ -22,7 +22,7 @@ mode (``opencode.db-wal`` / ``-shm`` beside it). ``OPENCODE_DB`` overrides the p
 DB_ENV = "OPENCODE_DB"
 
 EVENT_QUERY = (
-    "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq"
+    "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?"
 )
 """The store's ``event`` table is an append-only log per session (``aggregate_id`` is the
 session id, ``seq`` counts from 0): ``session.created.1``, ``session.updated.1``,

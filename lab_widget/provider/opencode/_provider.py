@@ -33,8 +33,8 @@ from .._seam import (
 )
 from . import _compat
 from ._dialogs import STATE_FILE, OpenCodeSignals, get_json, load_json, play, recipe, server_url
-from ._store import sessions
-from ._transcript import OpenCodeTranscriptReader
+from ._store import read_events, sessions
+from ._transcript import OpenCodeTranscriptReader, apply_events
 
 __all__ = ["OpenCodeProvider", "api_base_url", "data_home", "database"]
 
@@ -211,6 +211,14 @@ class OpenCodeProvider(AgentProvider):
             for s in sessions(db, folder, 0)
         ]
 
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+        rows, _ = read_events(ref.path, ref.transcript_id, -1, None, limit=_PREVIEW_ROWS)
+        reader = apply_events(ref, rows)
+        prompt = next(
+            (m.text for m in reader.messages if m.role == "user" and m.kind == "text"), None
+        )
+        return prompt, reader.summary.model
+
     def watch_paths(self, context: RunContext) -> list[Path]:
         db = self._db(context)
         # The store's folder (the db and its WAL change with every event) and the log
@@ -339,6 +347,9 @@ class OpenCodeProvider(AgentProvider):
             exclude=list(_compat.WORKSPACE_EXCLUDE),
         )
 
+
+_PREVIEW_ROWS = 64
+"""Rows a preview reads: the first prompt and the model come within a turn's first rows."""
 
 _LOG_TAIL = 1 << 16
 _LOG_STAMP = re.compile(r"^timestamp=(\S+)")

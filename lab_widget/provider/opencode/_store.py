@@ -73,12 +73,13 @@ def _missing_table(exc: sqlite3.Error) -> bool:
 
 
 def read_events(
-    db: Path, session_id: str, after: int, check: tuple[int, str] | None
+    db: Path, session_id: str, after: int, check: tuple[int, str] | None, limit: int = -1
 ) -> tuple[list[EventRow], bool]:
     """Events of ``session_id`` with ``seq > after``, and whether the log was rewritten.
 
     ``check`` is the last ``(seq, id)`` read: when that row is gone or holds another
-    event, the log was replaced and every event is returned again (``True``).
+    event, the log was replaced and every event is returned again (``True``). ``limit``
+    caps the rows returned (``-1``: no cap).
     """
     with connect(db) as conn:
         if conn is None:
@@ -90,7 +91,7 @@ def read_events(
                 rewritten = row is None or row[0] != check[1]
                 if rewritten:
                     after = -1
-            rows = conn.execute(_compat.EVENT_QUERY, (session_id, after)).fetchall()
+            rows = conn.execute(_compat.EVENT_QUERY, (session_id, after, limit)).fetchall()
         except sqlite3.Error as exc:
             if _missing_table(exc):
                 return [], check is not None
