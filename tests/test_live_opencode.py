@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -201,3 +202,35 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
     assert rows == pinned, (
         f"menu drift: missing {sorted(pinned - rows)}, new {sorted(rows - pinned)}"
     )
+
+
+def test_users_own_config_and_store(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = script(workdir).start()
+    user = tmp_path / "user"
+    config = user / ".config" / "opencode"
+    config.mkdir(parents=True)
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": f"{model.base_url}/v1", "apiKey": "{env:MY_TEST_KEY}"},
+        "models": {"mine": {"name": "mine"}},
+    }
+    (config / "opencode.json").write_text(
+        json.dumps({"provider": {"mine": provider}, "model": "mine/mine", "autoupdate": False})
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(user / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(user / ".local" / "share"))
+    monkeypatch.setenv("MY_TEST_KEY", model.api_key)
+    # The user's own setting; without it start-up waits on the model catalog offline.
+    monkeypatch.setenv("OPENCODE_DISABLE_MODELS_FETCH", "1")
+    run = Run("opencode", cwd=workdir)  # no endpoint: the user's own config and store
+    try:
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert run.messages[-1].text == "Hello from the scripted model."
+        assert run.transcript_path == user / ".local" / "share" / "opencode" / "opencode.db"
+        assert run.provider.auth_status().logged_in  # a configured provider counts
+    finally:
+        run.stop()
+        model.stop()
