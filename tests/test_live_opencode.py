@@ -221,6 +221,12 @@ def test_users_own_config_and_store(
     )
     monkeypatch.setenv("XDG_CONFIG_HOME", str(user / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(user / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(user / ".local" / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user / ".cache"))
+    monkeypatch.setenv("OPENCODE_DISABLE_AUTOUPDATE", "1")
+    # With this machine's real HOME (other CLIs' config in it) the TUI outlived the tmux
+    # session's SIGHUP, spinning; with a HOME of its own it exits (docs/compat/opencode.md).
+    monkeypatch.setenv("HOME", str(user))
     monkeypatch.setenv("MY_TEST_KEY", model.api_key)
     # The user's own setting; without it start-up waits on the model catalog offline.
     monkeypatch.setenv("OPENCODE_DISABLE_MODELS_FETCH", "1")
@@ -234,3 +240,5 @@ def test_users_own_config_and_store(
     finally:
         run.stop()
         model.stop()
+    gone = retry_until(lambda: not _run_processes(str(workdir)), timeout=15)
+    assert gone, _run_processes(str(workdir))
