@@ -62,3 +62,17 @@ def codex_binary() -> Path:
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed: run `make setup`")
     return binary
+
+
+@pytest.fixture
+def opencode_binary() -> Path:
+    """The pinned OpenCode binary; a live test fails loudly when it is missing."""
+    binary = tools_dir() / "node_modules" / ".bin" / "opencode"
+    if not binary.exists() and not shutil.which("opencode"):
+        pytest.fail(
+            "the pinned OpenCode CLI is not installed: run `make setup` "
+            "(python -m lab_widget install-clis)"
+        )
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: run `make setup`")
+    return binary

@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import _anthropic, _responses
+from . import _anthropic, _chat, _responses
 from ._script import DEFAULT_FALLBACK, Reply, Rule, Script, TurnSpec
 from ._wire import WireResponse
 
@@ -192,6 +192,17 @@ class ScriptedModel:
             call_ids = [self._next_id("call") for _ in reply.tools]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
             return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids)
+        if route.endswith("/v1/chat/completions"):
+            conv = _chat.conversation(body)
+            scripted = not _chat.is_side_query(body) and bool(conv.key)
+            reply = (
+                self._reply_for(conv.user_text, conv.step, conv.key) if scripted else _SIDE_REPLY
+            )
+            self._record(method, path, body, scripted, conv.user_text, conv.step)
+            call_ids = [self._next_id("call") for _ in reply.tools]
+            return _chat.respond(
+                reply, body, self._next_id("chatcmpl"), call_ids, created=int(time.time())
+            )
         if route.endswith("/v1/messages/count_tokens"):
             self._record(method, path, body, False, "", 0)
             return WireResponse(json_body={"input_tokens": 1})

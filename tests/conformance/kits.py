@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -19,19 +20,66 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget.provider import AgentProvider, RunContext
+from lab_widget.provider import AgentProvider, RunContext, TranscriptRef
 from lab_widget.provider.claude_code import _compat
 from lab_widget.provider.claude_code._transcript import project_dir
 from lab_widget.provider.codex import _compat as codex_compat
+from lab_widget.provider.opencode import _compat as opencode_compat
 
 from ..conftest import FIXTURES
 from ..fake_provider import CURATED_OUT
 
-__all__ = ["KITS", "ConformanceKit", "EpochWriter", "kit_for", "require_kit"]
+__all__ = [
+    "KITS",
+    "ConformanceKit",
+    "EpochWriter",
+    "FileMedium",
+    "TranscriptMedium",
+    "kit_for",
+    "require_kit",
+]
 
 EpochWriter = Callable[[AgentProvider, RunContext, bytes], None]
 """Puts one epoch's transcript bytes where the CLI would, after ``plan_spawn`` ran for
 ``context``, including any signal the CLI gives (a hook record naming the new file)."""
+
+
+class TranscriptMedium:
+    """How the obligations lay a transcript's bytes out where a reader reads them.
+
+    The default is a file holding exactly those bytes, appended at any byte (what a CLI
+    writing JSONL does). A provider whose CLI keeps its transcript elsewhere (rows of a
+    database) gives a medium that stores the same recorded sample there, appended only at
+    the boundaries where the CLI's writes land whole (committed rows).
+    """
+
+    def ref(self, path: Path, sample: bytes, label: str) -> TranscriptRef:
+        """The transcript at ``path`` that will hold ``sample`` (or a part of it)."""
+        return TranscriptRef(transcript_id=label, path=path)
+
+    def cut_points(self, sample: bytes) -> list[int] | None:
+        """Offsets at which an append may end; ``None``: at any byte."""
+        return None
+
+    def write(self, ref: TranscriptRef, data: bytes) -> None:
+        """Make the transcript hold exactly ``data`` (a rewrite)."""
+        ref.path.write_bytes(data)
+
+    def append(self, ref: TranscriptRef, data: bytes) -> None:
+        """Append ``data`` to the transcript."""
+        with ref.path.open("ab") as f:
+            f.write(data)
+
+    def read(self, ref: TranscriptRef) -> bytes:
+        """The transcript's content, as the sample format holds it."""
+        return ref.path.read_bytes()
+
+
+class FileMedium(TranscriptMedium):
+    """A transcript file (JSONL) appended byte by byte."""
+
+
+FILE = FileMedium()
 
 
 @dataclass(frozen=True)
@@ -56,6 +104,8 @@ class ConformanceKit:
     """Epochs the clear command starts, for a CLI that records no echo in its transcript
     (the adapter opens such an epoch's reader with the echo): laid out with
     ``start_epoch``/``clear_epoch`` and read through ``locate_transcript``."""
+    medium: TranscriptMedium = FILE
+    """Where samples are laid out for the reader obligations (a file by default)."""
 
 
 def _fixture(provider_id: str, name: str) -> bytes:
@@ -182,6 +232,137 @@ def _codex_kit() -> ConformanceKit:
     )
 
 
+# -- OpenCode ----------------------------------------------------------------------------
+
+_OPENCODE_CWD = "/fixture/work"
+"""The placeholder scripts/record_opencode_fixtures.py writes for the run's folder."""
+
+
+def _event_rows(data: bytes) -> list[dict[str, object]]:
+    return [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+def _session_of(data: bytes) -> str | None:
+    for row in _event_rows(data):
+        session = json.loads(str(row["data"])).get("sessionID")
+        if isinstance(session, str):
+            return session
+    return None
+
+
+class OpenCodeStore(TranscriptMedium):
+    """OpenCode's SQLite store, with the ``session`` and ``event`` tables as the pinned CLI
+    creates them (``tests/fixtures/opencode/schema.sql``, recorded from it).
+
+    A sample is the JSON lines the recorder exported, one ``event`` row each; the CLI
+    commits each row whole, so appends end at line boundaries. The transcript is the rows
+    of one session (``transcript_id``), in a database that may hold others.
+    """
+
+    def ref(self, path: Path, sample: bytes, label: str) -> TranscriptRef:
+        return TranscriptRef(transcript_id=_session_of(sample) or label, path=path)
+
+    def cut_points(self, sample: bytes) -> list[int] | None:
+        ends = [0]
+        for line in sample.splitlines(keepends=True):
+            ends.append(ends[-1] + len(line))
+        return ends
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA journal_mode=WAL")  # as the CLI keeps it
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event'"
+        ).fetchone()
+        if not exists:
+            conn.executescript((FIXTURES / "opencode" / "schema.sql").read_text())
+        return conn
+
+    def _insert(self, conn: sqlite3.Connection, session: str, data: bytes) -> None:
+        for row in _event_rows(data):
+            conn.execute(
+                "INSERT INTO event (id, aggregate_id, seq, type, data) VALUES (?, ?, ?, ?, ?)",
+                (row["id"], session, row["seq"], row["type"], row["data"]),
+            )
+
+    def write(self, ref: TranscriptRef, data: bytes) -> None:
+        with self._connect(ref.path) as conn:
+            conn.execute("DELETE FROM event WHERE aggregate_id = ?", (ref.transcript_id,))
+            self._insert(conn, ref.transcript_id, data)
+        conn.close()
+
+    def append(self, ref: TranscriptRef, data: bytes) -> None:
+        with self._connect(ref.path) as conn:
+            self._insert(conn, ref.transcript_id, data)
+        conn.close()
+
+    def read(self, ref: TranscriptRef) -> bytes:
+        conn = self._connect(ref.path)
+        try:
+            rows = conn.execute(
+                "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+                (ref.transcript_id,),
+            ).fetchall()
+        finally:
+            conn.close()
+        return b"".join(
+            json.dumps({"seq": r[0], "id": r[1], "type": r[2], "data": r[3]}).encode() + b"\n"
+            for r in rows
+        )
+
+
+def _opencode_kit() -> ConformanceKit:
+    store = OpenCodeStore()
+
+    def write(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        # What OpenCode leaves on disk with a session's first message (the run's first or
+        # the first after /new): a session row naming the run's folder, then its events.
+        data = data.replace(_OPENCODE_CWD.encode(), str(context.cwd).encode())
+        state = json.loads((context.runtime_dir / "opencode.json").read_text())
+        db = Path(state["db"])
+        session = _session_of(data)
+        assert session is not None
+        created = json.loads(str(_event_rows(data)[0]["data"]))["info"]
+        now = int(time.time() * 1000) + len(_event_rows(data))  # later epochs sort later
+        conn = store._connect(db)
+        with conn:
+            stamp = now + conn.execute("SELECT count(*) FROM session").fetchone()[0]
+            conn.execute(
+                "INSERT INTO session (id, project_id, slug, directory, title, version, "
+                "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session,
+                    created["projectID"],
+                    created["slug"],
+                    str(context.cwd),
+                    created["title"],
+                    created["version"],
+                    stamp,
+                    stamp,
+                ),
+            )
+        conn.close()
+        store.write(TranscriptRef(transcript_id=session, path=db), data)
+
+    second = _fixture("opencode", "new_1.jsonl")
+    names = ("hello", "tools", "interrupt", "approve", "reject", "new_0")
+    return ConformanceKit(
+        samples={f"{n}.jsonl": _fixture("opencode", f"{n}.jsonl") for n in names},
+        first_epoch=_fixture("opencode", "new_0.jsonl"),
+        second_epoch=second,
+        # OpenCode records no command in its store: the only echo is the one the adapter
+        # opens a /new epoch with.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(opencode_compat.CURATED_OUT),
+        start_epoch=write,
+        clear_epoch=write,
+        medium=store,
+    )
+
+
 # -- the fake provider (tests/fake_provider.py) ----------------------------------------------
 
 
@@ -208,6 +389,7 @@ def _fake_kit() -> ConformanceKit:
 KITS: dict[str, Callable[[], ConformanceKit]] = {
     "claude-code": _claude_kit,
     "codex": _codex_kit,
+    "opencode": _opencode_kit,
     "fake": _fake_kit,
 }
 """Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""

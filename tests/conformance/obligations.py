@@ -34,7 +34,7 @@ from lab_widget.provider import (
 from lab_widget.schema import AuthDescriptor, Message
 
 from ..test_architecture import core_modules, user_facing_strings
-from .kits import ConformanceKit
+from .kits import ConformanceKit, TranscriptMedium
 
 __all__ = [
     "OBLIGATIONS",
@@ -78,8 +78,8 @@ def _context(run_id: str = "conformance") -> Iterator[RunContext]:
         yield RunContext(run_id=run_id, cwd=cwd, runtime_dir=runtime)
 
 
-def _read_all(provider: AgentProvider, path: Path) -> TranscriptReader:
-    reader = provider.open_reader(TranscriptRef(transcript_id="sample", path=path))
+def _read_all(provider: AgentProvider, ref: TranscriptRef) -> TranscriptReader:
+    reader = provider.open_reader(ref)
     reader.read()
     return reader
 
@@ -146,9 +146,11 @@ def check_transcript_edges(provider: AgentProvider, kit: ConformanceKit) -> None
     """A missing or empty transcript reads as no messages; a transcript rewritten shorter
     reports ``reset=True`` and is rebuilt exactly."""
     name = "transcript-edges"
+    medium = kit.medium
     with _context() as context:
         path = context.runtime_dir / "sample.jsonl"
-        reader = provider.open_reader(TranscriptRef(transcript_id="missing", path=path))
+        ref = medium.ref(path, kit.first_epoch, "missing")
+        reader = provider.open_reader(ref)
         for label in ("missing", "empty"):
             try:
                 result = reader.read()
@@ -168,18 +170,18 @@ def check_transcript_edges(provider: AgentProvider, kit: ConformanceKit) -> None
                 provider,
                 f"a {label} transcript reads as working",
             )
-            path.write_bytes(b"")
-        path.write_bytes(kit.first_epoch)
+            medium.write(ref, b"")
+        medium.write(ref, kit.first_epoch)
         reader.read()
         lines = _lines(kit.first_epoch)
         shorter = b"".join(lines[: max(1, len(lines) // 2)])
         _require(len(shorter) < len(kit.first_epoch), name, provider, "kit sample too short")
-        path.write_bytes(shorter)
+        medium.write(ref, shorter)
         result = reader.read()
         _require(
             result.reset, name, provider, "a transcript rewritten shorter did not report reset"
         )
-        expected = _read_all(provider, path)
+        expected = _read_all(provider, medium.ref(path, shorter, "sample"))
         _require(
             _dump(reader.messages) == _dump(expected.messages),
             name,
@@ -207,6 +209,7 @@ def check_incremental_read(
     """Reading a transcript in any number of appended chunks, split at any byte, gives
     the same messages, state, session summary and change stream as reading it in one go."""
     name = "incremental-read"
+    medium = kit.medium
     samples = sorted(kit.samples.items())
 
     @settings(
@@ -219,21 +222,21 @@ def check_incremental_read(
     @given(st.data())
     def run(data: st.DataObject) -> None:
         label, sample = data.draw(st.sampled_from(samples), label="sample")
-        cuts = data.draw(
-            st.lists(st.integers(0, len(sample)), max_size=12, unique=True).map(sorted),
-            label="cuts",
-        )
+        points = medium.cut_points(sample)
+        cut = st.integers(0, len(sample)) if points is None else st.sampled_from(points)
+        cuts = data.draw(st.lists(cut, max_size=12, unique=True).map(sorted), label="cuts")
         with _context() as context:
             path = context.runtime_dir / "sample.jsonl"
-            path.with_name("whole.jsonl.src").write_bytes(sample)
-            whole = _read_all(provider, path.with_name("whole.jsonl.src"))
-            reader = provider.open_reader(TranscriptRef(transcript_id="sample", path=path))
+            whole_ref = medium.ref(path.with_name("whole.jsonl.src"), sample, "sample")
+            medium.write(whole_ref, sample)
+            whole = _read_all(provider, whole_ref)
+            ref = medium.ref(path, sample, "sample")
+            reader = provider.open_reader(ref)
             folded: dict[int, Message] = {}
             start = 0
-            path.write_bytes(b"")
+            medium.write(ref, b"")
             for cut in [*cuts, len(sample)]:
-                with path.open("ab") as f:
-                    f.write(sample[start:cut])
+                medium.append(ref, sample[start:cut])
                 start = cut
                 _fold(folded, reader.read())
             got = _dump(reader.messages)
@@ -268,19 +271,18 @@ def check_incremental_read(
 def _echoes_read_line_by_line(
     provider: AgentProvider,
     reader: TranscriptReader,
-    path: Path,
+    medium: TranscriptMedium,
     sample: bytes,
     label: str,
 ) -> int:
-    """Feed ``sample`` into ``path`` one line at a time (after a first read of nothing),
-    checking each read; returns how many command echoes the reads reported."""
+    """Feed ``sample`` into the reader's transcript one line at a time (after a first read
+    of nothing), checking each read; returns how many command echoes the reads reported."""
     name = "command-echoes"
-    path.write_bytes(b"")
+    medium.write(reader.ref, b"")
     echoes = 0
     for line in [b"", *_lines(sample)]:
         before = reader.state
-        with path.open("ab") as f:
-            f.write(line)
+        medium.append(reader.ref, line)
         changed = reader.read().changed
         commands = [m for m in changed if m.command]
         echoes += len(commands)
@@ -321,8 +323,8 @@ def check_command_echoes(provider: AgentProvider, kit: ConformanceKit) -> None:
     for index, sample in enumerate(kit.echo_samples):
         with _context() as context:
             path = context.runtime_dir / "echo.jsonl"
-            reader = provider.open_reader(TranscriptRef(transcript_id="echo", path=path))
-            _echoes_read_line_by_line(provider, reader, path, sample, f"echo sample {index}")
+            reader = provider.open_reader(kit.medium.ref(path, sample, "echo"))
+            _echoes_read_line_by_line(provider, reader, kit.medium, sample, f"echo sample {index}")
     for index, sample in enumerate(kit.echo_epochs):
         with _context() as context:
             provider.plan_spawn(
@@ -344,9 +346,9 @@ def check_command_echoes(provider: AgentProvider, kit: ConformanceKit) -> None:
             )
             assert ref is not None
             # Replay what the clear laid out, as the CLI appends it.
-            laid_out = ref.path.read_bytes()
+            laid_out = kit.medium.read(ref)
             reader = provider.open_reader(ref)
-            _echoes_read_line_by_line(provider, reader, ref.path, laid_out, f"echo epoch {index}")
+            _echoes_read_line_by_line(provider, reader, kit.medium, laid_out, f"echo epoch {index}")
 
 
 def check_clear_epoch(provider: AgentProvider, kit: ConformanceKit) -> None:

@@ -1,0 +1,247 @@
+"""Every coupling to OpenCode's private behaviour, pinned to one version.
+
+Verified against OpenCode 1.18.33 under tmux with an isolated HOME / XDG dirs and the
+scripted model (``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``);
+evidence per coupling in ``docs/compat/opencode.md``.
+"""
+
+from __future__ import annotations
+
+from ...compat import PINS
+from ...schema import CommandSpec, DialogKind
+
+VERSION = "1.18.33"
+assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"
+
+# -- storage -------------------------------------------------------------------------------
+
+DB_FILE = "opencode/opencode.db"
+"""The SQLite store under ``$XDG_DATA_HOME`` (default ``~/.local/share``), written in WAL
+mode (``opencode.db-wal`` / ``-shm`` beside it). ``OPENCODE_DB`` overrides the path."""
+
+DB_ENV = "OPENCODE_DB"
+
+EVENT_QUERY = (
+    "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+)
+"""The store's ``event`` table is an append-only log per session (``aggregate_id`` is the
+session id, ``seq`` counts from 0): ``session.created.1``, ``session.updated.1``,
+``message.updated.1`` (a message's whole info, re-sent on every change),
+``message.part.updated.1`` (a part's whole state, re-sent on every change). The
+``message`` / ``part`` tables hold only the latest state, updated in place."""
+
+EVENT_AT_QUERY = "SELECT id FROM event WHERE aggregate_id = ? AND seq = ?"
+
+SESSION_QUERY = (
+    "SELECT id, time_created FROM session WHERE directory = ? AND parent_id IS NULL "
+    "AND time_created >= ? ORDER BY time_created, id"
+)
+"""Top-level sessions of a folder (subagent sessions have a ``parent_id``); a session row
+is created with the first message, also after ``/new``."""
+
+MESSAGE_UPDATED = "message.updated."
+PART_UPDATED = "message.part.updated."
+SESSION_CREATED = "session.created."
+
+REJECTED_ERROR = "The user rejected permission"
+"""A tool call whose permission was rejected ends in ``state.status: "error"`` with
+``error: "The user rejected permission to use this specific tool call."``; its message
+finishes with ``tool-calls`` and the turn ends there (no further message)."""
+
+ABORTED_ERROR = "MessageAbortedError"
+"""An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
+
+TOOL_CALLS_FINISH = "tool-calls"
+"""An assistant message finished with this ``finish`` is followed by another one in the same
+turn (the tool results go back to the model): the turn is still working."""
+
+# -- spawn ---------------------------------------------------------------------------------
+
+ISOLATED_ENV = {
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+}
+"""Without ``OPENCODE_DISABLE_MODELS_FETCH`` start-up waits ≈ 20 s on the model catalog
+offline."""
+
+UNSET_ENV = frozenset(
+    {
+        "OPENCODE_CONFIG",
+        "OPENCODE_CONFIG_CONTENT",
+        "OPENCODE_CONFIG_DIR",
+        "OPENCODE_DB",
+        "OPENCODE_PERMISSION",
+        "OPENCODE_SERVER_PASSWORD",
+        "OPENCODE_SERVER_USERNAME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+    }
+)
+"""Settings of the user's own setup that would point an isolated run back at it."""
+
+PROVIDER_ID = "lab_widget"
+"""The ``provider.<id>`` written into an isolated ``opencode.json``."""
+
+PROVIDER_NPM = "@ai-sdk/openai-compatible"
+"""The provider package (bundled in the binary: no download) that speaks
+``POST <baseURL>/chat/completions``."""
+
+ENV_KEY = "LAB_WIDGET_OPENCODE_API_KEY"
+"""The variable the isolated config's ``apiKey`` reads (``{env:...}`` substitution)."""
+
+ENDPOINT_MODEL = "default"
+"""The model name an endpoint run requests when none is named."""
+
+SERVER_FLAGS = ("--hostname", "127.0.0.1", "--port")
+"""The TUI embeds an HTTP server; these flags fix where (the live signal channel)."""
+
+# -- live server ---------------------------------------------------------------------------
+
+PERMISSION_PATH = "/permission"
+"""``GET`` lists the pending permission requests: ``[{id, sessionID, permission: "bash",
+patterns, metadata: {command}, always, tool: {messageID, callID}}]`` (empty when none). The
+same request is announced on ``GET /event`` as ``permission.asked``; none of it reaches the
+SQLite store."""
+
+SERVER_TIMEOUT = 1.0
+"""Seconds a live-server request may take before the channel counts as silent."""
+
+READY_LOG_LINE = 'message="project copy refresh done"'
+"""The last start-up line the CLI logs (``$XDG_DATA_HOME/opencode/log/*.log``, lines
+``timestamp=<ISO> level=INFO run=<id> message=...``) before the TUI draws its prompt.
+Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
+cores); a message typed between server and prompt was lost."""
+
+READY_SETTLE = 1.5
+"""Seconds from that line until the prompt takes input."""
+
+READY_FALLBACK = 10.0
+"""Seconds from the server answering until input is sent when the log is unreadable."""
+
+# -- keys ----------------------------------------------------------------------------------
+
+KEY_DELAY = 0.3
+"""Seconds between a paste and the Enter that submits it."""
+
+INTERRUPT_KEYS = ("Escape", "Escape")
+"""The first Esc shows "esc again to interrupt"; the second aborts the turn (the assistant
+message gets ``MessageAbortedError``)."""
+
+INTERRUPT_GAP = 0.4
+
+CLEAR_COMMAND = "/new"
+"""Starts a new session; nothing is recorded until its first message creates the row."""
+
+COMMAND_SETTLE = 0.6
+"""Seconds from typing a ``/`` command until its autocomplete row is selected: Enter then
+runs the highlighted command."""
+
+APPROVE = "Approve"
+REJECT = "Reject"
+APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+""""Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
+selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
+"Approve" (played as "Allow once") and "Reject"."""
+
+DIALOG_SETTLE = 1.0
+"""Seconds from the permission request appearing on the server until its prompt takes keys."""
+
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
+
+# -- commands ------------------------------------------------------------------------------
+
+COMMAND_DIRS = (".opencode/command", ".opencode/commands")
+"""Project commands: ``<folder>/**/*.md`` (frontmatter ``description``); the user's own in
+``$XDG_CONFIG_HOME/opencode/command(s)``. Verified: both listed by ``GET /command`` with
+``source: "command"`` after a restart."""
+
+USER_COMMAND_DIRS = ("opencode/command", "opencode/commands")
+
+CURATED_OUT: dict[str, str] = {
+    "/agents": "opens the agent picker",
+    "/connect": "opens the provider sign-in dialog",
+    "/copy": "copies into the terminal's clipboard, not the notebook's",
+    "/debug": "shows debug info in the terminal only",
+    "/diff": "opens the diff viewer in the terminal",
+    "/editor": "opens an editor in the terminal",
+    "/exit": "quits the agent, which ends the run",
+    "/export": "opens an export dialog in the terminal",
+    "/fork": "switches the terminal to a forked session",
+    "/help": "opens the help dialog",
+    "/mcps": "opens the MCP picker",
+    "/models": "opens the model picker",
+    "/move": "moves the session to another folder than the run's",
+    "/rename": "asks for the name in a dialog in the terminal",
+    "/sessions": "opens the session picker",
+    "/skills": "opens the skills picker",
+    "/status": "shows status in the terminal only",
+    "/themes": "opens the theme picker",
+    "/thinking": "only changes what the terminal shows",
+    "/timeline": "opens the message picker",
+    "/timestamps": "only changes what the terminal shows",
+    "/undo": "rewrites the session in place",
+}
+"""Builtins a chat must not offer, each with why."""
+
+
+def _builtin(name: str, description: str) -> CommandSpec:
+    return CommandSpec(
+        name=name,
+        description=description,
+        source="builtin",
+        role="clear" if name == CLEAR_COMMAND else None,
+        chat_safe=name not in CURATED_OUT,
+    )
+
+
+BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
+    _builtin("/agents", "Switch agent"),
+    _builtin("/compact", "Compact session"),
+    _builtin("/connect", "Connect provider"),
+    _builtin("/copy", "Copy session transcript"),
+    _builtin("/debug", "View debug info"),
+    _builtin("/diff", "Open diff viewer"),
+    _builtin("/editor", "Open editor"),
+    _builtin("/exit", "Exit the app"),
+    _builtin("/export", "Export session transcript"),
+    _builtin("/fork", "Fork session"),
+    _builtin("/help", "Help"),
+    _builtin("/init", "guided AGENTS.md setup"),
+    _builtin("/mcps", "Toggle MCPs"),
+    _builtin("/models", "Switch model"),
+    _builtin("/move", "Move to another project dir"),
+    _builtin("/new", "New session"),
+    _builtin("/rename", "Rename session"),
+    _builtin("/review", "review changes [commit|branch|pr], defaults to uncommitted"),
+    _builtin("/sessions", "Switch session"),
+    _builtin("/skills", "Skills"),
+    _builtin("/status", "View status"),
+    _builtin("/themes", "Switch theme"),
+    _builtin("/thinking", "Expand thinking"),
+    _builtin("/timeline", "Jump to message"),
+    _builtin("/timestamps", "Show timestamps"),
+    _builtin("/undo", "Undo previous message"),
+)
+"""The 1.18.33 TUI's ``/`` menu once a session exists (isolated config, no custom
+commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_menu``);
+``/init`` and ``/review`` are the server's own commands (``GET /command``)."""
+
+# -- auth, seeding -------------------------------------------------------------------------
+
+AUTH_FILE = "opencode/auth.json"
+"""Where ``opencode auth login`` stores provider keys, under ``$XDG_DATA_HOME``."""
+
+CONTEXT_FILE = "AGENTS.md"
+SKILLS_DIR = ".opencode/skills"
+WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.opencode/skills/")
+
+APPROVAL_PERMISSIONS = frozenset({"bash"})
+"""Permission names whose prompt the keys above answer (shell commands); any other (edits,
+web fetches) is reported as blocked, to be answered in the terminal."""
+
+LOG_DIR = "opencode/log"
+"""Under ``$XDG_DATA_HOME``: the CLI logs ``message=asking id=per_... permission=bash``
+when a permission request opens, so a change there wakes the reader to ask the server
+(the store does not change while a request waits)."""

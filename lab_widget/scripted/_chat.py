@@ -1,0 +1,225 @@
+"""The OpenAI Chat Completions API as OpenCode uses it: ``POST /v1/chat/completions``, SSE.
+
+A request carries the whole conversation as ``messages`` (``system``, ``user``,
+``assistant`` with ``tool_calls``, ``tool`` results). Tool calls stream as ``tool_calls``
+deltas; a finished stream ends with a usage chunk (the agent asks for it with
+``stream_options.include_usage``) and ``data: [DONE]``.
+
+A script's :class:`~lab_widget.scripted.ToolUse` names the tool as any agent knows it:
+when the request offers a function by that name it is called as written; a portable name
+(``"Bash"``) is translated to the shell function the request offers, keeping only the
+arguments that function declares.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ._script import Reply, ToolUse
+from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
+
+__all__ = ["conversation", "function_call", "is_side_query", "respond"]
+
+_SHELL_ALIASES: dict[str, tuple[str, ...]] = {"Bash": ("bash", "shell")}
+"""Portable tool names and the agent functions that play them, most preferred first."""
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content] if content else []
+    if not isinstance(content, list):
+        return []
+    return [
+        str(part.get("text", ""))
+        for part in content
+        if isinstance(part, dict) and part.get("type") == "text" and part.get("text")
+    ]
+
+
+def conversation(body: dict[str, Any]) -> Conversation:
+    """Find the latest user text and how many model responses answered it so far.
+
+    Examples
+    --------
+    >>> msgs = [
+    ...     {"role": "system", "content": "be brief"},
+    ...     {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    ...     {"role": "assistant", "content": "", "tool_calls": [{"id": "c"}]},
+    ...     {"role": "tool", "tool_call_id": "c", "content": "ok"},
+    ... ]
+    >>> c = conversation({"messages": msgs})
+    >>> c.user_text, c.step
+    ('hi', 1)
+    """
+    messages = body.get("messages") or []
+    if not isinstance(messages, list):
+        return Conversation(user_text="", step=0, key="")
+    steps = 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            steps += 1
+            continue
+        if message.get("role") != "user":
+            continue
+        texts = _texts(message.get("content"))
+        if not texts:
+            continue
+        # The user texts so far identify one turn of one conversation, whatever system
+        # prompt and tool results the agent re-sends around them.
+        history = [
+            "\n".join(_texts(m.get("content")))
+            for m in messages[: index + 1]
+            if isinstance(m, dict) and m.get("role") == "user"
+        ]
+        return Conversation(user_text="\n".join(texts), step=steps, key=json.dumps(history))
+    return Conversation(user_text="", step=steps, key="")
+
+
+def is_side_query(body: dict[str, Any]) -> bool:
+    """Whether the request is one of the agent's side queries (a session title).
+
+    OpenCode asks for a title with no tools; every turn of the conversation offers tools.
+
+    Examples
+    --------
+    >>> is_side_query({"messages": []}), is_side_query({"tools": [{"type": "function"}]})
+    (True, False)
+    """
+    return not body.get("tools")
+
+
+def _offered(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    offered: dict[str, dict[str, Any]] = {}
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name"):
+            offered[str(function["name"])] = function
+    return offered
+
+
+def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The function name and arguments that play ``tool`` for this request's agent.
+
+    Examples
+    --------
+    >>> tools = [{"type": "function", "function": {"name": "bash", "parameters": {
+    ...     "properties": {"command": {}, "timeout": {}}}}}]
+    >>> function_call(ToolUse("Bash", {"command": "ls", "description": "list"}),
+    ...               {"tools": tools})
+    ('bash', {'command': 'ls'})
+    >>> function_call(ToolUse("custom", {"a": 1}), {"tools": tools})
+    ('custom', {'a': 1})
+    """
+    offered = _offered(body)
+    if tool.name in offered or tool.name not in _SHELL_ALIASES:
+        return tool.name, dict(tool.input)
+    name = next((n for n in _SHELL_ALIASES[tool.name] if n in offered), None)
+    if name is None:
+        return tool.name, dict(tool.input)
+    arguments = dict(tool.input)
+    params = offered[name].get("parameters") or {}
+    known = params.get("properties") if isinstance(params, dict) else None
+    if isinstance(known, dict):
+        arguments = {k: v for k, v in arguments.items() if k in known}
+    return name, arguments
+
+
+def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    prompt = (
+        reply.input_tokens
+        if reply.input_tokens is not None
+        else estimate_tokens(json.dumps(body.get("messages", [])))
+    )
+    completion = (
+        reply.output_tokens
+        if reply.output_tokens is not None
+        else estimate_tokens(reply.text) + 10 * len(reply.tools)
+    )
+    # Chat completions count cached tokens inside prompt_tokens.
+    total_prompt = prompt + reply.cache_read_tokens
+    return {
+        "prompt_tokens": total_prompt,
+        "completion_tokens": completion,
+        "total_tokens": total_prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": reply.cache_read_tokens},
+    }
+
+
+def _calls(reply: Reply, body: dict[str, Any], call_ids: list[str]) -> list[dict[str, Any]]:
+    calls = []
+    for index, (tool, call_id) in enumerate(zip(reply.tools, call_ids, strict=True)):
+        name, arguments = function_call(tool, body)
+        calls.append(
+            {
+                "index": index,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        )
+    return calls
+
+
+def _stream(
+    reply: Reply, body: dict[str, Any], base: dict[str, Any], calls: list[dict[str, Any]]
+) -> Iterator[SseEvent]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, delay: float = 0.0) -> SseEvent:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return SseEvent(None, dict(base, choices=[choice]), delay=delay)
+
+    yield chunk({"role": "assistant", "content": ""})
+    for text in text_chunks(reply.text):
+        yield chunk({"content": text}, delay=reply.chunk_delay)
+    for call in calls:
+        # The name and id open a call; its arguments follow as a separate delta.
+        head = dict(call, function={"name": call["function"]["name"], "arguments": ""})
+        yield chunk({"tool_calls": [head]})
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": call["index"],
+                        "function": {"arguments": call["function"]["arguments"]},
+                    }
+                ]
+            }
+        )
+    yield chunk({}, finish="tool_calls" if calls else "stop")
+    if (body.get("stream_options") or {}).get("include_usage"):
+        yield SseEvent(None, dict(base, choices=[], usage=_usage(reply, body)))
+    yield SseEvent(None, "[DONE]")
+
+
+def respond(
+    reply: Reply, body: dict[str, Any], completion_id: str, call_ids: list[str], created: int
+) -> WireResponse:
+    """Answer one ``POST /v1/chat/completions`` with ``reply``, streamed when asked.
+
+    ``call_ids`` supplies one id per tool call of ``reply``.
+    """
+    calls = _calls(reply, body, call_ids)
+    base = {
+        "id": completion_id,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": body.get("model", "scripted"),
+    }
+    if body.get("stream"):
+        return WireResponse(events=_stream(reply, body, base, calls), delay=reply.delay)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if calls:
+        message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in calls]
+    choice = {
+        "index": 0,
+        "message": message,
+        "finish_reason": "tool_calls" if calls else "stop",
+    }
+    return WireResponse(
+        json_body=dict(base, object="chat.completion", choices=[choice], usage=_usage(reply, body)),
+        delay=reply.delay,
+    )

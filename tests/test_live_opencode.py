@@ -1,0 +1,244 @@
+"""Live: the real pinned OpenCode binary under real tmux, against the scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget.provider.opencode import _compat
+
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("opencode_binary")]
+
+ASK = {"permission": {"bash": "ask"}}
+"""Run option: OpenCode asks before every shell command (its default runs them)."""
+
+
+def tool_turn(path: Path) -> list[Reply]:
+    command = f"echo tool-output-42 && touch {path}"
+    return [
+        Reply("Let me check.", tools=[ToolUse("Bash", {"command": command, "description": "x"})]),
+        Reply("The tool said tool-output-42."),
+    ]
+
+
+def script(workdir: Path) -> ScriptedModel:
+    return ScriptedModel(
+        rules=[
+            Rule("use a tool", tool_turn(workdir / "made.txt")),
+            Rule("slow", Reply("late answer", delay=30)),
+        ],
+        sequence=["Hello from the scripted model.", "Second answer."],
+    )
+
+
+def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def test_send_reply_idle_then_tool_call(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=script(workdir))
+    try:
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        texts = [(m.role, m.text) for m in run.messages if m.kind == "text"]
+        assert texts == [("user", "hello"), ("assistant", "Hello from the scripted model.")]
+        last = run.messages[-1]
+        assert last.usage and last.usage.output_tokens > 0
+        assert run.session.usage.output_tokens > 0
+        assert run.session.cwd == str(workdir)
+        assert run.session.cli_version == "1.18.33"
+        run.send("please use a tool")
+        assert run.wait_for(
+            lambda r: r.messages[-1].text == "The tool said tool-output-42.", timeout=90
+        ), run.screen()
+        assert run.wait(timeout=30) == "idle"
+        tools = [m for m in run.messages if m.kind == "tool"]
+        assert len(tools) == 1 and tools[0].tool is not None
+        assert tools[0].tool.name == "bash" and tools[0].tool.status == "ok"
+        assert "tool-output-42" in (tools[0].tool.output or "")
+        assert (workdir / "made.txt").exists()
+    finally:
+        run.stop()
+    assert run.state == "ended"
+
+
+def test_approval_approve_then_reject(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=script(workdir), **ASK)
+    try:
+        run.send("please use a tool", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "approval"
+        assert "tool-output-42" in dialog.body
+        assert run.state == "question"
+        resolved = run.answer("approve")
+        assert resolved.status == "answered", resolved
+        assert run.wait_for(
+            lambda r: r.messages[-1].text == "The tool said tool-output-42.", timeout=60
+        ), run.screen()
+        assert (workdir / "made.txt").exists()
+        (workdir / "made.txt").unlink()
+        assert run.wait(timeout=30) == "idle"
+        run.send("use a tool again")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
+        resolved = run.answer("reject")
+        assert resolved.status == "rejected", resolved
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert not (workdir / "made.txt").exists()
+        assert run.pending_dialog is None
+        # Answered approvals show as dialogs that keep their tool call.
+        calls = [m.tool for m in run.messages if m.tool is not None]
+        assert [c.status for c in calls] == ["ok", "error"], run.messages
+        assert "rejected" in (calls[-1].output or "")
+    finally:
+        run.stop()
+
+
+def test_new_starts_new_epoch_and_interrupt_stops_a_turn(lab_home: Path, workdir: Path) -> None:
+    model = script(workdir)
+    run = Run("opencode", cwd=workdir, model=model)
+    try:
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        first = run.transcript_id
+        commands = {c.name: c for c in run.commands}
+        assert commands[run.clear_command].role == "clear"
+        run.clear()
+        run.send("and again")
+        assert run.wait_for(
+            lambda r: r.transcript_id != first and r.messages[-1].text == "Second answer.",
+            timeout=90,
+        ), run.screen()
+        assert run.messages[0].command == "/new" and run.messages[0].role == "user"
+        assert not any(m.text == "hello" for m in run.messages)
+        run.send("be slow")
+        assert run.wait_for(
+            lambda r: any(q.user_text == "be slow" for q in model.scripted_requests), timeout=60
+        ), run.screen()
+        assert run.state == "working"
+        run.interrupt()
+        assert run.wait_for(
+            lambda r: any(m.kind == "lifecycle" and m.text == "Interrupted" for m in r.messages),
+            timeout=30,
+        ), run.screen()
+        assert run.state == "idle"
+        assert not any(m.text == "late answer" for m in run.messages)
+        # The TUI keeps no interrupted prompt in its box: the next message is sent as typed.
+        run.send("after the stop")
+        assert run.wait_for(
+            lambda r: [m.text for m in r.messages if m.role == "user"][-1:] == ["after the stop"],
+            timeout=60,
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle", run.screen()
+    finally:
+        run.stop()
+
+
+def _run_processes(marker: str) -> list[str]:
+    """Processes whose command line, environment or folder mentions ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            environ = (entry / "environ").read_bytes().decode(errors="replace")
+            cwd = str((entry / "cwd").readlink())
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if marker in cmdline or marker in environ or cwd.startswith(marker):
+            found.append(f"{entry.name}: {cmdline[:120]}")
+    return found
+
+
+def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=script(workdir))
+    try:
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert _run_processes(str(lab_home)), "the scan must see the live run"
+    finally:
+        run.stop()
+    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=15)
+    assert gone, _run_processes(str(lab_home))
+    assert not _run_processes(str(workdir))
+
+
+_MENU_ROW = re.compile(r"┃ (/\S+)\s{2,}(.+?)\s*┃")
+
+
+def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=script(workdir))
+    try:
+        # Session commands (/fork, /undo, ...) are listed once a session exists.
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        terminal = run._terminal
+        terminal.type_text("/")
+        assert retry_until(lambda: bool(_MENU_ROW.findall(run.screen())), timeout=10), run.screen()
+        # The menu shows a window of rows; walking down past the end shows them all.
+        rows: set[tuple[str, str]] = set()
+        for _ in range(len(_compat.BUILTIN_COMMANDS) + 5):
+            rows |= set(_MENU_ROW.findall(run.screen()))
+            terminal.keys("Down")
+            time.sleep(0.1)
+        rows |= set(_MENU_ROW.findall(run.screen()))
+    finally:
+        run.stop()
+    pinned = {(c.name, c.description) for c in _compat.BUILTIN_COMMANDS}
+    assert rows == pinned, (
+        f"menu drift: missing {sorted(pinned - rows)}, new {sorted(rows - pinned)}"
+    )
+
+
+def test_users_own_config_and_store(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = script(workdir).start()
+    user = tmp_path / "user"
+    config = user / ".config" / "opencode"
+    config.mkdir(parents=True)
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": {"baseURL": f"{model.base_url}/v1", "apiKey": "{env:MY_TEST_KEY}"},
+        "models": {"mine": {"name": "mine"}},
+    }
+    (config / "opencode.json").write_text(
+        json.dumps({"provider": {"mine": provider}, "model": "mine/mine", "autoupdate": False})
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(user / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(user / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(user / ".local" / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user / ".cache"))
+    monkeypatch.setenv("OPENCODE_DISABLE_AUTOUPDATE", "1")
+    # With this machine's real HOME (other CLIs' config in it) the TUI outlived the tmux
+    # session's SIGHUP, spinning; with a HOME of its own it exits (docs/compat/opencode.md).
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("MY_TEST_KEY", model.api_key)
+    # The user's own setting; without it start-up waits on the model catalog offline.
+    monkeypatch.setenv("OPENCODE_DISABLE_MODELS_FETCH", "1")
+    run = Run("opencode", cwd=workdir)  # no endpoint: the user's own config and store
+    try:
+        run.send("hello", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert run.messages[-1].text == "Hello from the scripted model."
+        assert run.transcript_path == user / ".local" / "share" / "opencode" / "opencode.db"
+        assert run.provider.auth_status().logged_in  # a configured provider counts
+    finally:
+        run.stop()
+        model.stop()
+    gone = retry_until(lambda: not _run_processes(str(workdir)), timeout=15)
+    assert gone, _run_processes(str(workdir))

@@ -1,0 +1,313 @@
+"""Unit: OpenCode's event log (fixtures recorded from 1.18.33) mapped to the universal schema,
+read from a real SQLite store laid out with the CLI's own DDL."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lab_widget._view import _dump
+from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
+from lab_widget.provider.opencode import _compat
+from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
+from lab_widget.schema import Message
+
+from .conformance.kits import OpenCodeStore, _opencode_kit
+from .conftest import FIXTURES
+
+STORE = OpenCodeStore()
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / "opencode" / name).read_bytes()
+
+
+def read(tmp_path: Path, name: str) -> OpenCodeTranscriptReader:
+    data = fixture(name)
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    return reader
+
+
+def texts(messages: list[Message]) -> list[tuple[str, str]]:
+    return [(m.role, m.text) for m in messages if m.kind == "text"]
+
+
+def test_hello(tmp_path: Path) -> None:
+    reader = read(tmp_path, "hello.jsonl")
+    assert texts(reader.messages) == [
+        ("user", "hello"),
+        ("assistant", "Hello from the scripted model."),
+    ]
+    assert reader.state == "idle"
+    last = reader.messages[-1]
+    assert last.usage is not None and last.usage.output_tokens > 0
+    assert last.model == "default"
+    summary = reader.summary
+    assert summary.cli_version == _compat.VERSION
+    assert summary.cwd == "/fixture/work"
+    assert summary.usage.output_tokens > 0 and len(summary.turn_durations_ms) == 1
+
+
+def test_tool_calls_ok_and_failing(tmp_path: Path) -> None:
+    reader = read(tmp_path, "tools.jsonl")
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert [t.name for t in tools] == ["bash", "bash"]
+    assert tools[0].status == "ok" and "tool-output-42" in (tools[0].output or "")
+    assert tools[0].input == {"command": "echo tool-output-42"}
+    assert tools[1].status == "error"  # cat of a missing file exits non-zero
+    assert texts(reader.messages)[-1] == ("assistant", "That command failed.")
+    assert reader.state == "idle"
+
+
+def test_interrupt_is_a_lifecycle_note_and_idle(tmp_path: Path) -> None:
+    reader = read(tmp_path, "interrupt.jsonl")
+    notes = [m.text for m in reader.messages if m.kind == "lifecycle"]
+    assert notes == ["Interrupted"]
+    assert reader.state == "idle"
+    assert not any(m.text == "late answer" for m in reader.messages)
+
+
+def test_rejected_permission_ends_the_turn(tmp_path: Path) -> None:
+    reader = read(tmp_path, "reject.jsonl")
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert len(tools) == 1 and tools[0].status == "error"
+    assert (tools[0].output or "").endswith("(rejected)")
+    assert reader.state == "idle"
+
+
+def test_state_is_working_mid_turn(tmp_path: Path) -> None:
+    # Every prefix that has the user's message but not the turn's end reads as working.
+    data = fixture("tools.jsonl")
+    lines = data.splitlines(keepends=True)
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    reader = OpenCodeTranscriptReader(ref)
+    STORE.write(ref, b"")
+    states = []
+    for line in lines:
+        STORE.append(ref, line)
+        reader.read()
+        states.append(reader.state)
+    first_user = next(i for i, line in enumerate(lines) if b'\\"role\\":\\"user\\"' in line)
+    assert all(s == "idle" for s in states[:first_user])
+    assert states[-1] == "idle"
+    assert states.count("working") > len(lines) // 2
+
+
+def test_unreadable_event_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    data = fixture("hello.jsonl")
+    row = json.loads(data.splitlines()[-1])
+    bad = json.dumps(dict(row, seq=row["seq"] + 1, id="evt_bad", data="{not json")).encode()
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data + bad + b"\n")
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert reader.messages[-1].level == "warning"
+
+
+def test_reader_never_writes_or_creates_the_store(tmp_path: Path) -> None:
+    db = tmp_path / "missing" / "opencode.db"
+    reader = OpenCodeTranscriptReader(STORE.ref(db, fixture("hello.jsonl"), "t"))
+    assert reader.read().changed == []
+    assert not db.parent.exists()
+    ref = STORE.ref(tmp_path / "opencode.db", fixture("hello.jsonl"), "t")
+    STORE.write(ref, fixture("hello.jsonl"))
+    with sqlite3.connect(ref.path) as conn:  # the CLI holds a write transaction meanwhile
+        conn.execute("BEGIN IMMEDIATE")
+        reader = OpenCodeTranscriptReader(ref)
+        assert texts(reader.read().changed)[0] == ("user", "hello")
+
+
+def test_isolated_spawn(tmp_path: Path) -> None:
+    provider = get_provider("opencode")
+    context = RunContext("r", tmp_path / "work", tmp_path / "runtime")
+    context.cwd.mkdir()
+    plan = provider.plan_spawn(
+        SpawnRequest(
+            context=context,
+            binary=Path("/bin/opencode"),
+            endpoint=Endpoint("http://127.0.0.1:9", "sk-secret"),
+            options={"permission": {"bash": "ask"}},
+        )
+    )
+    assert plan.argv[:3] == ["/bin/opencode", "--hostname", "127.0.0.1"]
+    assert plan.env[_compat.ENV_KEY] == "sk-secret" and _compat.ENV_KEY in plan.secret_env
+    assert plan.env["OPENCODE_DISABLE_MODELS_FETCH"] == "1"
+    assert "OPENCODE_CONFIG" in plan.unset_env and "XDG_DATA_HOME" not in plan.unset_env
+    config_path = Path(plan.env["XDG_CONFIG_HOME"]) / "opencode" / "opencode.json"
+    config = json.loads(config_path.read_text())
+    assert "sk-secret" not in config_path.read_text()
+    options = config["provider"][_compat.PROVIDER_ID]["options"]
+    assert options["baseURL"] == "http://127.0.0.1:9/v1"
+    assert config["permission"] == {"bash": "ask"}
+    assert provider.watch_paths(context)[0] == Path(plan.env["XDG_DATA_HOME"]) / "opencode"
+
+
+def test_custom_commands_join_the_builtins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    user = tmp_path / "config" / "opencode" / "command"
+    user.mkdir(parents=True)
+    (user / "hi.md").write_text("---\ndescription: Say hi\n---\nSay hi $ARGUMENTS\n")
+    project = tmp_path / "work" / ".opencode" / "commands" / "sub"
+    project.mkdir(parents=True)
+    (project / "lint.md").write_text("Lint it.\n")
+    specs = {c.name: c for c in get_provider("opencode").commands(tmp_path / "work")}
+    assert specs["/hi"].source == "user" and specs["/hi"].description == "Say hi"
+    assert specs["/hi"].arg_hint == "$ARGUMENTS"
+    assert specs["/sub/lint"].source == "project"
+    assert specs["/new"].role == "clear" and specs["/new"].chat_safe
+    assert not specs["/models"].chat_safe
+
+
+# -- hostile rows --------------------------------------------------------------------------
+# The store commits rows whole, so corruption is a row whose data is garbage, of an unknown
+# type, or of a known type with an odd shape (the counterpart of tests/test_fuzz_readers.py).
+
+ODD_DATA = [
+    "{not json",
+    "null",
+    "[]",
+    '"a string"',
+    '{"part": {"id": "p_s", "messageID": "m_odd", "type": "text", "text": "lone \\ud800"}}',
+    '{"info": "not an object"}',
+    '{"info": {"id": 5, "role": "user"}}',
+    '{"info": {"id": "m_odd", "role": "assistant", "time": "now", "tokens": [1]}}',
+    '{"info": {"id": "m_odd2", "role": "assistant", "time": {"created": "x", "completed": "y"},'
+    ' "parentID": "m_odd", "error": "boom", "finish": 3}}',
+    '{"info": {"id": "s", "directory": 5, "version": [], "time": {"created": 1e300}}}',
+    '{"part": {"id": "p_odd", "messageID": "nope", "type": "text", "text": 7}}',
+    '{"part": {"id": "p_odd2", "messageID": "m_odd", "type": "tool", "state": "done"}}',
+    '{"part": {"id": "p_odd3", "messageID": "m_odd", "type": "tool",'
+    ' "state": {"status": "completed", "input": [], "metadata": {"exit": "1"}}}}',
+]
+KNOWN = ["message.updated.1", "message.part.updated.1", "session.created.1"]
+
+odd_row = st.tuples(
+    st.sampled_from(KNOWN) | st.text(min_size=1, max_size=20),
+    st.sampled_from(ODD_DATA) | st.text(max_size=60),
+)
+
+
+def _valid(messages: list[Message]) -> list[tuple[object, ...]]:
+    return [
+        (m.kind, m.role, m.text, m.tool)
+        for m in messages
+        if m.kind != "lifecycle" or m.level != "warning"
+    ]
+
+
+def _rows_with(data: bytes, inserted: list[tuple[int, tuple[str, str]]]) -> bytes:
+    rows = [json.loads(line) for line in data.splitlines()]
+    for position, (kind, text) in sorted(inserted, reverse=True):
+        rows.insert(min(position, len(rows)), {"id": "", "type": kind, "data": text})
+    for seq, row in enumerate(rows):
+        row["seq"], row["id"] = seq, row["id"] or f"evt_odd_{seq}"
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+@pytest.mark.parametrize("name", ["hello.jsonl", "tools.jsonl", "interrupt.jsonl", "reject.jsonl"])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_hostile_rows_never_raise_and_lose_nothing(
+    tmp_path: Path, name: str, data: st.DataObject
+) -> None:
+    clean = fixture(name)
+    size = len(clean.splitlines())
+    inserted = data.draw(
+        st.lists(st.tuples(st.integers(1, size), odd_row), max_size=8), label="inserted"
+    )
+    mixed = _rows_with(clean, inserted)
+    db = tmp_path / f"{data.draw(st.integers(0, 10**9))}.db"
+    ref = STORE.ref(db, clean, "t")
+    STORE.write(ref, mixed)
+    whole = OpenCodeTranscriptReader(ref)
+    whole.read()
+    clean_ref = STORE.ref(tmp_path / "clean.db", clean, "t")
+    STORE.write(clean_ref, clean)
+    expected = OpenCodeTranscriptReader(clean_ref)
+    expected.read()
+    # Odd rows may add messages of their own; every valid row's message is still there.
+    it = iter(_valid(whole.messages))
+    assert all(any(x == y for y in it) for x in _valid(expected.messages))
+    assert [m.seq for m in whole.messages] == list(range(len(whole.messages)))
+    assert whole.summary.transcript_id == ref.transcript_id
+    json.dumps(_dump(whole.messages), ensure_ascii=False).encode("utf-8")
+    # Read row by row, the same messages result and every one is reported.
+    split = STORE.ref(tmp_path / f"split-{db.name}", clean, "t")
+    STORE.write(split, b"")
+    reader = OpenCodeTranscriptReader(split)
+    reported: dict[int, Message] = {}
+    for line in mixed.splitlines(keepends=True):
+        STORE.append(split, line)
+        for message in reader.read().changed:
+            reported[message.seq] = message
+    assert reader.messages == whole.messages
+    assert [reported[m.seq] for m in whole.messages] == whole.messages
+
+
+def test_huge_valid_text_is_kept_whole(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in fixture("hello.jsonl").splitlines()]
+    big = "z" * (5 << 20)
+    for row in rows:
+        inner = json.loads(row["data"])
+        part = inner.get("part")
+        if isinstance(part, dict) and part.get("text") == "Hello from the scripted model.":
+            part["text"] = big
+            row["data"] = json.dumps(inner)
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    ref = STORE.ref(tmp_path / "big.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert any(m.text == big for m in reader.messages)
+
+
+def test_invalid_utf8_in_a_row_is_replaced_not_fatal(tmp_path: Path) -> None:
+    data = fixture("hello.jsonl")
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data)
+    rows = [json.loads(line) for line in data.splitlines()]
+    part = next(r for r in rows if '"text":"hello"' in r["data"])
+    with sqlite3.connect(ref.path) as conn:  # bytes a writer left that are not UTF-8
+        conn.execute(
+            "UPDATE event SET data = CAST(? AS TEXT) WHERE id = ?",
+            (
+                part["data"].replace("hello", "he\udcffllo").encode("utf-8", "surrogateescape"),
+                part["id"],
+            ),
+        )
+    conn.close()
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert texts(reader.messages)[0] == ("user", "he\ufffdllo")
+
+
+def test_preview_and_run_sessions(tmp_path: Path) -> None:
+    provider = get_provider("opencode")
+    context = RunContext("r", tmp_path / "work", tmp_path / "runtime")
+    context.cwd.mkdir()
+    provider.plan_spawn(
+        SpawnRequest(
+            context=context,
+            binary=Path("/bin/opencode"),
+            endpoint=Endpoint("http://127.0.0.1:9", "k"),
+        )
+    )
+    kit = _opencode_kit()
+    kit.start_epoch(provider, context, fixture("new_0.jsonl"))
+    kit.clear_epoch(provider, context, fixture("new_1.jsonl"))
+    refs = provider.run_sessions(context)
+    assert len(refs) == 2
+    assert [provider.preview(r) for r in refs] == [
+        ("hello", "default"),
+        ("and again", "default"),
+    ]
