@@ -18,6 +18,7 @@ DEFAULT_PROVIDER = "claude-code"
 _BUILTIN: dict[str, str] = {
     "claude-code": "lab_widget.provider.claude_code:ClaudeCodeProvider",
     "codex": "lab_widget.provider.codex:CodexProvider",
+    "gemini": "lab_widget.provider.gemini:GeminiProvider",
 }
 _registered: dict[str, Callable[[], AgentProvider]] = {}
 _instances: dict[str, AgentProvider] = {}

@@ -16,14 +16,20 @@ assert PINS["gemini"].version == VERSION, "re-verify these couplings for the new
 KEY_DELAY = 0.4
 """Seconds between a paste and the Enter that submits it."""
 
-READY_SETTLE = 1.0
-"""Seconds from the SessionStart hook record until the prompt takes a reply: an Enter
-sent while the hook still ran was lost in a probe."""
+READY_SETTLE = 2.0
+"""Seconds from the SessionStart hook record until a reply is sent. The hook runs while
+the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the
+reply then checks that its turn started, see ``SUBMIT_WAIT``)."""
+
+SUBMIT_WAIT = 4.0
+"""Seconds a submitted prompt has to start its turn (BeforeAgent hook) before Enter is
+pressed once more; and a ``/clear`` to open its new session (SessionStart hook)."""
 
 INTERRUPT_KEYS = ("Escape",)
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
 
+CLEAR_COMMANDS = ("/clear", "/new")
 CLEAR_COMMAND = "/clear"
 """The builtin that starts a new session (alias ``/new``): SessionEnd(``clear``), then a
 SessionStart(``clear``) hook naming a new session file, created at once. No command is
@@ -107,6 +113,11 @@ SETTINGS = {
 """An isolated ``settings.json``: the API-key auth method chosen (no auth dialog), usage
 statistics, telemetry and auto-update off. ``trustedFolders.json`` trusts the run's
 folder (else a trust screen and a self-restart)."""
+
+SPAWN_ENV = {"GEMINI_CLI_NO_RELAUNCH": "true"}
+"""Set for every run. By default Gemini CLI re-launches itself as a child node process
+(for a larger heap) and the parent ignores SIGHUP and SIGTERM: ending the tmux session
+left both running. Without the re-launch the one process ends with its session."""
 
 ENV_KEY = "GEMINI_API_KEY"
 ENV_BASE_URL = "GOOGLE_GEMINI_BASE_URL"

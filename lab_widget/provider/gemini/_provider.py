@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,7 @@ class GeminiProvider(AgentProvider):
         self._after_clear: set[str] = set()
         # Each located epoch's hook spool: its turn hooks tell the reader's state.
         self._spools: dict[str, Path] = {}
+        self._spool: Path | None = None  # the latest run's, for checking a reply landed
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -90,7 +92,8 @@ class GeminiProvider(AgentProvider):
         ctx = request.context
         spool = ctx.runtime_dir / SPOOL
         spool.mkdir(parents=True, exist_ok=True)
-        env: dict[str, str] = {}
+        self._spool = spool
+        env: dict[str, str] = dict(_compat.SPAWN_ENV)
         secret: set[str] = set()
         unset: set[str] = set()
         hooks = {_compat.HOOK_SETTINGS_KEY: hook_settings(spool)}
@@ -231,9 +234,24 @@ class GeminiProvider(AgentProvider):
     # -- input -------------------------------------------------------------------------
 
     def reply(self, terminal: Terminal, text: str) -> None:
+        spool = self._spool
+        before = _count(spool, "BeforeAgent", "SessionStart")
         terminal.paste(text)
         time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
         terminal.keys("Enter")
+        if spool is None:
+            return
+        if text.strip() in _compat.CLEAR_COMMANDS:
+            # The next reply must not reach the TUI before the new session is up.
+            _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], _compat.SUBMIT_WAIT)
+            time.sleep(_compat.READY_SETTLE)
+        elif not text.lstrip().startswith("/") and not _wait_for(
+            lambda: _count(spool, "BeforeAgent")[0] > before[0], _compat.SUBMIT_WAIT
+        ):
+            # An Enter that arrives while the TUI still starts up is lost (the text stays in
+            # the prompt): a prompt that started no turn gets one more Enter. An empty
+            # prompt ignores it.
+            terminal.keys("Enter")
 
     def interrupt(self, terminal: Terminal) -> None:
         terminal.keys(*_compat.INTERRUPT_KEYS)
@@ -384,6 +402,20 @@ def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
                 )
             )
     return refs
+
+
+def _count(spool: Path | None, *events: str) -> tuple[int, ...]:
+    records = signals(spool) if spool is not None else []
+    return tuple(sum(1 for r in records if r.get("hook_event_name") == e) for e in events)
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
 
 
 def _epoch(value: Any) -> float | None:

@@ -24,6 +24,8 @@ __all__ = [
     "GeminiSignals",
     "Step",
     "approval_dialog",
+    "confirmation_id",
+    "confirmations",
     "load_json",
     "play",
     "recipe",
@@ -62,14 +64,39 @@ def signals(spool: Path) -> list[dict[str, Any]]:
     return records
 
 
-def approval_dialog(details: dict[str, Any]) -> Dialog:
+def confirmation_id(record: dict[str, Any]) -> str:
+    """The id a confirmation's dialog goes by: its Notification hook names no tool call
+    (the call reaches the session file only once it is over), so its time stands in.
+
+    Examples
+    --------
+    >>> confirmation_id({"timestamp": "2026-01-01T00:00:00.000Z"})
+    'confirm:2026-01-01T00:00:00.000Z'
+    """
+    return f"confirm:{record.get('timestamp')}"
+
+
+def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
+    """The shell command confirmations the spool recorded for one session, oldest first."""
+    return [
+        r
+        for r in records
+        if r.get("hook_event_name") == "Notification"
+        and r.get("notification_type") == _compat.NOTIFICATION_PERMISSION
+        and r.get("session_id") == session_id
+        and isinstance(r.get("details"), dict)
+        and r["details"].get("type") == _compat.SHELL_CONFIRM
+    ]
+
+
+def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
     """The shell command confirmation as a dialog.
 
     Examples
     --------
-    >>> d = approval_dialog({"type": "exec", "command": "touch /x"})
-    >>> d.kind, d.tool_name, [o.label for o in d.questions[0].options]
-    ('approval', 'run_shell_command', ['Approve', 'Reject'])
+    >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('approval', 'confirm:t', ['Approve', 'Reject'])
     """
     command = details.get("command")
     question = Question(
@@ -82,7 +109,13 @@ def approval_dialog(details: dict[str, Any]) -> Dialog:
         free_text=False,
     )
     body = f"```\n{command}\n```" if command else ""
-    return Dialog(kind="approval", questions=[question], tool_name=_compat.SHELL_TOOL, body=body)
+    return Dialog(
+        kind="approval",
+        questions=[question],
+        tool_id=tool_id,
+        tool_name=_compat.SHELL_TOOL,
+        body=body,
+    )
 
 
 def _open_permission(records: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -108,7 +141,8 @@ class GeminiSignals(LiveSignals):
         details = record.get("details") if record else None
         if not isinstance(details, dict) or details.get("type") != _compat.SHELL_CONFIRM:
             return None  # other confirmations (edits, MCP) are reported by blocked()
-        return approval_dialog(details)
+        assert record is not None
+        return approval_dialog(details, confirmation_id(record))
 
     def blocked(self, context: RunContext) -> str | None:
         record = _open_permission(self._records(context))

@@ -10,9 +10,10 @@ calls finish). ``{"$set": {...}}`` updates metadata; ``$set.messages`` replaces 
 message list. ``{"$rewindTo": id}`` drops that message and everything after it.
 
 Gemini CLI rewrites the message list when it rolls a cancelled turn back: the records of
-that turn vanish from its history. The chat keeps showing them (what the user saw
-happen), so a rewrite that keeps earlier ids keeps the dropped records after them; a
-rewrite that keeps no id (history rebuilt from scratch) is taken as it is.
+that turn vanish from its history, and a declined tool call makes it write the remaining
+history again as copies under new ids first. The chat keeps showing what the user saw
+happen: a rewrite never removes a shown record, and the copies appended after the first
+record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, 
 from .._jsonl import CorruptLine, JsonlTail
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
+from ._signals import approval_dialog, confirmation_id, confirmations
 
 __all__ = ["GeminiTranscriptReader", "is_context", "peek_session", "read_header", "tool_output"]
 
@@ -299,30 +301,32 @@ class GeminiTranscriptReader(TranscriptReader):
             self._index.pop(str(record.get("id")), None)
         del self._records[position:]
 
-    def _set_messages(self, messages: list[dict[str, Any]]) -> int:
-        kept = [m for m in messages if isinstance(m.get("id"), str)]
-        known = [self._index[m["id"]] for m in kept if m["id"] in self._index]
-        if known and self._records:
-            # A roll-back: keep the dropped records that came after the last kept one.
-            last = max(known)
-            wanted = {m["id"] for m in kept}
-            tail = [r for r in self._records[last + 1 :] if r["id"] not in wanted]
-            merged = [
-                {**self._records[self._index[m["id"]]], **m} if m["id"] in self._index else m
-                for m in kept
-            ]
-            new = merged + tail
-        else:
-            new = kept
-        first_change = 0
-        while (
-            first_change < min(len(new), len(self._records))
-            and new[first_change] == self._records[first_change]
-        ):
-            first_change += 1
-        self._records = new
-        self._index = {str(r["id"]): i for i, r in enumerate(new)}
-        return first_change
+    def _set_messages(self, messages: list[dict[str, Any]]) -> int | None:
+        """Apply a whole-list rewrite the way the chat shows it (see the module's notes)."""
+        listed = [m for m in messages if isinstance(m.get("id"), str)]
+        wanted = {m["id"] for m in listed}
+        dropped = next(
+            (
+                i
+                for i, r in enumerate(self._records)
+                if r["id"] not in wanted and r.get("type") != _NOTE
+            ),
+            None,
+        )
+        if dropped is None:
+            # Nothing dropped: only new records are added.
+            added = [m for m in listed if m["id"] not in self._index]
+            first = len(self._records)
+            for message in added:
+                self._put(message)
+            return first if added else None
+        # A roll-back: what it dropped stays shown; copies it appended after that go.
+        copies = [i for i, r in enumerate(self._records) if i > dropped and r["id"] in wanted]
+        if not copies:
+            return None
+        self._records = [r for i, r in enumerate(self._records) if i not in set(copies)]
+        self._index = {str(r["id"]): i for i, r in enumerate(self._records)}
+        return copies[0]
 
     # -- mapping -----------------------------------------------------------------------
 
@@ -337,11 +341,35 @@ class GeminiTranscriptReader(TranscriptReader):
         del self._first_seq[start:]
         for record in self._records[start:]:
             self._first_seq.append(len(messages))
-            for message in self._map(record):
+            for message in self._map(record, position_prompt=self._prompt_time(record)):
                 messages.append(message.model_copy(update={"seq": len(messages)}))
         self._messages = messages
 
-    def _map(self, record: dict[str, Any]) -> list[Message]:
+    def _prompt_time(self, record: dict[str, Any]) -> str:
+        """When the user prompt before ``record`` was sent (ISO text, sortable)."""
+        position = self._index.get(str(record.get("id")), len(self._records))
+        for earlier in reversed(self._records[:position]):
+            if _is_user_prompt(earlier):
+                return str(earlier.get("timestamp") or "")
+        return ""
+
+    def _confirmation(self, call: dict[str, Any], since: str) -> dict[str, Any] | None:
+        """The spooled confirmation a shell call waited on, if it waited on one."""
+        if self._turn_signals is None or call.get("name") != _compat.SHELL_TOOL:
+            return None
+        args = call.get("args")
+        command = args.get("command") if isinstance(args, dict) else None
+        ended = str(call.get("timestamp") or "9999")
+        session = str(self._facts.get("session_id") or self.ref.transcript_id)
+        found = [
+            r
+            for r in confirmations(self._turn_signals(), session)
+            if r["details"].get("command") == command
+            and since <= str(r.get("timestamp") or "") <= ended
+        ]
+        return found[-1] if found else None
+
+    def _map(self, record: dict[str, Any], position_prompt: str = "") -> list[Message]:
         kind = record.get("type")
         stamp = _timestamp(record.get("timestamp"))
         native = str(record.get("id"))
@@ -414,6 +442,18 @@ class GeminiTranscriptReader(TranscriptReader):
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
                 out.append(self._tool(call, native, stamp, model))
+                confirm = self._confirmation(call, position_prompt)
+                tool = out[-1].tool
+                if confirm is not None and tool is not None and tool.status != "running":
+                    rejected = tool.status == "error" and "(rejected)" in (tool.output or "")
+                    dialog = approval_dialog(confirm["details"], confirmation_id(confirm))
+                    dialog = dialog.model_copy(
+                        update={
+                            "status": "rejected" if rejected else "answered",
+                            "outcome": "rejected" if rejected else "approved",
+                        }
+                    )
+                    out[-1] = out[-1].model_copy(update={"kind": "dialog", "dialog": dialog})
         usage = _usage(record.get("tokens"))
         if usage is not None and out:
             last = out[-1]
