@@ -186,9 +186,28 @@ class GeminiTranscriptReader(TranscriptReader):
             signals = self._turn_signals()
             session = str(self._facts.get("session_id") or self.ref.transcript_id)
             found = turn_state(signals, session)
+            if found == "working" and self._ended_after(signals, session):
+                return "idle"
             if found is not None:
                 return found
         return self._transcript_state()
+
+    def _ended_after(self, signals: list[dict[str, Any]], session: str) -> bool:
+        """Whether the transcript ends the turn the hooks left open: a declined tool call
+        ends it with a cancellation record and no AfterAgent hook.
+        """
+        last = self._records[-1] if self._records else None
+        if last is None or last.get("type") not in ("info", "error"):
+            return False
+        started = max(
+            (
+                str(r.get("timestamp") or "")
+                for r in signals
+                if r.get("hook_event_name") == "BeforeAgent" and r.get("session_id") == session
+            ),
+            default="",
+        )
+        return str(last.get("timestamp") or "") >= started
 
     def _transcript_state(self) -> State:
         for record in reversed(self._records):
@@ -453,7 +472,12 @@ class GeminiTranscriptReader(TranscriptReader):
                             "outcome": "rejected" if rejected else "approved",
                         }
                     )
-                    out[-1] = out[-1].model_copy(update={"kind": "dialog", "dialog": dialog})
+                    # The call goes by the confirmation's id too: a declined confirmation
+                    # fires no hook, so the chat learns from this call that it was answered.
+                    tool = tool.model_copy(update={"id": dialog.tool_id})
+                    out[-1] = out[-1].model_copy(
+                        update={"kind": "dialog", "dialog": dialog, "tool": tool}
+                    )
         usage = _usage(record.get("tokens"))
         if usage is not None and out:
             last = out[-1]
