@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -184,3 +185,43 @@ def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
     assert gone, _run_processes(str(lab_home))
     assert not _run_processes(str(workdir))
+
+
+def test_users_own_config_without_hooks_follows_the_session_file(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A user's own setup: their settings pick the API key, their trust file trusts the folder,
+    # and their environment points at the endpoint. The run's folder is under /tmp, which
+    # Gemini CLI will not read system settings from: the run goes without hooks and follows
+    # the session file alone, and leaves the user's files as they were.
+    home = tmp_path / "user-home"
+    settings_dir = home / ".gemini"
+    settings_dir.mkdir(parents=True)
+    user_settings = json.dumps(
+        {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"enableAutoUpdate": False},
+        }
+    )
+    (settings_dir / "settings.json").write_text(user_settings)
+    (settings_dir / "trustedFolders.json").write_text(json.dumps({str(workdir): "TRUST_FOLDER"}))
+    model = script()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GEMINI_API_KEY", model.api_key)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", model.base_url)
+    run = Run("gemini", cwd=workdir)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert [m.text for m in run.messages if m.kind == "text"] == [
+            "hello",
+            "Hello from the scripted model.",
+        ]
+        assert run.transcript_path is not None
+        assert str(home) in str(run.transcript_path)  # the user's own session store
+        assert (settings_dir / "settings.json").read_text() == user_settings
+        assert not list((lab_home).rglob("signals/*.json"))  # no hook fired
+    finally:
+        run.stop()
+        model.stop()

@@ -69,6 +69,17 @@ opens, with ``details`` ``{type: "exec", command, rootCommand, title}`` for a sh
 command; AfterTool closes an approved call. Every hook runs under an "Executing Hooks"
 spinner: few events keep turns quick."""
 
+SYSTEM_SETTINGS = "/etc/gemini-cli/settings.json"
+"""The default system settings file; ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` replaces it. Gemini
+CLI skips such a file ("Security Warning: Skipping system settings file ...: Parent
+directory '/tmp' is insecure") when it or a folder above it is writable by group or
+others. A run with the user's own config brings its hooks that way, so only from a
+secure runtime folder; otherwise it runs without hooks (no approval dialogs in the chat,
+the transcript alone tells the state)."""
+
+UNHOOKED_SETTLE = 2.0
+"""Extra seconds after the session file appears before a run without hooks takes a reply."""
+
 HOOK_SETTINGS_KEY = "hooks"
 """``settings.json`` ``"hooks": {"<Event>": [{"matcher": "*", "hooks": [{"type":
 "command", "command": ...}]}]}``."""

@@ -84,7 +84,9 @@ class GeminiProvider(AgentProvider):
         self._after_clear: set[str] = set()
         # Each located epoch's hook spool: its turn hooks tell the reader's state.
         self._spools: dict[str, Path] = {}
-        self._spool: Path | None = None  # the latest run's, for checking a reply landed
+        # The latest run's spool and context, for checking that a reply landed.
+        self._spool: Path | None = None
+        self._context: RunContext | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -92,7 +94,7 @@ class GeminiProvider(AgentProvider):
         ctx = request.context
         spool = ctx.runtime_dir / SPOOL
         spool.mkdir(parents=True, exist_ok=True)
-        self._spool = spool
+        self._spool, self._context = spool, ctx
         env: dict[str, str] = dict(_compat.SPAWN_ENV)
         secret: set[str] = set()
         unset: set[str] = set()
@@ -120,10 +122,14 @@ class GeminiProvider(AgentProvider):
         else:
             global_dir = _user_dir()
             # The user's own settings stay untouched: the run's hooks come in as system
-            # settings, which Gemini CLI merges over them.
+            # settings, merged over the user's. Gemini CLI skips a system settings file in a
+            # folder others may write to; then the run goes without hooks.
             system = ctx.runtime_dir / _SYSTEM_SETTINGS
-            system.write_text(json.dumps(hooks, indent=2))
-            env[_SYSTEM_SETTINGS_ENV] = str(system)
+            if _secure(system.parent):
+                current = os.environ.get(_SYSTEM_SETTINGS_ENV) or _compat.SYSTEM_SETTINGS
+                merged = {**load_json(Path(current)), **hooks}
+                system.write_text(json.dumps(merged, indent=2))
+                env[_SYSTEM_SETTINGS_ENV] = str(system)
         (ctx.runtime_dir / _STATE_FILE).write_text(
             json.dumps(
                 {
@@ -187,16 +193,36 @@ class GeminiProvider(AgentProvider):
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
-        starts = self._starts(context)
+        starts = self._starts(context) or self._scan(context)
         if not starts:
             return current
         session_id, path = starts[-1]
+        # Read lazily: the session file may be found before its SessionStart record.
         self._spools[session_id] = context.runtime_dir / SPOOL
         if current is not None and current.transcript_id == session_id:
             return current
         if len(starts) > 1:
             self._after_clear.add(session_id)
         return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+
+    def _hooked(self, context: RunContext) -> bool:
+        """Whether the run's hooks fire (a SessionStart record was spooled)."""
+        return bool(self._starts(context))
+
+    def _scan(self, context: RunContext) -> list[tuple[str, Path]]:
+        """The run's sessions without hook records: the folder's session files started
+        since the spawn, oldest first.
+        """
+        state = self._run_state(context)
+        since = float(state.get("spawned_at") or 0.0) - 1.0
+        global_dir = Path(str(state.get("global_dir") or _user_dir()))
+        found = []
+        for ref in _sessions(global_dir, context.cwd):
+            header = read_header(ref.path) or {}
+            started = _epoch(header.get("startTime"))
+            if started is not None and started >= since:
+                found.append((started, ref.transcript_id, ref.path))
+        return [(session_id, path) for _, session_id, path in sorted(found)]
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
@@ -217,11 +243,19 @@ class GeminiProvider(AgentProvider):
         return peek_session(ref.path)
 
     def watch_paths(self, context: RunContext) -> list[Path]:
-        return [context.runtime_dir / SPOOL]
+        paths = [context.runtime_dir / SPOOL]
+        if not self._hooked(context):
+            # Without hooks a new session shows only as a new file in the session store.
+            # Gemini CLI registers the folder in projects.json first, then writes there.
+            state = self._run_state(context)
+            global_dir = Path(str(state.get("global_dir") or _user_dir()))
+            chats = _chats_dir(global_dir, context.cwd)
+            paths.append(chats if chats is not None else global_dir)
+        return paths
 
     def is_ready(self, context: RunContext) -> bool:
         # The SessionStart hook runs while the TUI starts; the prompt takes an Enter a
-        # moment after it.
+        # moment after it. Without hooks the session file (written at start-up) tells.
         spool = context.runtime_dir / SPOOL
         since = float(self._run_state(context).get("spawned_at") or 0.0)
         for record in signals(spool):
@@ -229,29 +263,53 @@ class GeminiProvider(AgentProvider):
                 stamp = _epoch(record.get("timestamp"))
                 if stamp is not None and stamp >= since - 1.0:
                     return time.time() - stamp >= _compat.READY_SETTLE
-        return False
+        scanned = self._scan(context)
+        if not scanned:
+            return False
+        try:
+            age = time.time() - scanned[0][1].stat().st_mtime
+        except OSError:
+            return False
+        return age >= _compat.READY_SETTLE + _compat.UNHOOKED_SETTLE
 
     # -- input -------------------------------------------------------------------------
 
     def reply(self, terminal: Terminal, text: str) -> None:
-        spool = self._spool
+        spool, context = self._spool, self._context
+        hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
         before = _count(spool, "BeforeAgent", "SessionStart")
+        size = self._session_size(context)
         terminal.paste(text)
         time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
         terminal.keys("Enter")
-        if spool is None:
-            return
         if text.strip() in _compat.CLEAR_COMMANDS:
             # The next reply must not reach the TUI before the new session is up.
-            _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], _compat.SUBMIT_WAIT)
+            if hooked:
+                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], _compat.SUBMIT_WAIT)
             time.sleep(_compat.READY_SETTLE)
-        elif not text.lstrip().startswith("/") and not _wait_for(
-            lambda: _count(spool, "BeforeAgent")[0] > before[0], _compat.SUBMIT_WAIT
-        ):
-            # An Enter that arrives while the TUI still starts up is lost (the text stays in
-            # the prompt): a prompt that started no turn gets one more Enter. An empty
-            # prompt ignores it.
+            return
+        if text.lstrip().startswith("/"):
+            return
+        # An Enter that arrives while the TUI still starts up is lost (the text stays in the
+        # prompt): a prompt that started no turn (no BeforeAgent hook; without hooks, nothing
+        # written to the session file) gets one more Enter. An empty prompt ignores it.
+        if hooked:
+            started = _wait_for(
+                lambda: _count(spool, "BeforeAgent")[0] > before[0], _compat.SUBMIT_WAIT
+            )
+        else:
+            started = _wait_for(lambda: self._session_size(context) != size, _compat.SUBMIT_WAIT)
+        if not started:
             terminal.keys("Enter")
+
+    def _session_size(self, context: RunContext | None) -> int:
+        if context is None:
+            return -1
+        found = self._starts(context) or self._scan(context)
+        try:
+            return found[-1][1].stat().st_size if found else -1
+        except OSError:
+            return -1
 
     def interrupt(self, terminal: Terminal) -> None:
         terminal.keys(*_compat.INTERRUPT_KEYS)
@@ -368,6 +426,14 @@ class GeminiProvider(AgentProvider):
         )
 
 
+def _secure(folder: Path) -> bool:
+    """Whether neither ``folder`` nor a folder above it is writable by group or others."""
+    try:
+        return not any(p.stat().st_mode & 0o022 for p in (folder, *folder.parents))
+    except OSError:
+        return False
+
+
 def _selected_auth(settings: dict[str, Any]) -> str | None:
     security = settings.get("security")
     auth = security.get("auth") if isinstance(security, dict) else None
@@ -385,15 +451,20 @@ def _trusted(cwd: Path) -> bool:
     return any(trusted.get(str(f)) in ("TRUST_FOLDER", "TRUST_PARENT") for f in folder.parents)
 
 
-def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
+def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
+    """Where Gemini CLI keeps the sessions of ``cwd`` (its slug from ``projects.json``)."""
     projects = load_json(global_dir / _compat.PROJECTS_FILE).get("projects")
-    slug = (
-        projects.get(str(Path(cwd).expanduser().resolve())) if isinstance(projects, dict) else None
-    )
-    if not isinstance(slug, str):
+    folder = str(Path(cwd).expanduser().resolve())
+    slug = projects.get(folder) if isinstance(projects, dict) else None
+    return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
+
+
+def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
+    chats = _chats_dir(global_dir, cwd)
+    if chats is None:
         return []
     refs = []
-    for path in sorted((global_dir / "tmp" / slug / "chats").glob("session-*.jsonl")):
+    for path in sorted(chats.glob("session-*.jsonl")):
         header = read_header(path)
         if header is not None:
             refs.append(
