@@ -29,6 +29,10 @@ def script(**rules: list[Reply]) -> ScriptedModel:
         rules=[
             Rule("use a tool", TOOL_TURN),
             Rule("make a file", FILE_TURN),
+            Rule(
+                "list the folder",
+                [Reply(tools=[ToolUse("Bash", {"command": "ls"})]), Reply("Listed.")],
+            ),
             *(Rule(k, v) for k, v in rules.items()),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
@@ -68,9 +72,15 @@ def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
 def test_tool_call_paired_with_result(lab_home: Path, workdir: Path) -> None:
     run = Run("gemini", cwd=workdir, model=script())
     try:
+        (workdir / "marker-42.txt").write_text("")
+        run.send("please list the folder")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        listed = [m.tool for m in run.messages if m.tool is not None][-1]
+        assert listed is not None and listed.input["command"] == "ls"
+        assert listed.status == "ok" and "marker-42.txt" in (listed.output or "")
         run.send("please use a tool")
         assert run.wait(timeout=90) == "idle", run.screen()
-        tools = [m for m in run.messages if m.tool is not None]
+        tools = [m for m in run.messages if m.tool is not None][1:]
         assert len(tools) == 1 and tools[0].tool is not None
         assert tools[0].tool.name == "run_shell_command"
         assert tools[0].tool.input["command"] == "echo tool-output-42"
