@@ -76,3 +76,17 @@ def opencode_binary() -> Path:
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed: run `make setup`")
     return binary
+
+
+@pytest.fixture
+def gemini_binary() -> Path:
+    """The pinned Gemini CLI binary; a live test fails loudly when it is missing."""
+    binary = tools_dir() / "node_modules" / ".bin" / "gemini"
+    if not binary.exists() and not shutil.which("gemini"):
+        pytest.fail(
+            "the pinned Gemini CLI is not installed: run `make setup` "
+            "(python -m lab_widget install-clis)"
+        )
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed: run `make setup`")
+    return binary

@@ -59,6 +59,13 @@ def _enlarge_codex(entry: dict[str, Any], text: str) -> bool:
     return True
 
 
+def _enlarge_gemini(entry: dict[str, Any], text: str) -> bool:
+    if entry.get("type") != "gemini" or not isinstance(entry.get("id"), str):
+        return False
+    entry["content"] = text
+    return True
+
+
 READERS = [
     ReaderCase(
         provider="claude-code",
@@ -77,6 +84,15 @@ READERS = [
         ),
         valid=_not_warning,
         enlarge=_enlarge_codex,
+    ),
+    ReaderCase(
+        provider="gemini",
+        fixtures=tuple(
+            p for p in sorted((FIXTURES / "gemini").glob("*.jsonl")) if ".hooks." not in p.name
+        ),
+        known_types=frozenset({"user", "gemini", "info", "warning", "error"}),
+        valid=_not_warning,
+        enlarge=_enlarge_gemini,
     ),
 ]
 CASES = [(case, path) for case in READERS for path in case.fixtures]

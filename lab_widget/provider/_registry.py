@@ -19,6 +19,7 @@ _BUILTIN: dict[str, str] = {
     "claude-code": "lab_widget.provider.claude_code:ClaudeCodeProvider",
     "codex": "lab_widget.provider.codex:CodexProvider",
     "opencode": "lab_widget.provider.opencode:OpenCodeProvider",
+    "gemini": "lab_widget.provider.gemini:GeminiProvider",
 }
 _registered: dict[str, Callable[[], AgentProvider]] = {}
 _instances: dict[str, AgentProvider] = {}

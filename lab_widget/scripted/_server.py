@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import _anthropic, _chat, _responses
+from . import _anthropic, _chat, _gemini, _responses
 from ._script import DEFAULT_FALLBACK, Reply, Rule, Script, TurnSpec
 from ._wire import WireResponse
 
@@ -203,6 +203,8 @@ class ScriptedModel:
             return _chat.respond(
                 reply, body, self._next_id("chatcmpl"), call_ids, created=int(time.time())
             )
+        if route.endswith((":generateContent", ":streamGenerateContent")):
+            return self._gemini(method, path, route, body)
         if route.endswith("/v1/messages/count_tokens"):
             self._record(method, path, body, False, "", 0)
             return WireResponse(json_body={"input_tokens": 1})
@@ -211,6 +213,19 @@ class ScriptedModel:
             json_body={"type": "error", "error": {"type": "not_found_error", "message": route}},
             status=404,
         )
+
+    def _gemini(self, method: str, path: str, route: str, body: dict[str, Any]) -> WireResponse:
+        conv = _gemini.conversation(body)
+        scripted = not _gemini.is_side_query(body) and bool(conv.key)
+        reply = (
+            self._reply_for(conv.user_text, conv.step, conv.key)
+            if scripted
+            else Reply(_gemini.side_json(body, _SIDE_REPLY.text))
+        )
+        self._record(method, path, body, scripted, conv.user_text, conv.step)
+        model, _, verb = route.rpartition("/")[2].partition(":")
+        call_ids = [self._next_id("call") for _ in reply.tools]
+        return _gemini.respond(reply, body, model, call_ids, stream=verb == "streamGenerateContent")
 
     def _record(
         self, method: str, path: str, body: dict[str, Any], scripted: bool, text: str, step: int

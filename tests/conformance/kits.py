@@ -24,6 +24,7 @@ from lab_widget.provider import AgentProvider, RunContext, TranscriptRef
 from lab_widget.provider.claude_code import _compat
 from lab_widget.provider.claude_code._transcript import project_dir
 from lab_widget.provider.codex import _compat as codex_compat
+from lab_widget.provider.gemini import _compat as gemini_compat
 from lab_widget.provider.opencode import _compat as opencode_compat
 
 from ..conftest import FIXTURES
@@ -386,11 +387,68 @@ def _fake_kit() -> ConformanceKit:
     )
 
 
+# -- Gemini CLI -----------------------------------------------------------------------------
+
+_GEMINI_CWD = b"/fixture/work"
+_GEMINI_HOME = b"/fixture/home"
+"""The placeholders scripts/record_gemini_fixtures.py writes for the run's folder and home."""
+
+
+def _gemini_kit() -> ConformanceKit:
+    # The SessionStart records Gemini CLI's hook gave for each recorded session, by id.
+    starts: dict[str, bytes] = {}
+    for hooks in sorted((FIXTURES / "gemini").glob("*.hooks.jsonl")):
+        for line in hooks.read_bytes().splitlines():
+            record = json.loads(line)
+            if record.get("hook_event_name") == "SessionStart":
+                starts.setdefault(str(record["session_id"]), line)
+
+    def localised(context: RunContext, data: bytes) -> bytes:
+        state = json.loads((context.runtime_dir / "gemini.json").read_text())
+        home = str(Path(state["global_dir"]).parent).encode()
+        return data.replace(_GEMINI_HOME, home).replace(_GEMINI_CWD, str(context.cwd).encode())
+
+    def write(context: RunContext, data: bytes) -> None:
+        # What Gemini CLI leaves on disk for one session: its file under
+        # tmp/<project>/chats/ (created at once) and the SessionStart hook record naming it.
+        data = localised(context, data)
+        header = json.loads(data.splitlines()[0])
+        record = json.loads(localised(context, starts[header["sessionId"]]))
+        path = Path(record["transcript_path"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        folder = context.runtime_dir / "signals"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{time.time_ns()}-1.json").write_text(json.dumps(record))
+
+    def start(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        write(context, data)
+
+    def clear(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        write(context, data)  # /clear starts a new session, with its own file
+
+    names = ("hello.jsonl", "tools.jsonl", "interrupt.jsonl", "approve.jsonl", "reject.jsonl")
+    second = _fixture("gemini", "clear_1.jsonl")
+    return ConformanceKit(
+        samples={name: _fixture("gemini", name) for name in (*names, "clear_0.jsonl")},
+        first_epoch=_fixture("gemini", "clear_0.jsonl"),
+        second_epoch=second,
+        # Gemini CLI records no slash command in its session file: the only echo is the one
+        # the adapter opens a /clear epoch with.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(gemini_compat.CURATED_OUT),
+        start_epoch=start,
+        clear_epoch=clear,
+    )
+
+
 KITS: dict[str, Callable[[], ConformanceKit]] = {
     "claude-code": _claude_kit,
     "codex": _codex_kit,
     "opencode": _opencode_kit,
     "fake": _fake_kit,
+    "gemini": _gemini_kit,
 }
 """Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""
 

@@ -1,0 +1,267 @@
+"""Every private coupling to Gemini CLI, pinned to one exact version.
+
+Changing the pinned version means re-recording the fixtures
+(``scripts/record_gemini_fixtures.py``) and re-running ``tests/test_live_gemini.py``.
+Evidence for each coupling is listed in ``docs/compat/gemini.md``.
+"""
+
+from __future__ import annotations
+
+from ...compat import PINS
+from ...schema import CommandSpec, DialogKind
+
+VERSION = "0.61.0"
+assert PINS["gemini"].version == VERSION, "re-verify these couplings for the new pin"
+
+KEY_DELAY = 0.4
+"""Seconds between a paste and the Enter that submits it."""
+
+READY_SETTLE = 2.0
+"""Seconds from the SessionStart hook record until a reply is sent. The hook runs while
+the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the
+reply then checks that its turn started, see ``SUBMIT_WAIT``)."""
+
+SUBMIT_WAIT = 4.0
+"""Seconds a submitted prompt has to start its turn (BeforeAgent hook) before Enter is
+pressed once more; and a ``/clear`` to open its new session (SessionStart hook)."""
+
+INTERRUPT_KEYS = ("Escape",)
+"""Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
+follow; Ctrl-C twice quits."""
+
+CLEAR_COMMANDS = ("/clear", "/new")
+CLEAR_COMMAND = "/clear"
+"""The builtin that starts a new session (alias ``/new``): SessionEnd(``clear``), then a
+SessionStart(``clear``) hook naming a new session file, created at once. No command is
+recorded in either file; the adapter opens the new epoch with the echo."""
+
+GLOBAL_DIR = ".gemini"
+"""``$GEMINI_CLI_HOME`` (else ``$HOME``) ``/.gemini``: settings, trusted folders, sessions."""
+
+HOME_ENV = "GEMINI_CLI_HOME"
+"""Moves the global dir; unset for isolated runs so it cannot point back at the user's."""
+
+SESSIONS_GLOB = "tmp/*/chats/session-*.jsonl"
+"""Session files under the global dir: ``tmp/<project slug>/chats/session-<date>-<id8>.jsonl``
+(the slug is registered in ``projects.json``)."""
+
+PROJECTS_FILE = "projects.json"
+"""``{"projects": {"<absolute folder>": "<slug>"}}``."""
+
+CONTEXT_PREFIXES = ("<session_context>",)
+"""User text parts Gemini CLI writes itself (its session context) at a session's start."""
+
+CANCELLED_INFO = "Request cancelled."
+"""The ``info`` record an interrupted or declined turn ends with."""
+
+HOOK_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "AfterTool",
+    "Notification",
+)
+"""Hook events spooled per run. SessionStart (``source`` startup | clear) names the session
+file (``transcript_path``); BeforeAgent / AfterAgent bracket every turn, interrupted ones
+too; Notification ``notification_type: "ToolPermission"`` fires when a tool confirmation
+opens, with ``details`` ``{type: "exec", command, rootCommand, title}`` for a shell
+command; AfterTool closes an approved call. Every hook runs under an "Executing Hooks"
+spinner: few events keep turns quick."""
+
+SYSTEM_SETTINGS = "/etc/gemini-cli/settings.json"
+"""The default system settings file; ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` replaces it. Gemini
+CLI skips such a file ("Security Warning: Skipping system settings file ...: Parent
+directory '/tmp' is insecure") when it or a folder above it is writable by group or
+others. A run with the user's own config brings its hooks that way, so only from a
+secure runtime folder; otherwise it runs without hooks (no approval dialogs in the chat,
+the transcript alone tells the state)."""
+
+UNHOOKED_SETTLE = 2.0
+"""Extra seconds after the session file appears before a run without hooks takes a reply."""
+
+HOOK_SETTINGS_KEY = "hooks"
+"""``settings.json`` ``"hooks": {"<Event>": [{"matcher": "*", "hooks": [{"type":
+"command", "command": ...}]}]}``."""
+
+NOTIFICATION_PERMISSION = "ToolPermission"
+
+SHELL_TOOL = "run_shell_command"
+"""The shell tool; a script's portable ``Bash`` plays it."""
+
+SHELL_CONFIRM = "exec"
+"""``details.type`` of the shell command confirmation."""
+
+APPROVE = "Approve"
+REJECT = "Reject"
+APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+""""Allow execution of [Shell]?" lists "1. Allow once" (preselected), "2. Allow for this
+session" and "3. No, suggest changes (esc)". Enter runs it once; Esc declines it and
+cancels the turn ("Request cancelled.")."""
+
+APPROVAL_QUESTION = "Allow execution of [Shell]?"
+
+DIALOG_SETTLE = 1.0
+"""Seconds from the Notification hook until the confirmation takes keys."""
+
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
+
+OUTPUT_WRAPPER = ("<untrusted_context>\n", "\n</untrusted_context>")
+"""Shell output as the functionResponse carries it: wrapped, ``Output: <text>`` then
+``Process Group PGID: <n>`` (and ``Exit Code: <n>`` when it is not 0)."""
+
+EXIT_CODE = r"(?m)^Exit Code: (-?\d+)"
+
+PROCESS_GROUP = r"(?m)^Process Group PGID: \d+\n?"
+"""A line of shell output naming the process group: not the command's output."""
+
+SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+"""An isolated ``settings.json``: the API-key auth method chosen (no auth dialog), usage
+statistics, telemetry and auto-update off. ``trustedFolders.json`` trusts the run's
+folder (else a trust screen and a self-restart)."""
+
+SPAWN_ENV = {"GEMINI_CLI_NO_RELAUNCH": "true"}
+"""Set for every run. By default Gemini CLI re-launches itself as a child node process
+(for a larger heap) and the parent ignores SIGHUP and SIGTERM: ending the tmux session
+left both running. Without the re-launch the one process ends with its session."""
+
+ENV_KEY = "GEMINI_API_KEY"
+ENV_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
+"""An endpoint run's key and base URL (the Gemini API root, without ``/v1beta``)."""
+
+USER_ENV = (
+    "GEMINI_CLI_HOME",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_GCA",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_VERTEX_BASE_URL",
+    "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "GEMINI_MODEL",
+)
+"""Inherited variables that would point an isolated run back at the user's setup
+(another auth method, project or settings)."""
+
+AUTH_TYPES = {
+    "oauth-personal": "Google account",
+    "gemini-api-key": "Gemini API key",
+    "vertex-ai": "Vertex AI",
+    "compute-default-credentials": "Compute default credentials",
+    "gateway": "Gateway",
+    "cloud-shell": "Cloud Shell",
+}
+"""``security.auth.selectedType`` values of 0.61.0 and what they are called."""
+
+OAUTH_CREDS = "oauth_creds.json"
+"""Where a Google sign-in's credentials are cached (global dir)."""
+
+CONTEXT_FILE = "GEMINI.md"
+SKILLS_DIR = ".gemini/skills"
+WORKSPACE_EXCLUDE = ("/GEMINI.md", "/.gemini/skills/")
+
+CURATED_OUT: dict[str, str] = {
+    "/about": "prints into the terminal only",
+    "/agents": "opens the agents manager",
+    "/auth": "opens the sign-in dialog",
+    "/bug": "opens a bug report in a browser",
+    "/chat": "opens the saved-conversation browser",
+    "/resume": "opens the saved-conversation browser",
+    "/copy": "copies into the terminal's clipboard, not the notebook's",
+    "/docs": "opens the documentation in a browser",
+    "/directory": "changes the workspace folders of the run",
+    "/editor": "opens the editor picker",
+    "/extensions": "manages extensions outside the run",
+    "/footer": "opens the footer panel",
+    "/help": "prints into the terminal only",
+    "/shortcuts": "toggles a panel in the terminal",
+    "/rewind": "opens the rewind picker",
+    "/hooks": "manages the hooks the run relies on",
+    "/mcp": "prints into the terminal only",
+    "/memory": "prints into the terminal only",
+    "/model": "opens the model dialog",
+    "/permissions": "opens the trust dialog",
+    "/plan": "switches to Plan Mode, whose questions the chat cannot answer",
+    "/policies": "prints into the terminal only",
+    "/privacy": "opens the privacy notice",
+    "/quit": "quits the agent, which ends the run",
+    "/stats": "prints into the terminal only",
+    "/theme": "opens the theme picker",
+    "/tools": "prints into the terminal only",
+    "/skills": "prints into the terminal only",
+    "/settings": "opens the settings panel",
+    "/tasks": "toggles a panel in the terminal",
+    "/vim": "only changes how the terminal's prompt edits text",
+    "/setup-github": "sets up a repository outside the run",
+    "/terminal-setup": "changes the terminal's keybindings",
+    "/export-session": "writes a file chosen in the terminal",
+    "/commands": "prints into the terminal only",
+}
+"""Builtins a chat must not offer, each with why."""
+
+
+def _builtin(name: str, description: str) -> CommandSpec:
+    return CommandSpec(
+        name=name,
+        description=description,
+        source="builtin",
+        role="clear" if name == CLEAR_COMMAND else None,
+        chat_safe=name not in CURATED_OUT,
+    )
+
+
+BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
+    _builtin("/about", "Show version info"),
+    _builtin("/agents", "Manage agents"),
+    _builtin("/auth", "Manage authentication"),
+    _builtin("/bug", "Submit a bug report"),
+    _builtin("/chat", "Browse auto-saved conversations and manage chat checkpoints"),
+    _builtin("/clear", "Clear the screen and start a new session"),
+    _builtin("/commands", "Manage custom slash commands. Usage: /commands [list|reload]"),
+    _builtin("/compress", "Compresses the context by replacing it with a summary"),
+    _builtin("/copy", "Copy the last result or code snippet to clipboard"),
+    _builtin("/docs", "Open full Gemini CLI documentation in your browser"),
+    _builtin("/directory", "Manage workspace directories"),
+    _builtin("/editor", "Set external editor preference"),
+    _builtin("/export-session", "Export the current session to a JSON file"),
+    _builtin("/extensions", "Manage extensions"),
+    _builtin("/footer", "Configure which items appear in the footer (statusline)"),
+    _builtin("/help", "For help on gemini-cli"),
+    _builtin("/shortcuts", "Toggle the shortcuts panel above the input"),
+    _builtin("/rewind", "Jump back to a specific message and restart the conversation"),
+    _builtin("/hooks", "Manage hooks"),
+    _builtin("/init", "Analyzes the project and creates a tailored GEMINI.md file"),
+    _builtin("/mcp", "Manage configured Model Context Protocol (MCP) servers"),
+    _builtin("/memory", "Commands for interacting with memory"),
+    _builtin("/model", "Manage model configuration"),
+    _builtin("/permissions", "Manage folder trust settings and other permissions"),
+    _builtin("/plan", "Switch to Plan Mode and view current plan"),
+    _builtin("/policies", "Manage policies"),
+    _builtin("/privacy", "Display the privacy notice"),
+    _builtin("/quit", "Exit the cli"),
+    _builtin("/resume", "Browse auto-saved conversations and manage chat checkpoints"),
+    _builtin("/stats", "Check session stats. Usage: /stats [session|model|tools]"),
+    _builtin("/theme", "Change the theme"),
+    _builtin("/tools", "List available Gemini CLI tools."),
+    _builtin("/skills", "List, enable, disable, or reload Gemini CLI agent skills"),
+    _builtin("/settings", "View and edit Gemini CLI settings"),
+    _builtin("/tasks", "Toggle background tasks view"),
+    _builtin("/vim", "Toggle vim mode on/off"),
+    _builtin("/setup-github", "Set up GitHub Actions"),
+    _builtin("/terminal-setup", "Configure terminal keybindings for multiline input"),
+)
+"""The 0.61.0 builtins (``BuiltinCommandLoader`` in ``bundle/chunk-4GP6HFBO.js``, names and
+descriptions as written there). Commands it adds only in some setups (``/upgrade``,
+``/gemma``, ``/voice``, ``/oncall``, ``/profile``, ``/bug-memory``, hidden ``/corgi``) are
+left out."""
+
+CUSTOM_COMMANDS_DIR = ".gemini/commands"
+"""``<folder>/.gemini/commands/**/*.toml`` (project) and ``~/.gemini/commands/**/*.toml``
+(user): ``prompt`` (required), ``description``; a subfolder ``a/b.toml`` is ``/a:b``."""

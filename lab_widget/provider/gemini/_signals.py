@@ -1,0 +1,191 @@
+"""Gemini CLI's tool confirmation, known from the run's hook spool, and the keys that answer it.
+
+Gemini CLI 0.61.0 writes a tool call into its session file only once the call is over, so
+the structured signal is the Notification hook (``notification_type: "ToolPermission"``)
+that fires when the confirmation opens. It names no call id; its ``details`` carry the
+command. Whatever the spool records after it (the call's AfterTool, the turn's AfterAgent,
+a new session) means the confirmation was answered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import LabWidgetError
+from ...schema import Dialog, DialogAnswer, Option, Question
+from .._seam import LiveSignals, RunContext, Terminal
+from . import _compat
+
+__all__ = [
+    "GeminiSignals",
+    "Step",
+    "approval_dialog",
+    "confirmation_id",
+    "confirmations",
+    "load_json",
+    "play",
+    "recipe",
+    "signals",
+]
+
+SPOOL = "signals"
+
+# Spool files are written once (renamed into place) and never change: parse each once.
+_parsed: dict[Path, dict[str, Any]] = {}
+
+
+def load_json(path: Path) -> dict[str, Any]:
+    """A JSON object from a file; ``{}`` when missing or unreadable."""
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def signals(spool: Path) -> list[dict[str, Any]]:
+    """The hook records of a run's spool, oldest first."""
+    try:
+        files = sorted(spool.glob("*.json"))
+    except OSError:
+        return []
+    records = []
+    for path in files:
+        record = _parsed.get(path)
+        if record is None:
+            record = load_json(path)
+            if record:
+                _parsed[path] = record
+        records.append(record)
+    return records
+
+
+def confirmation_id(record: dict[str, Any]) -> str:
+    """The id a confirmation's dialog goes by: its Notification hook names no tool call
+    (the call reaches the session file only once it is over), so its time stands in.
+
+    Examples
+    --------
+    >>> confirmation_id({"timestamp": "2026-01-01T00:00:00.000Z"})
+    'confirm:2026-01-01T00:00:00.000Z'
+    """
+    return f"confirm:{record.get('timestamp')}"
+
+
+def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
+    """The shell command confirmations the spool recorded for one session, oldest first."""
+    return [
+        r
+        for r in records
+        if r.get("hook_event_name") == "Notification"
+        and r.get("notification_type") == _compat.NOTIFICATION_PERMISSION
+        and r.get("session_id") == session_id
+        and isinstance(r.get("details"), dict)
+        and r["details"].get("type") == _compat.SHELL_CONFIRM
+    ]
+
+
+def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
+    """The shell command confirmation as a dialog.
+
+    Examples
+    --------
+    >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('approval', 'confirm:t', ['Approve', 'Reject'])
+    """
+    command = details.get("command")
+    question = Question(
+        header="Permission",
+        text=_compat.APPROVAL_QUESTION,
+        options=[
+            Option(label=_compat.APPROVE, description="Run it this once"),
+            Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
+        ],
+        free_text=False,
+    )
+    body = f"```\n{command}\n```" if command else ""
+    return Dialog(
+        kind="approval",
+        questions=[question],
+        tool_id=tool_id,
+        tool_name=_compat.SHELL_TOOL,
+        body=body,
+    )
+
+
+def _open_permission(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not records:
+        return None
+    last = records[-1]
+    if (
+        last.get("hook_event_name") == "Notification"
+        and last.get("notification_type") == _compat.NOTIFICATION_PERMISSION
+    ):
+        return last
+    return None
+
+
+class GeminiSignals(LiveSignals):
+    """Hook records spooled per run (see ``_compat.HOOK_EVENTS``)."""
+
+    def _records(self, context: RunContext) -> list[dict[str, Any]]:
+        return signals(context.runtime_dir / SPOOL)
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        record = _open_permission(self._records(context))
+        details = record.get("details") if record else None
+        if not isinstance(details, dict) or details.get("type") != _compat.SHELL_CONFIRM:
+            return None  # other confirmations (edits, MCP) are reported by blocked()
+        assert record is not None
+        return approval_dialog(details, confirmation_id(record))
+
+    def blocked(self, context: RunContext) -> str | None:
+        record = _open_permission(self._records(context))
+        if record is None or self.pending_dialog(context) is not None:
+            return None
+        what = str(record.get("message") or "a tool needs confirmation")
+        return f"Gemini CLI asks for confirmation ({what}); answer it in the terminal."
+
+    def signature(self, context: RunContext) -> object:
+        spool = context.runtime_dir / SPOOL
+        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+
+    def sweep(self, context: RunContext) -> None:
+        return  # records are small and one per event; the spool goes with the run
+
+
+@dataclass(frozen=True)
+class Step:
+    """One key of a recipe."""
+
+    key: str
+
+
+def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
+    """The keys that play ``answer`` into the open confirmation of ``dialog``.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import Answer
+    >>> d = approval_dialog({"type": "exec", "command": "ls"})
+    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
+    [Step(key='Enter')]
+    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
+    [Step(key='Escape')]
+    """
+    if dialog.kind != "approval":
+        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    return [Step(key=_compat.APPROVAL_KEYS.get(choice, _compat.APPROVAL_KEYS[_compat.REJECT]))]
+
+
+def play(terminal: Terminal, steps: list[Step]) -> None:
+    """Type a recipe once the confirmation takes keys."""
+    time.sleep(_compat.DIALOG_SETTLE)
+    for step in steps:
+        terminal.keys(step.key)

@@ -1,0 +1,561 @@
+"""Gemini CLI's session files: how their lines map to the universal schema.
+
+Grammar pinned to Gemini CLI 0.61.0 (see ``_compat.py``); fixtures recorded from that
+version by ``scripts/record_gemini_fixtures.py`` live in ``tests/fixtures/gemini/``.
+
+A session file is an event log. Line 1 is the session's metadata (``sessionId``,
+``startTime``...). A line with a string ``id`` is a message record; a later record with
+the same ``id`` replaces the earlier one (a model response is re-appended once its tool
+calls finish). ``{"$set": {...}}`` updates metadata; ``$set.messages`` replaces the whole
+message list. ``{"$rewindTo": id}`` drops that message and everything after it.
+
+Gemini CLI rewrites the message list when it rolls a cancelled turn back: the records of
+that turn vanish from its history, and a declined tool call makes it write the remaining
+history again as copies under new ids first. The chat keeps showing what the user saw
+happen: a rewrite never removes a shown record, and the copies appended after the first
+record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from .._jsonl import CorruptLine, JsonlTail
+from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from . import _compat
+from ._signals import approval_dialog, confirmation_id, confirmations
+
+__all__ = ["GeminiTranscriptReader", "is_context", "peek_session", "read_header", "tool_output"]
+
+_EXIT_CODE = re.compile(_compat.EXIT_CODE)
+_PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
+_PEEK_BYTES = 1 << 20
+_FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
+_LEVELS: dict[str, LifecycleLevel] = {"info": "info", "warning": "warning", "error": "error"}
+_TURN_EVENTS = ("BeforeAgent", "AfterAgent")
+_NOTE = "\x00note"
+"""The type of a stand-in record for an unreadable line (no real id or type starts so)."""
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def is_context(text: str) -> bool:
+    r"""Whether a user text part is Gemini CLI's own context rather than the user's words.
+
+    Examples
+    --------
+    >>> is_context("<session_context>\nThis is the Gemini CLI."), is_context("hi")
+    (True, False)
+    """
+    return text.lstrip().startswith(_compat.CONTEXT_PREFIXES)
+
+
+def _texts(content: Any) -> str:
+    """The text of a record's ``content`` (a string or a list of parts), context left out."""
+    if isinstance(content, str):
+        return "" if is_context(content) else content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(p["text"])
+        for p in content
+        if isinstance(p, dict)
+        and isinstance(p.get("text"), str)
+        and not p.get("thought")
+        and not is_context(str(p["text"]))
+    )
+
+
+def tool_output(result: Any) -> str:
+    r"""The text of a tool call's ``result`` (``functionResponse`` parts), unwrapped.
+
+    Examples
+    --------
+    >>> raw = "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>"
+    >>> tool_output([{"functionResponse": {"response": {"output": raw}}}])
+    'hi'
+    >>> tool_output([{"functionResponse": {"response": {"error": "denied"}}}])
+    'denied'
+    """
+    texts: list[str] = []
+    for part in result if isinstance(result, list) else []:
+        response = (
+            part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        )
+        if not isinstance(response, dict):
+            continue
+        value = response.get("output", response.get("error"))
+        text = value if isinstance(value, str) else json.dumps(value)
+        head, tail = _compat.OUTPUT_WRAPPER
+        if text.startswith(head) and text.endswith(tail):
+            text = text[len(head) : -len(tail)]
+        if text.startswith("Output: "):
+            text = text[len("Output: ") :]
+        texts.append(_PROCESS_GROUP.sub("", text).rstrip("\n"))
+    return "\n".join(texts)
+
+
+def _usage(tokens: Any) -> Usage | None:
+    if not isinstance(tokens, dict):
+        return None
+    cached = int(tokens.get("cached") or 0)
+    return Usage(
+        # Gemini counts cached tokens inside input; the schema keeps them apart.
+        input_tokens=max(0, int(tokens.get("input") or 0) - cached),
+        output_tokens=int(tokens.get("output") or 0) + int(tokens.get("thoughts") or 0),
+        cache_read_tokens=cached,
+    )
+
+
+def _is_user_prompt(record: dict[str, Any]) -> bool:
+    return record.get("type") == "user" and bool(_texts(record.get("content")))
+
+
+def turn_state(signals: list[dict[str, Any]], session_id: str) -> State | None:
+    """``working`` between a turn's BeforeAgent and AfterAgent hooks, else ``idle``.
+
+    ``None`` when the spool holds no turn of this session.
+
+    Examples
+    --------
+    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "s"}], "s")
+    'working'
+    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "t"}], "s") is None
+    True
+    """
+    for record in reversed(signals):
+        event = record.get("hook_event_name")
+        if event in _TURN_EVENTS and record.get("session_id") == session_id:
+            return "working" if event == "BeforeAgent" else "idle"
+    return None
+
+
+class GeminiTranscriptReader(TranscriptReader):
+    """Maps one Gemini CLI session file into messages, incrementally.
+
+    State: from the transcript alone, ``working`` after a user prompt or a finished tool
+    call, ``idle`` after a model reply without tool calls or a cancellation. A model reply
+    that is about to call tools is written before its calls, so when ``turn_signals`` gives
+    the run's hook records the turn hooks decide instead.
+
+    ``clear_echo`` starts the epoch with the ``/clear`` that opened it: Gemini CLI records
+    the command nowhere, so the reader synthesises its echo.
+    """
+
+    def __init__(
+        self,
+        ref: TranscriptRef,
+        clear_echo: str | None = None,
+        turn_signals: Any = None,
+    ) -> None:
+        self.ref = ref
+        self._clear_echo = clear_echo
+        self._turn_signals = turn_signals
+        self._tail = JsonlTail(ref.path)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._records: list[dict[str, Any]] = []
+        self._index: dict[str, int] = {}
+        self._first_seq: list[int] = []
+        self._messages: list[Message] = []
+        self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
+        self._pending_echo = bool(self._clear_echo)
+
+    # -- TranscriptReader --------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+    @property
+    def state(self) -> State:
+        if self._turn_signals is not None:
+            signals = self._turn_signals()
+            session = str(self._facts.get("session_id") or self.ref.transcript_id)
+            found = turn_state(signals, session)
+            if found == "working" and self._ended_after(signals, session):
+                return "idle"
+            if found is not None:
+                return found
+        return self._transcript_state()
+
+    def _ended_after(self, signals: list[dict[str, Any]], session: str) -> bool:
+        """Whether the transcript ends the turn the hooks left open: a declined tool call
+        ends it with a cancellation record and no AfterAgent hook.
+        """
+        last = self._records[-1] if self._records else None
+        if last is None or last.get("type") not in ("info", "error"):
+            return False
+        started = max(
+            (
+                str(r.get("timestamp") or "")
+                for r in signals
+                if r.get("hook_event_name") == "BeforeAgent" and r.get("session_id") == session
+            ),
+            default="",
+        )
+        return str(last.get("timestamp") or "") >= started
+
+    def _transcript_state(self) -> State:
+        for record in reversed(self._records):
+            kind = record.get("type")
+            if kind == "user":
+                if _is_user_prompt(record) or _has_function_response(record):
+                    return "working"
+                continue
+            if kind == "gemini":
+                calls = record.get("toolCalls")
+                if not calls:
+                    return "idle"
+                statuses = [c.get("status") for c in calls if isinstance(c, dict)]
+                return "idle" if "cancelled" in statuses else "working"
+            if kind in ("info", "error"):
+                return "idle"
+        return "idle"
+
+    @property
+    def summary(self) -> SessionSummary:
+        total = Usage()
+        model: str | None = None
+        context: int | None = None
+        for record in self._records:
+            usage = _usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            if usage is not None:
+                total = total + usage
+                context = usage.input_tokens + usage.cache_read_tokens
+            if record.get("type") == "gemini" and isinstance(record.get("model"), str):
+                model = record["model"]
+        return SessionSummary(
+            **self._facts_public(), usage=total, model=model, context_tokens=context
+        )
+
+    def _facts_public(self) -> dict[str, Any]:
+        return {k: v for k, v in self._facts.items() if k != "session_id"}
+
+    def read(self) -> ReadResult:
+        items = self._tail.read_iter()
+        rewound = self._tail.rewound
+        if rewound:
+            self._reset()  # the file was rewritten: it is read again from its start
+        old = self._messages
+        dirty: int | None = None
+        for item in items:
+            if isinstance(item, CorruptLine):
+                touched: int | None = self._put(
+                    {
+                        "id": f"{_NOTE}{item.number}",
+                        "type": _NOTE,
+                        "content": f"Skipped unreadable transcript line {item.number}: "
+                        f"{item.error}",
+                    }
+                )
+            elif isinstance(item.value, dict):
+                touched = self._line(item.value)
+            else:
+                touched = None
+            if touched is not None:
+                dirty = touched if dirty is None else min(dirty, touched)
+        if dirty is None and not self._pending_echo:
+            return ReadResult(changed=[], reset=rewound)
+        self._pending_echo = False
+        self._rebuild(dirty if dirty is not None else len(self._records))
+        new = self._messages
+        if rewound or len(new) < len(old):
+            return ReadResult(changed=list(new), reset=True)
+        changed = [m for m in new if m.seq >= len(old) or old[m.seq] != m]
+        return ReadResult(changed=changed)
+
+    # -- records -----------------------------------------------------------------------
+
+    def _line(self, line: dict[str, Any]) -> int | None:
+        """Apply one line; the first record position it changed, if any."""
+        if isinstance(line.get("id"), str):
+            return self._put(line)
+        if "$rewindTo" in line:
+            position = self._index.get(str(line["$rewindTo"]))
+            if position is None:
+                return None
+            self._cut(position)
+            return position
+        update = line.get("$set")
+        if isinstance(update, dict):
+            stamp = _timestamp(update.get("lastUpdated"))
+            if stamp is not None:
+                self._facts["updated_at"] = stamp
+            messages = update.get("messages")
+            if isinstance(messages, list):
+                return self._set_messages([m for m in messages if isinstance(m, dict)])
+            return None
+        if isinstance(line.get("sessionId"), str):
+            self._facts["session_id"] = line["sessionId"]
+            self._facts["started_at"] = _timestamp(line.get("startTime"))
+            self._facts["updated_at"] = _timestamp(line.get("lastUpdated"))
+        return None
+
+    def _put(self, record: dict[str, Any]) -> int:
+        position = self._index.get(record["id"])
+        if position is None:
+            position = len(self._records)
+            self._records.append(record)
+            self._index[record["id"]] = position
+        else:
+            self._records[position] = record
+        return position
+
+    def _cut(self, position: int) -> None:
+        for record in self._records[position:]:
+            self._index.pop(str(record.get("id")), None)
+        del self._records[position:]
+
+    def _set_messages(self, messages: list[dict[str, Any]]) -> int | None:
+        """Apply a whole-list rewrite the way the chat shows it (see the module's notes)."""
+        listed = [m for m in messages if isinstance(m.get("id"), str)]
+        wanted = {m["id"] for m in listed}
+        dropped = next(
+            (
+                i
+                for i, r in enumerate(self._records)
+                if r["id"] not in wanted and r.get("type") != _NOTE
+            ),
+            None,
+        )
+        if dropped is None:
+            # Nothing dropped: only new records are added.
+            added = [m for m in listed if m["id"] not in self._index]
+            first = len(self._records)
+            for message in added:
+                self._put(message)
+            return first if added else None
+        # A roll-back: what it dropped stays shown; copies it appended after that go.
+        copies = [i for i, r in enumerate(self._records) if i > dropped and r["id"] in wanted]
+        if not copies:
+            return None
+        self._records = [r for i, r in enumerate(self._records) if i not in set(copies)]
+        self._index = {str(r["id"]): i for i, r in enumerate(self._records)}
+        return copies[0]
+
+    # -- mapping -----------------------------------------------------------------------
+
+    def _rebuild(self, start: int) -> None:
+        """Map records from ``start`` on again (earlier messages are unchanged)."""
+        start = min(start, len(self._first_seq))
+        keep = self._first_seq[start] if start < len(self._first_seq) else len(self._messages)
+        messages = self._messages[:keep]
+        if not messages and self._clear_echo:
+            echo = self._clear_echo
+            messages.append(Message(seq=0, kind="text", role="user", text=echo, command=echo))
+        del self._first_seq[start:]
+        for record in self._records[start:]:
+            self._first_seq.append(len(messages))
+            for message in self._map(record, position_prompt=self._prompt_time(record)):
+                messages.append(message.model_copy(update={"seq": len(messages)}))
+        self._messages = messages
+
+    def _prompt_time(self, record: dict[str, Any]) -> str:
+        """When the user prompt before ``record`` was sent (ISO text, sortable)."""
+        position = self._index.get(str(record.get("id")), len(self._records))
+        for earlier in reversed(self._records[:position]):
+            if _is_user_prompt(earlier):
+                return str(earlier.get("timestamp") or "")
+        return ""
+
+    def _confirmation(self, call: dict[str, Any], since: str) -> dict[str, Any] | None:
+        """The spooled confirmation a shell call waited on, if it waited on one."""
+        if self._turn_signals is None or call.get("name") != _compat.SHELL_TOOL:
+            return None
+        args = call.get("args")
+        command = args.get("command") if isinstance(args, dict) else None
+        ended = str(call.get("timestamp") or "9999")
+        session = str(self._facts.get("session_id") or self.ref.transcript_id)
+        found = [
+            r
+            for r in confirmations(self._turn_signals(), session)
+            if r["details"].get("command") == command
+            and since <= str(r.get("timestamp") or "") <= ended
+        ]
+        return found[-1] if found else None
+
+    def _map(self, record: dict[str, Any], position_prompt: str = "") -> list[Message]:
+        kind = record.get("type")
+        stamp = _timestamp(record.get("timestamp"))
+        native = str(record.get("id"))
+        if kind == "user":
+            text = _texts(record.get("content"))
+            if not text:
+                return []  # context, or the tool results sent back to the model
+            return [
+                Message(
+                    seq=0, kind="text", role="user", text=text, native_id=native, timestamp=stamp
+                )
+            ]
+        if kind == _NOTE:
+            text = str(record.get("content"))
+            return [Message(seq=0, kind="lifecycle", role="system", level="warning", text=text)]
+        if kind in _LEVELS:
+            text = _texts(record.get("content")) or str(record.get("content") or "")
+            if not text:
+                return []
+            return [
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="system",
+                    level=_LEVELS[str(kind)],
+                    text=text,
+                    native_id=native,
+                    timestamp=stamp,
+                )
+            ]
+        if kind != "gemini":
+            return []
+        model = record.get("model") if isinstance(record.get("model"), str) else None
+        out: list[Message] = []
+        thoughts = record.get("thoughts")
+        notes = [
+            f"**{t.get('subject')}** {t.get('description') or ''}".strip()
+            if t.get("subject")
+            else str(t.get("description") or "")
+            for t in (thoughts if isinstance(thoughts, list) else [])
+            if isinstance(t, dict)
+        ]
+        if any(notes):
+            out.append(
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="assistant",
+                    level="info",
+                    text="\n\n".join(n for n in notes if n),
+                    native_id=native,
+                    timestamp=stamp,
+                    model=model,
+                )
+            )
+        text = _texts(record.get("content"))
+        if text:
+            out.append(
+                Message(
+                    seq=0,
+                    kind="text",
+                    role="assistant",
+                    text=text,
+                    native_id=native,
+                    timestamp=stamp,
+                    model=model,
+                )
+            )
+        calls = record.get("toolCalls")
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict):
+                out.append(self._tool(call, native, stamp, model))
+                confirm = self._confirmation(call, position_prompt)
+                tool = out[-1].tool
+                if confirm is not None and tool is not None and tool.status != "running":
+                    rejected = tool.status == "error" and "(rejected)" in (tool.output or "")
+                    dialog = approval_dialog(confirm["details"], confirmation_id(confirm))
+                    dialog = dialog.model_copy(
+                        update={
+                            "status": "rejected" if rejected else "answered",
+                            "outcome": "rejected" if rejected else "approved",
+                        }
+                    )
+                    # The call goes by the confirmation's id too: a declined confirmation
+                    # fires no hook, so the chat learns from this call that it was answered.
+                    tool = tool.model_copy(update={"id": dialog.tool_id})
+                    out[-1] = out[-1].model_copy(
+                        update={"kind": "dialog", "dialog": dialog, "tool": tool}
+                    )
+        usage = _usage(record.get("tokens"))
+        if usage is not None and out:
+            last = out[-1]
+            out[-1] = last.model_copy(update={"usage": usage})
+        return out
+
+    @staticmethod
+    def _tool(
+        call: dict[str, Any], native: str, stamp: datetime | None, model: str | None
+    ) -> Message:
+        status = str(call.get("status") or "")
+        args = call.get("args")
+        output: str | None = None
+        final = _FINAL_TOOL.get(status)
+        if final is not None:
+            output = tool_output(call.get("result"))
+            if status == "success":
+                match = _EXIT_CODE.search(output)
+                if match is not None and match.group(1) != "0":
+                    final = "error"
+            if status == "cancelled":
+                output = f"{output} (rejected)".strip()
+        tool = ToolCall(
+            id=str(call.get("id") or ""),
+            name=str(call.get("name") or "tool"),
+            input=args if isinstance(args, dict) else {},
+            status=final or "running",
+            output=output,
+        )
+        return Message(
+            seq=0,
+            kind="tool",
+            role="assistant",
+            tool=tool,
+            native_id=native,
+            timestamp=_timestamp(call.get("timestamp")) or stamp,
+            model=model,
+        )
+
+
+def _has_function_response(record: dict[str, Any]) -> bool:
+    content = record.get("content")
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and "functionResponse" in p for p in content
+    )
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The metadata line of a session file (its first line), if readable."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(_PEEK_BYTES)
+        line = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    return line if isinstance(line, dict) and isinstance(line.get("sessionId"), str) else None
+
+
+def peek_session(path: Path) -> tuple[str | None, str | None]:
+    """``(first user prompt, model)`` from a bounded prefix of a session file."""
+    prompt: str | None = None
+    model: str | None = None
+    try:
+        with path.open("rb") as f:
+            data = f.read(_PEEK_BYTES)
+    except OSError:
+        return None, None
+    for raw in data.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(line, dict):
+            continue
+        if prompt is None and line.get("type") == "user":
+            prompt = _texts(line.get("content")) or None
+        if model is None and line.get("type") == "gemini" and isinstance(line.get("model"), str):
+            model = line["model"]
+        if prompt is not None and model is not None:
+            break
+    return prompt, model

@@ -1,0 +1,237 @@
+"""Live: the real pinned Gemini CLI under real tmux, against the scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("gemini_binary")]
+
+TOOL_TURN = [
+    Reply("Let me check.", tools=[ToolUse("Bash", {"command": "echo tool-output-42"})]),
+    Reply("The tool said tool-output-42."),
+]
+FILE_TURN = [
+    Reply("Creating it.", tools=[ToolUse("Bash", {"command": "touch made.txt"})]),
+    Reply("The file is there."),
+]
+
+
+def script(**rules: list[Reply]) -> ScriptedModel:
+    return ScriptedModel(
+        rules=[
+            Rule("use a tool", TOOL_TURN),
+            Rule("make a file", FILE_TURN),
+            Rule(
+                "list the folder",
+                [Reply(tools=[ToolUse("Bash", {"command": "ls"})]), Reply("Listed.")],
+            ),
+            *(Rule(k, v) for k, v in rules.items()),
+        ],
+        sequence=["Hello from the scripted model.", "Second answer."],
+    )
+
+
+def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
+    model = script()
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        texts = [(m.role, m.text) for m in run.messages if m.kind == "text"]
+        assert texts == [("user", "hello"), ("assistant", "Hello from the scripted model.")]
+        last = run.messages[-1]
+        assert last.model and last.usage and last.usage.output_tokens > 0
+        assert run.session.usage.output_tokens > 0
+        assert run.transcript_path is not None and run.transcript_path.name.startswith("session-")
+        # The routing classifier's side query did not consume the script.
+        assert [r.user_text for r in model.scripted_requests] == ["hello"]
+        assert any(not r.scripted and ":generateContent" in r.path for r in model.requests)
+    finally:
+        run.stop()
+    assert run.state == "ended"
+
+
+def test_tool_call_paired_with_result(lab_home: Path, workdir: Path) -> None:
+    run = Run("gemini", cwd=workdir, model=script())
+    try:
+        (workdir / "marker-42.txt").write_text("")
+        run.send("please list the folder")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        listed = [m.tool for m in run.messages if m.tool is not None][-1]
+        assert listed is not None and listed.input["command"] == "ls"
+        assert listed.status == "ok" and "marker-42.txt" in (listed.output or "")
+        run.send("please use a tool")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        tools = [m for m in run.messages if m.tool is not None][1:]
+        assert len(tools) == 1 and tools[0].tool is not None
+        assert tools[0].tool.name == "run_shell_command"
+        assert tools[0].tool.input["command"] == "echo tool-output-42"
+        assert tools[0].tool.status == "ok"
+        assert run.messages[-1].text == "The tool said tool-output-42."
+        assert run.pending_dialog is None  # echo needs no confirmation
+    finally:
+        run.stop()
+
+
+def test_clear_starts_new_epoch_with_visible_echo(lab_home: Path, workdir: Path) -> None:
+    run = Run("gemini", cwd=workdir, model=script())
+    try:
+        run.send("hello")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        first = run.transcript_id
+        commands = {c.name: c for c in run.commands}
+        assert commands[run.clear_command].role == "clear"
+        run.clear()
+        assert run.wait_for(
+            lambda r: r.transcript_id != first and [m.command for m in r.messages] == ["/clear"],
+            timeout=30,
+        ), run.screen()
+        run.send("and again")
+        assert run.wait_for(lambda r: r.messages[-1].text == "Second answer.", timeout=90), (
+            run.screen()
+        )
+        assert run.messages[0].command == "/clear" and run.messages[0].role == "user"
+        assert not any(m.text == "hello" for m in run.messages)
+    finally:
+        run.stop()
+
+
+def test_interrupt_stops_the_turn(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(rules=[Rule("slow", Reply("late answer", delay=30))])
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("be slow")
+        # Working for real: the request is at the model, which holds it for 30 s.
+        assert run.wait_for(lambda r: bool(model.scripted_requests), timeout=60), run.screen()
+        assert run.state == "working"
+        run.interrupt()
+        assert run.wait_for(lambda r: any(m.kind == "lifecycle" for m in r.messages), timeout=30), (
+            run.screen()
+        )
+        assert run.wait(timeout=30) == "idle"
+        assert [m.text for m in run.messages] == ["be slow", "Request cancelled."]
+    finally:
+        run.stop()
+
+
+def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path) -> None:
+    run = Run("gemini", cwd=workdir, model=script())
+    try:
+        run.send("please make a file")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "approval"
+        assert dialog.tool_name == "run_shell_command" and "touch made.txt" in dialog.body
+        assert run.state == "question"
+        resolved = run.answer("approve")
+        assert resolved.status == "answered"
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert (workdir / "made.txt").exists()
+        assert run.messages[-1].text == "The file is there."
+        assert run.pending_dialog is None
+    finally:
+        run.stop()
+
+
+def test_approval_reject_leaves_the_command_unrun(lab_home: Path, workdir: Path) -> None:
+    run = Run("gemini", cwd=workdir, model=script())
+    try:
+        run.send("please make a file")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        resolved = run.answer("reject")
+        assert resolved.status == "rejected", resolved
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert not (workdir / "made.txt").exists()
+        assert run.pending_dialog is None
+        # The declined call stays in the chat although Gemini CLI rolls it out of history.
+        assert any(m.dialog is not None and m.dialog.status == "rejected" for m in run.messages)
+    finally:
+        run.stop()
+
+
+def _run_processes(marker: str) -> list[str]:
+    """Processes whose command line, environment or folder mentions ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            environ = (entry / "environ").read_bytes().decode(errors="replace")
+            cwd = str((entry / "cwd").readlink())
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if marker in cmdline or marker in environ or cwd.startswith(marker):
+            found.append(f"{entry.name}: {cmdline[:120]}")
+    return found
+
+
+def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
+    run = Run("gemini", cwd=workdir, model=script())
+    try:
+        run.send("please use a tool")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert _run_processes(str(lab_home)), "the scan must see the live run"
+    finally:
+        run.stop()
+    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
+    assert gone, _run_processes(str(lab_home))
+    assert not _run_processes(str(workdir))
+
+
+def test_users_own_config_without_hooks_follows_the_session_file(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A user's own setup: their settings pick the API key, their trust file trusts the folder,
+    # and their environment points at the endpoint. The run's folder is under /tmp, which
+    # Gemini CLI will not read system settings from: the run goes without hooks and follows
+    # the session file alone, and leaves the user's files as they were.
+    home = tmp_path / "user-home"
+    settings_dir = home / ".gemini"
+    settings_dir.mkdir(parents=True)
+    user_settings = json.dumps(
+        {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "general": {"enableAutoUpdate": False},
+        }
+    )
+    (settings_dir / "settings.json").write_text(user_settings)
+    (settings_dir / "trustedFolders.json").write_text(json.dumps({str(workdir): "TRUST_FOLDER"}))
+    model = script()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GEMINI_API_KEY", model.api_key)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", model.base_url)
+    run = Run("gemini", cwd=workdir)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert [m.text for m in run.messages if m.kind == "text"] == [
+            "hello",
+            "Hello from the scripted model.",
+        ]
+        assert run.transcript_path is not None
+        assert str(home) in str(run.transcript_path)  # the user's own session store
+        assert (settings_dir / "settings.json").read_text() == user_settings
+        assert not list((lab_home).rglob("signals/*.json"))  # no hook fired
+    finally:
+        run.stop()
+        model.stop()
