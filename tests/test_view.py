@@ -13,6 +13,7 @@ from comm import DummyComm
 
 from lab_widget._chat import ChatEvent
 from lab_widget._view import RunView
+from lab_widget.provider import get_provider
 from lab_widget.schema import (
     CommandSpec,
     Dialog,
@@ -325,3 +326,21 @@ def test_pending_dialog_trait_and_answer_action(comms: list[RecordingComm]) -> N
     )
     assert result["ok"] is True
     assert source.answered == [DialogAnswer(tool_id="toolu_1", answers=[{"selected": ["SQLite"]}])]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("provider_id", ["claude-code", "codex", "gemini", "opencode"])
+def test_each_provider_shows_with_its_own_name_and_commands(
+    comms: list[RecordingComm], provider_id: str, tmp_path: Any
+) -> None:
+    provider = get_provider(provider_id)
+    source = StubSource()
+    source.display_name = provider.meta.display_name  # type: ignore[misc]
+    source.clear_command = provider.meta.clear_command  # type: ignore[misc]
+    source.commands = provider.commands(tmp_path)
+    view = RunView(source)
+    assert view.provider_name == provider.meta.display_name
+    assert repr(view) == f"RunView({provider.meta.display_name})"
+    names = [c["name"] for c in view.commands]
+    assert provider.meta.clear_command in names
+    assert names and all(c.chat_safe for c in source.commands if c.name in names)
+    assert len(names) < len(source.commands)  # the curated-out ones stay out of the composer
