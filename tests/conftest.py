@@ -5,14 +5,18 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import comm
 import pytest
 
 from lab_widget._run import _runner
 from lab_widget._tools import tools_dir
-from lab_widget.provider import register
+from lab_widget.compat import PINS
+from lab_widget.provider import get_provider, register
 
 from .fake_provider import FakeProvider
+from .recording import RecordingComm
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -36,57 +40,53 @@ def workdir(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def claude_binary() -> Path:
-    """The pinned Claude Code binary; a live test fails loudly when it is missing."""
-    binary = tools_dir() / "node_modules" / ".bin" / "claude"
-    if not binary.exists() and not shutil.which("claude"):
+def pinned_binary(provider_id: str) -> Path:
+    """The pinned CLI of ``provider_id`` and tmux, or a loud failure naming the fix."""
+    pin = PINS[provider_id]
+    binary = tools_dir() / "node_modules" / ".bin" / pin.binary
+    if not binary.exists() and not shutil.which(pin.binary):
         pytest.fail(
-            "the pinned Claude Code CLI is not installed: run `make setup` "
-            "(python -m lab_widget install-clis)"
+            f"the pinned {get_provider(provider_id).meta.display_name} ({pin.spec}) is not "
+            "installed: run `make setup` (python -m lab_widget install-clis)"
         )
     if shutil.which("tmux") is None:
         pytest.fail("tmux is not installed: run `make setup`")
     return binary
+
+
+@pytest.fixture
+def claude_binary() -> Path:
+    """The pinned Claude Code binary; a live test fails loudly when it is missing."""
+    return pinned_binary("claude-code")
 
 
 @pytest.fixture
 def codex_binary() -> Path:
     """The pinned Codex CLI binary; a live test fails loudly when it is missing."""
-    binary = tools_dir() / "node_modules" / ".bin" / "codex"
-    if not binary.exists() and not shutil.which("codex"):
-        pytest.fail(
-            "the pinned Codex CLI is not installed: run `make setup` "
-            "(python -m lab_widget install-clis)"
-        )
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed: run `make setup`")
-    return binary
+    return pinned_binary("codex")
 
 
 @pytest.fixture
 def opencode_binary() -> Path:
     """The pinned OpenCode binary; a live test fails loudly when it is missing."""
-    binary = tools_dir() / "node_modules" / ".bin" / "opencode"
-    if not binary.exists() and not shutil.which("opencode"):
-        pytest.fail(
-            "the pinned OpenCode CLI is not installed: run `make setup` "
-            "(python -m lab_widget install-clis)"
-        )
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed: run `make setup`")
-    return binary
+    return pinned_binary("opencode")
 
 
 @pytest.fixture
 def gemini_binary() -> Path:
     """The pinned Gemini CLI binary; a live test fails loudly when it is missing."""
-    binary = tools_dir() / "node_modules" / ".bin" / "gemini"
-    if not binary.exists() and not shutil.which("gemini"):
-        pytest.fail(
-            "the pinned Gemini CLI is not installed: run `make setup` "
-            "(python -m lab_widget install-clis)"
-        )
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed: run `make setup`")
-    return binary
+    return pinned_binary("gemini")
+
+
+@pytest.fixture
+def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
+    """Every widget comm created during the test, recording what it publishes."""
+    made: list[RecordingComm] = []
+
+    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
+        c = RecordingComm(*args, **kwargs)
+        made.append(c)
+        return c
+
+    monkeypatch.setattr(comm, "create_comm", create_comm)
+    yield made

@@ -9,7 +9,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import comm
 import pytest
 
 import lab_widget
@@ -35,7 +34,7 @@ from lab_widget.provider import (
 from lab_widget.schema import AuthDescriptor, AuthMethod
 
 from .fake_provider import FakeAuthFlow, FakeProvider, auth_provider
-from .test_view import RecordingComm
+from .recording import RecordingComm
 
 SECRET = "sk-test-NEVER-SHOWN-0123456789"
 
@@ -70,19 +69,6 @@ def changes() -> Iterator[list[_auth_events.AuthChange]]:
     unsubscribe = _auth_events.subscribe(seen.append)
     yield seen
     unsubscribe()
-
-
-@pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> list[RecordingComm]:
-    made: list[RecordingComm] = []
-
-    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
-        c = RecordingComm(*args, **kwargs)
-        made.append(c)
-        return c
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    return made
 
 
 def flow_of(provider: AgentProvider) -> FakeAuthFlow:

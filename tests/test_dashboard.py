@@ -3,31 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import comm
-import pytest
 
 import lab_widget
 from lab_widget import Run
 from lab_widget._dashboard import RunList, RunsDashboard
 
-from .test_view import RecordingComm
-
-
-@pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
-    made: list[RecordingComm] = []
-
-    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
-        c = RecordingComm(*args, **kwargs)
-        made.append(c)
-        return c
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    yield made
+from .recording import RecordingComm
 
 
 def act(board: RunsDashboard, action: str, run_id: str = "") -> dict[str, Any]:

@@ -27,7 +27,7 @@ from lab_widget.provider import credentials, get_provider
 from lab_widget.provider.claude_code import _auth as claude_auth
 from lab_widget.provider.claude_code import _compat
 
-from .test_view import RecordingComm
+from .recording import RecordingComm
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 

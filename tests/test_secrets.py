@@ -6,39 +6,15 @@ import json
 import logging
 import secrets
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import comm
 import pytest
-from comm import DummyComm
 
 from lab_widget import Run, ScriptedModel
 
+from .recording import RecordingComm
+
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
-
-
-class RecordingComm(DummyComm):  # type: ignore[misc]
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.sent: list[str] = []
-        super().__init__(*args, **kwargs)
-
-    def publish_msg(self, msg_type: str, data: Any = None, *args: Any, **kwargs: Any) -> None:
-        self.sent.append(json.dumps(data, default=str))
-
-
-@pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
-    made: list[RecordingComm] = []
-
-    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
-        c = RecordingComm(*args, **kwargs)
-        made.append(c)
-        return c
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    yield made
 
 
 def files_holding(root: Path, needle: bytes) -> list[Path]:
@@ -70,7 +46,7 @@ def test_api_key_never_leaks(
         # Widget state, everything sent to the browser, reprs, a notebook's output.
         shown = [
             json.dumps(view.get_state(), default=str),
-            *[m for c in comms for m in c.sent],
+            *[json.dumps(data, default=str) for c in comms for _, data, _ in c.sent],
             repr(run),
             repr(view),
             str(run.session),

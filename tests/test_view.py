@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import comm
 import pytest
-from comm import DummyComm
 
 from lab_widget._chat import ChatEvent
 from lab_widget._view import RunView
@@ -27,48 +24,7 @@ from lab_widget.schema import (
     Usage,
 )
 
-
-class RecordingComm(DummyComm):  # type: ignore[misc]
-    """Keeps every message a widget publishes, with its size on the wire."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.sent: list[tuple[str, dict[str, Any], int]] = []
-        super().__init__(*args, **kwargs)
-
-    def publish_msg(
-        self,
-        msg_type: str,
-        data: Any = None,
-        metadata: Any = None,
-        buffers: Any = None,
-        **keys: Any,
-    ) -> None:
-        payload = json.dumps(data, default=str)
-        self.sent.append((msg_type, data or {}, len(payload.encode())))
-
-    def customs(self) -> list[dict[str, Any]]:
-        return [
-            d["content"] for t, d, _ in self.sent if t == "comm_msg" and d.get("method") == "custom"
-        ]
-
-    def clear(self) -> None:
-        self.sent.clear()
-
-    def bytes_sent(self) -> int:
-        return sum(size for _, _, size in self.sent)
-
-
-@pytest.fixture
-def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
-    made: list[RecordingComm] = []
-
-    def create_comm(*args: Any, **kwargs: Any) -> RecordingComm:
-        c = RecordingComm(*args, **kwargs)
-        made.append(c)
-        return c
-
-    monkeypatch.setattr(comm, "create_comm", create_comm)
-    yield made
+from .recording import RecordingComm
 
 
 class StubSource:

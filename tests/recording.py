@@ -1,0 +1,38 @@
+"""A comm that records what a widget publishes: the Python side of widgets without a browser."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from comm import DummyComm
+
+
+class RecordingComm(DummyComm):  # type: ignore[misc]
+    """Keeps every message a widget publishes, with its size on the wire."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.sent: list[tuple[str, dict[str, Any], int]] = []
+        super().__init__(*args, **kwargs)
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: Any = None,
+        metadata: Any = None,
+        buffers: Any = None,
+        **keys: Any,
+    ) -> None:
+        payload = json.dumps(data, default=str)
+        self.sent.append((msg_type, data or {}, len(payload.encode())))
+
+    def customs(self) -> list[dict[str, Any]]:
+        return [
+            d["content"] for t, d, _ in self.sent if t == "comm_msg" and d.get("method") == "custom"
+        ]
+
+    def clear(self) -> None:
+        self.sent.clear()
+
+    def bytes_sent(self) -> int:
+        return sum(size for _, _, size in self.sent)
