@@ -6,8 +6,11 @@ Changing the pinned version means re-recording the fixtures
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...compat import PINS
 from ...schema import AuthKind, CommandSpec, DialogKind, Option, Question, ScrubPattern
+from .._shared import builtin_command
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
@@ -156,15 +159,7 @@ Everything else prints into the transcript and returns to the prompt, or is a pr
 the model (the bundled skills from ``/batch`` on)."""
 
 
-def _builtin(name: str, description: str, arg_hint: str = "") -> CommandSpec:
-    return CommandSpec(
-        name=name,
-        description=description,
-        arg_hint=arg_hint,
-        source="builtin",
-        role="clear" if name == CLEAR_COMMAND else None,
-        chat_safe=name not in CURATED_OUT,
-    )
+_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
 
 
 BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (

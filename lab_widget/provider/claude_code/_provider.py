@@ -35,6 +35,7 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import spool_signature
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
@@ -150,7 +151,7 @@ class ClaudeSignals(LiveSignals):
 
     def signature(self, context: RunContext) -> object:
         spool = context.runtime_dir / _SIGNALS
-        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+        return spool_signature(spool)
 
     def sweep(self, context: RunContext) -> None:
         records = _signals(context)

@@ -7,8 +7,11 @@ Evidence for each coupling is listed in ``docs/compat/codex.md``.
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind, ScrubPattern
+from .._shared import builtin_command
 
 VERSION = "0.171.0"
 assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"
@@ -238,14 +241,7 @@ CURATED_OUT: dict[str, str] = {
 """Builtins a chat must not offer, each with why."""
 
 
-def _builtin(name: str, description: str) -> CommandSpec:
-    return CommandSpec(
-        name=name,
-        description=description,
-        source="builtin",
-        role="clear" if name == CLEAR_COMMAND else None,
-        chat_safe=name not in CURATED_OUT,
-    )
+_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
 
 
 BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (

@@ -17,6 +17,7 @@ from typing import Any
 from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
+from .._shared import spool_signature
 from . import _compat
 
 __all__ = ["CodexSignals", "Step", "approval_dialog", "load_json", "play", "recipe", "signals"]
@@ -130,7 +131,7 @@ class CodexSignals(LiveSignals):
 
     def signature(self, context: RunContext) -> object:
         spool = context.runtime_dir / _SIGNALS
-        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+        return spool_signature(spool)
 
     def sweep(self, context: RunContext) -> None:
         return  # records are small and one per event; the spool goes with the run

@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
+from .._shared import spool_signature
 from . import _compat
 
 __all__ = [
@@ -153,7 +154,7 @@ class GeminiSignals(LiveSignals):
 
     def signature(self, context: RunContext) -> object:
         spool = context.runtime_dir / SPOOL
-        return tuple(sorted(p.name for p in spool.glob("*.json"))) if spool.is_dir() else ()
+        return spool_signature(spool)
 
     def sweep(self, context: RunContext) -> None:
         return  # records are small and one per event; the spool goes with the run

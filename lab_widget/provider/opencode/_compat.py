@@ -7,8 +7,11 @@ evidence per coupling in ``docs/compat/opencode.md``.
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind
+from .._shared import builtin_command
 
 VERSION = "1.18.33"
 assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"
@@ -186,14 +189,7 @@ CURATED_OUT: dict[str, str] = {
 """Builtins a chat must not offer, each with why."""
 
 
-def _builtin(name: str, description: str) -> CommandSpec:
-    return CommandSpec(
-        name=name,
-        description=description,
-        source="builtin",
-        role="clear" if name == CLEAR_COMMAND else None,
-        chat_safe=name not in CURATED_OUT,
-    )
+_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
 
 
 BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
