@@ -18,6 +18,8 @@ from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.provider import get_provider
 from lab_widget.provider.codex import _compat
 
+from .processes import run_processes
+
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("codex_binary")]
 
 TOOL_TURN = [
@@ -190,34 +192,17 @@ def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
     return True
 
 
-def _run_processes(marker: str) -> list[str]:
-    """Processes whose command line, environment or folder mentions ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            environ = (entry / "environ").read_bytes().decode(errors="replace")
-            cwd = str((entry / "cwd").readlink())
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-        if marker in cmdline or marker in environ or cwd.startswith(marker):
-            found.append(f"{entry.name}: {cmdline[:120]}")
-    return found
-
-
 def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     run = Run("codex", cwd=workdir, model=script())
     try:
         run.send("please use a tool")
         assert run.wait(timeout=60) == "idle", run.screen()
-        assert _run_processes(str(lab_home)), "the scan must see the live run"
+        assert run_processes(str(lab_home)), "the scan must see the live run"
     finally:
         run.stop()
-    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
-    assert gone, _run_processes(str(lab_home))
-    assert not _run_processes(str(workdir))
+    gone = retry_until(lambda: not run_processes(str(lab_home)), timeout=10)
+    assert gone, run_processes(str(lab_home))
+    assert not run_processes(str(workdir))
 
 
 def test_view_of_a_codex_run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+from .processes import run_processes
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("gemini_binary")]
 
@@ -167,34 +168,17 @@ def test_approval_reject_leaves_the_command_unrun(lab_home: Path, workdir: Path)
         run.stop()
 
 
-def _run_processes(marker: str) -> list[str]:
-    """Processes whose command line, environment or folder mentions ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            environ = (entry / "environ").read_bytes().decode(errors="replace")
-            cwd = str((entry / "cwd").readlink())
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-        if marker in cmdline or marker in environ or cwd.startswith(marker):
-            found.append(f"{entry.name}: {cmdline[:120]}")
-    return found
-
-
 def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     run = Run("gemini", cwd=workdir, model=script())
     try:
         run.send("please use a tool")
         assert run.wait(timeout=90) == "idle", run.screen()
-        assert _run_processes(str(lab_home)), "the scan must see the live run"
+        assert run_processes(str(lab_home)), "the scan must see the live run"
     finally:
         run.stop()
-    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=10)
-    assert gone, _run_processes(str(lab_home))
-    assert not _run_processes(str(workdir))
+    gone = retry_until(lambda: not run_processes(str(lab_home)), timeout=10)
+    assert gone, run_processes(str(lab_home))
+    assert not run_processes(str(workdir))
 
 
 def test_users_own_config_without_hooks_follows_the_session_file(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -13,6 +12,8 @@ import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.provider.opencode import _compat
+
+from .processes import run_processes
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("opencode_binary")]
 
@@ -147,34 +148,17 @@ def test_new_starts_new_epoch_and_interrupt_stops_a_turn(lab_home: Path, workdir
         run.stop()
 
 
-def _run_processes(marker: str) -> list[str]:
-    """Processes whose command line, environment or folder mentions ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            environ = (entry / "environ").read_bytes().decode(errors="replace")
-            cwd = str((entry / "cwd").readlink())
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-        if marker in cmdline or marker in environ or cwd.startswith(marker):
-            found.append(f"{entry.name}: {cmdline[:120]}")
-    return found
-
-
 def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     run = Run("opencode", cwd=workdir, model=script(workdir))
     try:
         run.send("hello", ready_timeout=90)
         assert run.wait(timeout=90) == "idle", run.screen()
-        assert _run_processes(str(lab_home)), "the scan must see the live run"
+        assert run_processes(str(lab_home)), "the scan must see the live run"
     finally:
         run.stop()
-    gone = retry_until(lambda: not _run_processes(str(lab_home)), timeout=15)
-    assert gone, _run_processes(str(lab_home))
-    assert not _run_processes(str(workdir))
+    gone = retry_until(lambda: not run_processes(str(lab_home)), timeout=15)
+    assert gone, run_processes(str(lab_home))
+    assert not run_processes(str(workdir))
 
 
 _MENU_ROW = re.compile(r"┃ (/\S+)\s{2,}(.+?)\s*┃")
@@ -240,5 +224,5 @@ def test_users_own_config_and_store(
     finally:
         run.stop()
         model.stop()
-    gone = retry_until(lambda: not _run_processes(str(workdir)), timeout=15)
-    assert gone, _run_processes(str(workdir))
+    gone = retry_until(lambda: not run_processes(str(workdir)), timeout=15)
+    assert gone, run_processes(str(workdir))
