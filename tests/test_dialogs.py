@@ -124,3 +124,41 @@ def test_run_settings_keep_questions_open_and_spool_the_signals(tmp_path: Path) 
     assert {"SessionStart", "PreToolUse", "PostToolUse", "PermissionRequest"} <= set(
         settings["hooks"]
     )
+
+
+def _spool(runtime: Path, *records: dict[str, object]) -> None:
+    spool = runtime / "signals"
+    spool.mkdir(parents=True)
+    for i, record in enumerate(records):
+        (spool / f"{1000 + i}-1.json").write_text(json.dumps(record))
+
+
+def test_a_permission_request_for_a_question_tool_is_still_the_question(tmp_path: Path) -> None:
+    # 2.1.332 may raise PermissionRequest for AskUserQuestion while its picker is open
+    # (seen in the dialogs notebook under load); the form must stay the question's.
+    context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path / "rt")
+    call = {"tool_name": "AskUserQuestion", "tool_input": {"questions": [DB]}}
+    _spool(
+        context.runtime_dir,
+        {"hook_event_name": "PreToolUse", "tool_use_id": "toolu_1", **call},
+        {"hook_event_name": "PermissionRequest", **call},
+    )
+    signals = ClaudeCodeProvider().live_signals
+    assert signals is not None
+    dialog = signals.pending_dialog(context)
+    assert dialog is not None and dialog.kind == "question" and dialog.tool_id == "toolu_1"
+    assert [q.header for q in dialog.questions] == ["Database"]
+
+
+def test_a_permission_request_for_a_command_is_an_approval(tmp_path: Path) -> None:
+    context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path / "rt")
+    call = {"tool_name": "Bash", "tool_input": {"command": "touch x"}}
+    _spool(
+        context.runtime_dir,
+        {"hook_event_name": "PreToolUse", "tool_use_id": "toolu_2", **call},
+        {"hook_event_name": "PermissionRequest", **call},
+    )
+    signals = ClaudeCodeProvider().live_signals
+    assert signals is not None
+    dialog = signals.pending_dialog(context)
+    assert dialog is not None and dialog.kind == "approval" and dialog.tool_id == "toolu_2"

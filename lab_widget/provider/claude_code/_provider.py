@@ -122,6 +122,10 @@ class ClaudeSignals(LiveSignals):
             name = last.get("tool_name")
             call = next((r for r in reversed(open_calls) if r.get("tool_name") == name), None)
             if call is not None:
+                # A question or plan tool may ask for permission too: it is still that dialog.
+                own = dialog_for_tool(str(name), call.get("tool_input"), call.get("tool_use_id"))
+                if own is not None:
+                    return own
                 return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
         for record in reversed(open_calls):
             dialog = dialog_for_tool(
