@@ -191,6 +191,7 @@ def test_spawn_isolated_settings_and_hooks(tmp_path: Path) -> None:
     assert plan.env["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:5"
     assert plan.env["GEMINI_CLI_NO_RELAUNCH"] == "true"
     assert "GEMINI_CLI_HOME" in plan.unset_env and "GOOGLE_API_KEY" in plan.unset_env
+    assert {"CI", "GITHUB_ACTIONS"} <= plan.unset_env
     settings = json.loads((tmp_path / "rt" / "home" / ".gemini" / "settings.json").read_text())
     assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"
     assert settings["telemetry"]["enabled"] is False

@@ -50,7 +50,12 @@ def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
     return True
 
 
-def test_send_reply_idle(lab_home: Path, workdir: Path) -> None:
+def test_send_reply_idle(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A notebook started from a CI job: the CLI would take itself for headless and exit.
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
     model = script()
     run = Run("gemini", cwd=workdir, model=model)
     try:
@@ -188,6 +193,7 @@ def test_users_own_config_without_hooks_follows_the_session_file(
     # and their environment points at the endpoint. The run's folder is under /tmp, which
     # Gemini CLI will not read system settings from: the run goes without hooks and follows
     # the session file alone, and leaves the user's files as they were.
+    monkeypatch.setenv("CI", "true")
     home = tmp_path / "user-home"
     settings_dir = home / ".gemini"
     settings_dir.mkdir(parents=True)

@@ -153,6 +153,11 @@ USER_ENV = (
 """Inherited variables that would point an isolated run back at the user's setup
 (another auth method, project or settings)."""
 
+HEADLESS_ENV = ("CI", "GITHUB_ACTIONS")
+"""Unset on every run: either one set to ``true`` makes the CLI take itself for a headless
+run (``isHeadlessMode`` in the bundle) and exit at once, although it sits in a real
+terminal. A notebook started from a CI job inherits them."""
+
 AUTH_TYPES = {
     "oauth-personal": "Google account",
     "gemini-api-key": "Gemini API key",

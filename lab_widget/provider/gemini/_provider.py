@@ -97,7 +97,7 @@ class GeminiProvider(AgentProvider):
         self._spool, self._context = spool, ctx
         env: dict[str, str] = dict(_compat.SPAWN_ENV)
         secret: set[str] = set()
-        unset: set[str] = set()
+        unset: set[str] = set(_compat.HEADLESS_ENV)
         hooks = {_compat.HOOK_SETTINGS_KEY: hook_settings(spool)}
         if request.endpoint is not None:
             home = ctx.runtime_dir / "home"
