@@ -63,6 +63,7 @@ class ChatSession:
         self._ref: TranscriptRef | None = None
         self._reader: TranscriptReader | None = None
         self._ended = False
+        self._last_screen = ""
         self._ready = False
         self._pending_since: float | None = None
         # Set by an interrupt: the message count then. An agent interrupted before it
@@ -150,12 +151,13 @@ class ChatSession:
                 self._emit(ChatEvent(changed, reset, state, self.transcript_id))
                 self._changed.notify_all()
 
-    def mark_ended(self) -> None:
-        """The agent's process is gone."""
+    def mark_ended(self, last_screen: str = "") -> None:
+        """The agent's process is gone; ``last_screen`` is what it showed last, if known."""
         with self._lock:
             if self._ended:
                 return
             self._ended = True
+            self._last_screen = last_screen
             self._emit(ChatEvent([], False, "ended", self.transcript_id))
             self._changed.notify_all()
 
@@ -293,7 +295,8 @@ class ChatSession:
         with self._lock:
             while not self._ready:
                 if self._ended:
-                    raise RunEndedError("the agent ended before it was ready")
+                    said = f"; its last screen:\n{self._last_screen}" if self._last_screen else ""
+                    raise RunEndedError(f"the agent ended before it was ready{said}")
                 if self.blocker is not None:
                     raise AgentNotReadyError(self.blocker.reason)
                 left = deadline - time.monotonic()

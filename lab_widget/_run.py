@@ -246,7 +246,7 @@ class Run:
 
     def _on_exit(self) -> None:
         self._chat.refresh()  # read what the agent wrote last
-        self._chat.mark_ended()
+        self._chat.mark_ended(self._terminal.exit_screen)
         self._tailer.stop(timeout=0)
         announce(self, False)
 

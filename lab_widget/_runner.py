@@ -59,6 +59,20 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
+def _last_words(screen: str, limit: int = 12) -> str:
+    """The last ``limit`` lines an ended agent printed, blank runs squeezed, without
+    tmux's own "Pane is dead" line.
+    """
+    lines: list[str] = []
+    for raw in screen.splitlines():
+        line = raw.rstrip()
+        if line.startswith("Pane is dead ("):
+            continue
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return "\n".join(lines[-limit:]).strip("\n")
+
+
 def _tmux_binary() -> str:
     found = shutil.which("tmux")
     if found is None:
@@ -72,6 +86,9 @@ class TmuxTerminal:
     def __init__(self, runner: TmuxRunner, session_name: str) -> None:
         self.runner = runner
         self.session_name = session_name
+        self.exit_screen = ""
+        """What the agent's screen showed when its process ended by itself (its last
+        words: a usage error, a crash), kept for the error that reports the end."""
 
     def __repr__(self) -> str:
         return f"<TmuxTerminal {self.session_name}>"
@@ -125,11 +142,14 @@ class TmuxTerminal:
         return out.strip() == "0"
 
     def pid(self) -> int | None:
-        """The agent process's pid (the pane's first process)."""
+        """The agent process's pid (the pane's first process), while it runs."""
         try:
-            return int(self._tmux("display-message", "-p", "-t", self.target, "#{pane_pid}"))
-        except (TmuxError, ValueError):
+            out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_dead} #{pane_pid}")
+        except TmuxError:
             return None
+        dead, _, pid = out.strip().partition(" ")
+        # A dead pane's pid may name another process by now.
+        return int(pid) if dead == "0" and pid.isdigit() else None
 
     def capture(self) -> str:
         """The visible screen, for diagnostics and tests only (never for product logic)."""
@@ -137,6 +157,16 @@ class TmuxTerminal:
             return self._tmux("capture-pane", "-p", "-t", self.target)
         except TmuxError:
             return ""
+
+    def last_words(self) -> str:
+        """The last lines the pane shows, its history included (a pane that dies scrolls
+        its screen into the history), blank runs squeezed; "" when the session is gone.
+        """
+        try:
+            screen = self._tmux("capture-pane", "-p", "-S", "-200", "-t", self.target)
+        except TmuxError:
+            return ""
+        return _last_words(screen)
 
     def kill(self, grace: float = KILL_GRACE) -> None:
         """End the session: the agent gets SIGHUP; one still running after ``grace``
@@ -183,6 +213,13 @@ class TmuxTerminal:
                         select.select([fd], [], [])
                     finally:
                         os.close(fd)
+            # The pane stays after its process ends (remain-on-exit): read it, then drop
+            # the session. After a stop the session is already gone and this reads "".
+            self.exit_screen = self.last_words()
+            try:
+                self._tmux("kill-session", "-t", f"={self.session_name}")
+            except TmuxError:
+                pass
             callback()
 
         thread = threading.Thread(target=wait, name=f"lab-widget-exit-{self.session_name}")
@@ -197,8 +234,9 @@ class TmuxRunner:
     def __init__(self, socket_path: Path) -> None:
         self.socket_path = socket_path
         self._bin = _tmux_binary()
+        self._config = socket_path.parent / "tmux.conf"
         self.server = libtmux.Server(
-            socket_path=str(socket_path), config_file="/dev/null", tmux_bin=self._bin
+            socket_path=str(socket_path), config_file=str(self._config), tmux_bin=self._bin
         )
 
     def tmux(self, *args: str, data: bytes | None = None) -> str:
@@ -248,6 +286,15 @@ class TmuxRunner:
                     f.write(f"export {key}={shlex.quote(value)}\n")
         launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
         command = shlex.join(["sh", "-c", launcher, env_file, *argv])
+        # The server's only configuration: panes outlive their process, so the last
+        # screen of an agent that ends by itself can still be read (see ``on_exit``).
+        self._config.write_text("set-option -g remain-on-exit on\n")
+        if session_name not in self.sessions():
+            # A dead pane kept from an earlier kernel may hold the name: it goes first.
+            try:
+                self.tmux("kill-session", "-t", f"={session_name}")
+            except TmuxError:
+                pass
         try:
             self.server.new_session(
                 session_name=session_name,
@@ -263,12 +310,12 @@ class TmuxRunner:
         return TmuxTerminal(self, session_name)
 
     def sessions(self) -> list[str]:
-        """Names of the live sessions on this server."""
+        """Names of the sessions on this server whose agent still runs."""
         try:
-            out = self.tmux("list-sessions", "-F", "#{session_name}")
+            out = self.tmux("list-sessions", "-F", "#{pane_dead} #{session_name}")
         except TmuxError:
             return []  # no server: no sessions
-        return [line for line in out.splitlines() if line]
+        return [line[2:] for line in out.splitlines() if line.startswith("0 ")]
 
     def terminal(self, session_name: str) -> TmuxTerminal:
         """A handle on an existing session."""

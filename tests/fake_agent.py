@@ -4,7 +4,7 @@ reads raw keys, and records each submitted line (and each Esc) as JSONL.
 
 ``/clear`` starts a new epoch the way real CLIs do: a new transcript file
 (``transcript.1.jsonl``, ``transcript.2.jsonl``...) whose first entry is the command's echo.
-``/quit`` exits."""
+``/quit`` exits; with ``FAKE_AGENT_FAIL`` set it prints that and exits at once."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 
 
 def main() -> None:
+    failure = os.environ.get("FAKE_AGENT_FAIL")
+    if failure:
+        # A CLI that refuses to start: it prints why and exits before it is ready.
+        print(failure)
+        sys.exit(3)
     first = sys.argv[1]
     transcript = first
     epoch = 0

@@ -6,8 +6,6 @@ import os
 import re
 import signal
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import comm
@@ -19,6 +17,7 @@ from lab_widget.provider import get_provider
 from lab_widget.provider.codex import _compat
 
 from .processes import run_processes
+from .waiting import retry_until
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("codex_binary")]
 
@@ -180,16 +179,6 @@ def test_approval_reject_leaves_the_command_unrun(
         assert run.pending_dialog is None
     finally:
         run.stop()
-
-
-def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
 
 
 def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 
 from .processes import run_processes
+from .waiting import retry_until
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("gemini_binary")]
 
@@ -40,19 +39,7 @@ def script(**rules: list[Reply]) -> ScriptedModel:
     )
 
 
-def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
-
-
-def test_send_reply_idle(
-    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_send_reply_idle(lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A notebook started from a CI job: the CLI would take itself for headless and exit.
     monkeypatch.setenv("CI", "true")
     monkeypatch.setenv("GITHUB_ACTIONS", "true")

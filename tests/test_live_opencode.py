@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.provider.opencode import _compat
 
 from .processes import run_processes
+from .waiting import retry_until
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("opencode_binary")]
 
@@ -37,16 +37,6 @@ def script(workdir: Path) -> ScriptedModel:
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
     )
-
-
-def retry_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
 
 
 def test_send_reply_idle_then_tool_call(lab_home: Path, workdir: Path) -> None:

@@ -13,6 +13,8 @@ import lab_widget
 from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
 from lab_widget._runner import sanitize_input
 
+from .waiting import retry_until
+
 
 def fake_run(workdir: Path) -> Run:
     run = Run("fake", cwd=workdir)
@@ -91,6 +93,38 @@ def test_agent_that_exits_by_itself_is_ended(lab_home: Path, workdir: Path) -> N
     run.send("/quit")
     assert run.wait_for(lambda r: r.state == "ended", 5)
     assert run.messages[-1].text == "/quit"
+
+
+def test_agent_that_fails_to_start_says_why(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_AGENT_FAIL", "fatal: no such model 'x'")
+    run = Run("fake", cwd=workdir)
+    with pytest.raises(RunEndedError, match=r"(?s)before it was ready.*fatal: no such model 'x'"):
+        run.send("hello")
+    assert run.state == "ended"
+    # The kept pane is dropped once read: no session of the run is left behind.
+    runner = lab_widget._run._runner()
+    assert not runner.server.has_session(run.id)
+    assert runs() == []
+
+
+def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
+    lab_home: Path, workdir: Path
+) -> None:
+    # No kernel watches this agent (as after a restart): when it ends, its pane stays.
+    runner = lab_widget._run._runner()
+    terminal = runner.spawn("kept", ["sh", "-c", "echo last words"], {}, workdir)
+    assert retry_until(lambda: "kept" not in runner.sessions(), 5)
+    assert "kept" in runner.tmux("list-sessions", "-F", "#{session_name}").split()
+    assert terminal.last_words() == "last words"
+    assert not terminal.alive() and terminal.pid() is None
+    # A new agent takes the name.
+    again = runner.spawn("kept", ["sleep", "30"], {}, workdir)
+    try:
+        assert again.alive() and "kept" in runner.sessions()
+    finally:
+        again.kill()
 
 
 def test_runs_returns_live_runs_once(lab_home: Path, workdir: Path) -> None:
