@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from .errors import AgentNotReadyError, RunEndedError, WaitTimeoutError
 from .provider import (
     AgentProvider,
+    LiveSignals,
     ReadResult,
     RunContext,
     StartupBlocker,
@@ -107,20 +108,7 @@ class ChatSession:
             reset = reset or result.reset
             if reset:
                 self._pending_since = None  # the new epoch is what the last command did
-            # Counted from what changed, never by walking the whole conversation: the cost
-            # of an append must not grow with the length of the chat.
-            if reset:
-                self._user_seqs = {}
-                self._count = 0
-                changed_now = self._reader.messages if self._reader else []
-            else:
-                changed_now = result.changed
-            for m in changed_now:
-                self._count = max(self._count, m.seq + 1)
-                if m.role == "user" and m.kind == "text":
-                    self._user_seqs[m.seq] = None
-                else:
-                    self._user_seqs.pop(m.seq, None)
+            self._count_messages(result.changed, reset)
             if self._interrupted_at is not None and (reset or self._count != self._interrupted_at):
                 self._interrupted_at = None
             users = len(self._user_seqs)
@@ -150,6 +138,28 @@ class ChatSession:
                     changed.sort(key=lambda m: m.seq)
                 self._emit(ChatEvent(changed, reset, state, self.transcript_id))
                 self._changed.notify_all()
+            if live is not None and signals_moved:
+                self._sweep(live)
+
+    def _count_messages(self, changed: list[Message], reset: bool) -> None:
+        # Counted from what changed, never by walking the whole conversation: the cost of
+        # an append must not grow with the length of the chat.
+        if reset:
+            self._user_seqs = {}
+            self._count = 0
+            changed = self._reader.messages if self._reader else []
+        for m in changed:
+            self._count = max(self._count, m.seq + 1)
+            if m.role == "user" and m.kind == "text":
+                self._user_seqs[m.seq] = None
+            else:
+                self._user_seqs.pop(m.seq, None)
+
+    def _sweep(self, live: LiveSignals) -> None:
+        # Records that can no longer change an answer go, so reading the channel costs the
+        # same late in a long run as early.
+        live.sweep(self.context)
+        self._signature = live.signature(self.context)
 
     def mark_ended(self, last_screen: str = "") -> None:
         """The agent's process is gone; ``last_screen`` is what it showed last, if known."""

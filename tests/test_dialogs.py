@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lab_widget import FreeText
 from lab_widget._answers import normalise_answer
@@ -162,3 +165,81 @@ def test_a_permission_request_for_a_command_is_an_approval(tmp_path: Path) -> No
     assert signals is not None
     dialog = signals.pending_dialog(context)
     assert dialog is not None and dialog.kind == "approval" and dialog.tool_id == "toolu_2"
+
+
+def _spool_story(steps: list[tuple[str, int, str]]) -> list[dict[str, object]]:
+    """Hook records as Claude Code writes them: each call has its own id, and its
+    PostToolUse (if any) comes after its PreToolUse."""
+    records: list[dict[str, object]] = []
+    calls: list[dict[str, object]] = []
+    for kind, pick, tool in steps:
+        if kind == "Notification":
+            records.append({"hook_event_name": kind, "notification_type": tool, "message": "w"})
+        elif kind == "SessionStart":
+            records.append({"hook_event_name": kind, "transcript_path": f"/t/{pick}.jsonl"})
+        elif kind == "PreToolUse" or not calls:
+            tool_input = {"questions": [DB]} if tool == "AskUserQuestion" else {"command": "ls"}
+            call = {
+                "tool_name": tool,
+                "tool_use_id": f"toolu_{len(calls)}",
+                "tool_input": tool_input,
+            }
+            calls.append(call)
+            records.append({"hook_event_name": "PreToolUse", **call})
+        else:
+            call = calls[pick % len(calls)]
+            if kind == "PermissionRequest":
+                records.append(
+                    {
+                        "hook_event_name": kind,
+                        "tool_name": call["tool_name"],
+                        "tool_input": call["tool_input"],
+                    }
+                )
+            else:
+                records.append({"hook_event_name": kind, **call})
+    return records
+
+
+EVENTS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "SessionStart"]
+        ),
+        st.integers(0, 8),
+        st.sampled_from(["Bash", "AskUserQuestion", "ExitPlanMode", "permission_prompt"]),
+    ),
+    max_size=24,
+).map(_spool_story)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(events=EVENTS, sweeps=st.sets(st.integers(0, 24)))
+def test_sweeping_the_spool_never_changes_an_answer(
+    tmp_path: Path, events: list[dict[str, object]], sweeps: set[int]
+) -> None:
+    # Two spools get the same records; one is swept at arbitrary points. Every answer the
+    # channel gives, after every record, is the same for both.
+    root = tmp_path / uuid.uuid4().hex
+    plain = RunContext(run_id="p", cwd=root, runtime_dir=root / "plain")
+    swept = RunContext(run_id="s", cwd=root, runtime_dir=root / "swept")
+    provider = ClaudeCodeProvider()
+    signals = provider.live_signals
+    assert signals is not None
+    for context in (plain, swept):
+        (context.runtime_dir / "signals").mkdir(parents=True)
+    for i, record in enumerate(events):
+        for context in (plain, swept):
+            (context.runtime_dir / "signals" / f"{1000 + i}-1.json").write_text(json.dumps(record))
+        if i in sweeps:
+            signals.sweep(swept)
+        assert signals.pending_dialog(swept) == signals.pending_dialog(plain)
+        assert signals.blocked(swept) == signals.blocked(plain)
+        assert provider.locate_transcript(swept, None) == provider.locate_transcript(plain, None)
+    signals.sweep(swept)
+    kinds = [r["hook_event_name"] for r in events]
+    left = len(list((swept.runtime_dir / "signals").iterdir()))
+    # What stays: session records, open calls and the newest of each kind looked back for.
+    assert left <= kinds.count("SessionStart") + kinds.count("PreToolUse") + 3

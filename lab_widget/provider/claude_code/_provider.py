@@ -35,7 +35,8 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
-from .._shared import spool_signature
+from .._shared import load_json as _load_json
+from .._shared import spool_drop, spool_entries, spool_records, spool_signature
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
@@ -64,34 +65,8 @@ def _hook_command(spool: Path) -> str:
     return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
 
 
-def _load_json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-# Spool files are written once (then renamed into place) and never changed, so each is
-# parsed once: a refresh costs a directory listing plus the new files, not the whole spool.
-_parsed: dict[Path, dict[str, Any]] = {}
-
-
 def _signals(context: RunContext) -> list[dict[str, Any]]:
-    spool = context.runtime_dir / _SIGNALS
-    try:
-        files = sorted(spool.glob("*.json"))
-    except FileNotFoundError:
-        return []
-    records = []
-    for path in files:
-        record = _parsed.get(path)
-        if record is None:
-            record = _load_json(path)
-            if record:  # an unreadable file is tried again next time
-                _parsed[path] = record
-        records.append(record)
-    return records
+    return spool_records(context.runtime_dir / _SIGNALS)
 
 
 class ClaudeSignals(LiveSignals):
@@ -158,14 +133,51 @@ class ClaudeSignals(LiveSignals):
         return spool_signature(spool)
 
     def sweep(self, context: RunContext) -> None:
-        records = _signals(context)
-        open_ids = {r.get("tool_use_id") for r in self._open_calls(records)}
         spool = context.runtime_dir / _SIGNALS
-        for path in sorted(spool.glob("*.json")):
-            record = _load_json(path)
-            event = record.get("hook_event_name")
-            if event in ("PreToolUse", "PostToolUse") and record.get("tool_use_id") not in open_ids:
-                path.unlink(missing_ok=True)
+        spool_drop(spool, sweepable(spool_entries(spool)))
+
+
+_SWEPT = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification"}
+)
+
+
+def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Names of the records no answer of :class:`ClaudeSignals` depends on any more.
+
+    Kept: session records (they locate each epoch), the PreToolUse of every open call, and
+    the newest record of each kind the answers look back for (any, any but a Notification,
+    any tool or notification event). So the answers are the same after a sweep, now and
+    after any later record.
+
+    Examples
+    --------
+    >>> pre = {"hook_event_name": "PreToolUse", "tool_use_id": "a"}
+    >>> post = {"hook_event_name": "PostToolUse", "tool_use_id": "a"}
+    >>> idle = {"hook_event_name": "Notification", "notification_type": "idle_prompt"}
+    >>> sweepable([("1", pre), ("2", post), ("3", idle), ("4", idle)])
+    ['1', '3']
+    """
+    records = [record for _, record in entries]
+    open_ids = {r.get("tool_use_id") for r in ClaudeSignals()._open_calls(records)}
+    newest: dict[str, int] = {}
+    for i, record in enumerate(records):
+        event = record.get("hook_event_name")
+        newest["any"] = i  # pending_dialog and blocked each look back for one of these
+        if event != "Notification":
+            newest["not a notification"] = i
+        if event in ("PreToolUse", "PostToolUse", "Notification"):
+            newest["tool or notification"] = i
+    keep = set(newest.values())
+    names = []
+    for i, (name, record) in enumerate(entries):
+        event = record.get("hook_event_name")
+        if i in keep or event not in _SWEPT:
+            continue
+        if event == "PreToolUse" and record.get("tool_use_id") in open_ids:
+            continue
+        names.append(name)
+    return names
 
 
 class ClaudeCodeProvider(AgentProvider):

@@ -9,16 +9,15 @@ a new session) means the confirmation was answered.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import spool_signature
+from .._shared import load_json, spool_signature
+from .._shared import spool_records as signals
 from . import _compat
 
 __all__ = [
@@ -34,35 +33,6 @@ __all__ = [
 ]
 
 SPOOL = "signals"
-
-# Spool files are written once (renamed into place) and never change: parse each once.
-_parsed: dict[Path, dict[str, Any]] = {}
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file; ``{}`` when missing or unreadable."""
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def signals(spool: Path) -> list[dict[str, Any]]:
-    """The hook records of a run's spool, oldest first."""
-    try:
-        files = sorted(spool.glob("*.json"))
-    except OSError:
-        return []
-    records = []
-    for path in files:
-        record = _parsed.get(path)
-        if record is None:
-            record = load_json(path)
-            if record:
-                _parsed[path] = record
-        records.append(record)
-    return records
 
 
 def confirmation_id(record: dict[str, Any]) -> str:

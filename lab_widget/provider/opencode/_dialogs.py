@@ -12,12 +12,12 @@ import json
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
+from .._shared import load_json
 from . import _compat
 
 __all__ = ["OpenCodeSignals", "approval_dialog", "load_json", "pending_requests", "recipe"]
@@ -26,15 +26,6 @@ STATE_FILE = "opencode.json"
 
 
 def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file; ``{}`` when missing or unreadable."""
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
     return value if isinstance(value, dict) else {}
 
 
