@@ -29,7 +29,7 @@ from lab_widget import Run, ScriptedModel, read_transcript
 from lab_widget._chat import ChatEvent
 from lab_widget._run import _runner
 from lab_widget._tailer import Tailer
-from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider import RunContext, TranscriptRef, get_provider
 
 
 def _median(repeats: int, fn: Callable[[], float]) -> float:
@@ -237,6 +237,55 @@ def append_cost(sizes: list[int], appends: int) -> list[Row]:
             (
                 f"bytes to the browser per appended message at {size}",
                 f"{statistics.median(per_message):.0f} B",
+            )
+        )
+    return rows
+
+
+# -- live channel ------------------------------------------------------------------------
+
+
+def signals_cost(sizes: list[int], repeats: int) -> list[Row]:
+    """One refresh's read of a hook spool (signature, dialog, blocked) as a run's spool
+    grows, as the run leaves it (swept) and unswept."""
+    provider = get_provider("claude-code")
+    live = provider.live_signals
+    assert live is not None
+    rows: list[Row] = []
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            context = RunContext(run_id="bench", cwd=Path(tmp), runtime_dir=Path(tmp))
+            spool = Path(tmp) / "signals"
+            spool.mkdir()
+            for i in range(size):
+                event = "PreToolUse" if i % 2 == 0 else "PostToolUse"
+                record = {
+                    "hook_event_name": event,
+                    "tool_use_id": f"toolu_{i // 2}",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": "ls"},
+                }
+                (spool / f"{10**18 + i}-1.json").write_text(json.dumps(record))
+            time.sleep(1.1)  # a quiet spool: nothing written in the last second
+
+            def refresh(context: RunContext = context) -> float:
+                started = time.perf_counter()
+                live.signature(context)
+                live.pending_dialog(context)
+                live.blocked(context)
+                return time.perf_counter() - started
+
+            refresh()
+            unswept = statistics.median(refresh() for _ in range(max(5, repeats)))
+            live.sweep(context)
+            time.sleep(1.1)
+            refresh()
+            swept = statistics.median(refresh() for _ in range(max(5, repeats)))
+            left = sum(1 for _ in spool.iterdir())
+        rows.append(
+            (
+                f"live-channel read per refresh, {size} hook records",
+                f"{unswept * 1e6:.0f} us unswept; {swept * 1e6:.0f} us swept ({left} left)",
             )
         )
     return rows

@@ -26,6 +26,7 @@ SECTIONS = [
     "append",
     "dom",
     "append-cost",
+    "signals",
     "idle",
     "memory",
     "live",
@@ -43,6 +44,7 @@ def main() -> int:
     parser.add_argument("--memory-megabytes", type=float, default=100.0)
     parser.add_argument("--appends", type=int, default=30, help="appends per append-cost size")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 5_000, 10_000, 100_000])
+    parser.add_argument("--spool-sizes", type=int, nargs="+", default=[100, 2_000, 10_000])
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
@@ -59,6 +61,7 @@ def main() -> int:
         "append": lambda: cases.append_latency(args.probes),
         "dom": lambda: browser(args.probes),
         "append-cost": lambda: cases.append_cost(args.sizes, args.appends),
+        "signals": lambda: cases.signals_cost(args.spool_sizes, args.repeats),
         "idle": lambda: cases.idle_cpu(args.runs, args.idle_seconds),
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
