@@ -161,6 +161,12 @@ class ChatSession:
         live.sweep(self.context)
         self._signature = live.signature(self.context)
 
+    @property
+    def last_screen(self) -> str:
+        """The agent's last lines when its process ended by itself ("" otherwise)."""
+        with self._lock:
+            return self._last_screen
+
     def mark_ended(self, last_screen: str = "") -> None:
         """The agent's process is gone; ``last_screen`` is what it showed last, if known."""
         with self._lock:

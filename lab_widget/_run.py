@@ -336,7 +336,9 @@ class Run:
         if state == "ended":
             if self._stopped:
                 return "This run was stopped."
-            return f"{self.display_name} has exited; start a new run to continue."
+            said = self._chat.last_screen.splitlines()[-4:]
+            last = ("\n" + "\n".join(said)) if said else ""
+            return f"{self.display_name} has exited; start a new run to continue.{last}"
         return ""
 
     @property

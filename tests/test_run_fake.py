@@ -103,6 +103,8 @@ def test_agent_that_fails_to_start_says_why(
     with pytest.raises(RunEndedError, match=r"(?s)before it was ready.*fatal: no such model 'x'"):
         run.send("hello")
     assert run.state == "ended"
+    assert run.state_reason.endswith("continue.\nfatal: no such model 'x'")
+    assert run.view.state_reason == run.state_reason
     # The kept pane is dropped once read: no session of the run is left behind.
     runner = lab_widget._run._runner()
     assert not runner.server.has_session(run.id)
