@@ -9,16 +9,20 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..schema import CommandSpec
+from ..errors import LabWidgetError
+from ..schema import CommandSpec, Dialog, DialogAnswer
+from ._seam import Terminal
 
 __all__ = [
+    "approval_key",
     "builtin_command",
     "load_json",
+    "play_keys",
     "spool_drop",
     "spool_entries",
     "spool_records",
@@ -50,6 +54,33 @@ def builtin_command(
         role="clear" if name == clear_command else None,
         chat_safe=name not in curated_out,
     )
+
+
+def approval_key(dialog: Dialog, answer: DialogAnswer, keys: Mapping[str, str], reject: str) -> str:
+    """The one key that plays an approval answer: ``keys`` maps each option's label to its
+    key; anything else is the ``reject`` option's.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import Answer, Question
+    >>> d = Dialog(kind="approval", questions=[Question(header="P", text="Run it?")])
+    >>> keys = {"Approve": "y", "Reject": "Escape"}
+    >>> approval_key(d, DialogAnswer(answers=[Answer(selected=["Approve"])]), keys, "Reject")
+    'y'
+    >>> approval_key(d, DialogAnswer(answers=[]), keys, "Reject")
+    'Escape'
+    """
+    if dialog.kind != "approval":
+        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    return keys.get(choice, keys[reject])
+
+
+def play_keys(terminal: Terminal, keys: list[str], settle: float) -> None:
+    """Press a recipe's keys once the prompt, open for ``settle`` seconds, takes them."""
+    time.sleep(settle)
+    for key in keys:
+        terminal.keys(key)
 
 
 def load_json(path: Path) -> dict[str, Any]:

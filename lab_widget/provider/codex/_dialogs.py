@@ -8,18 +8,15 @@ is the newest PreToolUse of that tool not yet closed by a PostToolUse.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from typing import Any
 
-from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import load_json, spool_signature
+from .._shared import approval_key, load_json, play_keys, spool_signature
 from .._shared import spool_records as signals
 from . import _compat
 
-__all__ = ["CodexSignals", "Step", "approval_dialog", "load_json", "play", "recipe", "signals"]
+__all__ = ["CodexSignals", "approval_dialog", "load_json", "play", "recipe", "signals"]
 
 _SIGNALS = "signals"
 _CLOSING = ("PostToolUse", "Stop", "UserPromptSubmit", "SessionStart")
@@ -106,14 +103,7 @@ class CodexSignals(LiveSignals):
         return  # records are small and one per event; the spool goes with the run
 
 
-@dataclass(frozen=True)
-class Step:
-    """One key of a recipe."""
-
-    key: str
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
+def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
     """The keys that play ``answer`` into the open prompt of ``dialog``.
 
     Examples
@@ -121,18 +111,13 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     >>> from lab_widget.schema import Answer
     >>> d = approval_dialog("Bash", {"command": "ls"}, "c")
     >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    [Step(key='y')]
+    ['y']
     >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    [Step(key='Escape')]
+    ['Escape']
     """
-    if dialog.kind != "approval":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
-    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
-    return [Step(key=_compat.APPROVAL_KEYS.get(choice, _compat.APPROVAL_KEYS[_compat.REJECT]))]
+    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
 
 
-def play(terminal: Terminal, steps: list[Step]) -> None:
+def play(terminal: Terminal, keys: list[str]) -> None:
     """Type a recipe once the prompt takes keys."""
-    time.sleep(_compat.DIALOG_SETTLE)
-    for step in steps:
-        terminal.keys(step.key)
+    play_keys(terminal, keys, _compat.DIALOG_SETTLE)

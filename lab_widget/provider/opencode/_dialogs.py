@@ -9,15 +9,13 @@ tool call (``tool.callID``) it holds.
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
 from typing import Any
 
-from ...errors import LabWidgetError
 from ...schema import Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import load_json
+from .._shared import approval_key, load_json, play_keys
 from . import _compat
 
 __all__ = ["OpenCodeSignals", "approval_dialog", "load_json", "pending_requests", "recipe"]
@@ -119,14 +117,9 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
     >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
     ['Escape']
     """
-    if dialog.kind != "approval":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
-    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
-    return [_compat.APPROVAL_KEYS.get(choice, _compat.APPROVAL_KEYS[_compat.REJECT])]
+    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
 
 
 def play(terminal: Terminal, keys: list[str]) -> None:
     """Type a recipe once the prompt takes keys."""
-    time.sleep(_compat.DIALOG_SETTLE)
-    for key in keys:
-        terminal.keys(key)
+    play_keys(terminal, keys, _compat.DIALOG_SETTLE)
