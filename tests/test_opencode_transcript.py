@@ -3,8 +3,10 @@ read from a real SQLite store laid out with the CLI's own DDL."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from lab_widget._view import _dump
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
 from lab_widget.provider.opencode import _compat
+from lab_widget.provider.opencode._dialogs import STATE_FILE, OpenCodeSignals
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
 from lab_widget.schema import Message
 
@@ -311,3 +314,38 @@ def test_preview_and_run_sessions(tmp_path: Path) -> None:
         ("hello", "default"),
         ("and again", "default"),
     ]
+
+
+def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path: Path) -> None:
+    answers: list[object] = [[{"id": "per_1", "permission": "bash", "tool": {"callID": "c1"}}]]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if not answers:
+                self.send_error(503)
+                return
+            body = json.dumps(answers.pop(0)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path)
+        (tmp_path / STATE_FILE).write_text(json.dumps({"port": server.server_address[1]}))
+        signals = OpenCodeSignals()
+        first = signals.pending_dialog(context)
+        assert first is not None and first.tool_id == "c1"
+        # A busy server (an error, a timeout): the prompt is still open.
+        assert signals.pending_dialog(context) == first
+        # The server answers again: what it says now counts.
+        answers.append([])
+        assert signals.pending_dialog(context) is None
+    finally:
+        server.shutdown()
+        server.server_close()

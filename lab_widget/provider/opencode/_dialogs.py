@@ -9,8 +9,10 @@ tool call (``tool.callID``) it holds.
 from __future__ import annotations
 
 import json
+import threading
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from typing import Any
 
 from ...schema import Dialog, DialogAnswer, Option, Question
@@ -42,11 +44,33 @@ def get_json(url: str) -> Any:
         return None
 
 
+_KEPT_SERVERS = 64
+_answers: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+_answers_lock = threading.Lock()
+
+
 def pending_requests(context: RunContext) -> list[dict[str, Any]]:
-    """The permission requests the run's agent waits on now."""
+    """The permission requests the run's agent waits on now.
+
+    A server that does not answer in time (a loaded machine) leaves its last answer
+    standing: a prompt the user has not answered is still open, and hiding it for one
+    slow request would flip the run from ``question`` to ``working`` and back.
+    """
     base = server_url(context)
-    value = get_json(base + _compat.PERMISSION_PATH) if base else None
-    return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+    if base is None:
+        return []
+    run = str(context.runtime_dir)
+    value = get_json(base + _compat.PERMISSION_PATH)
+    if not isinstance(value, list):
+        with _answers_lock:
+            return list(_answers.get(run, []))
+    requests = [r for r in value if isinstance(r, dict)]
+    with _answers_lock:
+        _answers.pop(run, None)
+        _answers[run] = requests
+        while len(_answers) > _KEPT_SERVERS:
+            _answers.popitem(last=False)
+    return requests
 
 
 def approval_dialog(request: dict[str, Any]) -> Dialog:
