@@ -33,9 +33,14 @@ HOME_PLACEHOLDER = "/fixture/home"
 LIMIT = 300
 
 
-def script() -> ScriptedModel:
+def script(work: Path) -> ScriptedModel:
+    write = ToolUse("write_file", {"file_path": str(work / "new.txt"), "content": "hello\n"})
+    swap = {"old_string": "beta", "new_string": "gamma", "instruction": "swap the word"}
+    replace = ToolUse("replace", {"file_path": str(work / "old.txt"), **swap})
     return ScriptedModel(
         rules=[
+            Rule("write a file", [Reply("Writing.", tools=[write]), Reply("Written.")]),
+            Rule("edit the file", [Reply("Editing.", tools=[replace]), Reply("Edited.")]),
             Rule(
                 "use a tool",
                 [
@@ -96,7 +101,7 @@ def _record(name: str, play: Callable[[Run], None]) -> list[Path]:
         work = base / "work"
         work.mkdir()
         os.environ["LAB_WIDGET_HOME"] = str(base / "lab")
-        run = Run("gemini", cwd=work, model=script(), name=name)
+        run = Run("gemini", cwd=work, model=script(work), name=name)
         try:
             play(run)
             paths = [*(ref.path for ref in run._chat.past_epochs), run.transcript_path]
@@ -148,6 +153,21 @@ def reject(run: Run) -> None:
     run.wait(timeout=90)
 
 
+def edit_approve(run: Run) -> None:
+    (run.cwd / "old.txt").write_text("alpha\nbeta\n")
+    run.send("please edit the file")
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=90)
+    run.answer("approve")
+    run.wait(timeout=90)
+
+
+def edit_reject(run: Run) -> None:
+    run.send("please write a file")
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=90)
+    run.answer("reject")
+    run.wait(timeout=90)
+
+
 def interrupt(run: Run) -> None:
     run.send("be slow")
     run.wait_for(lambda r: any(m.role == "user" for m in r.messages), timeout=60)
@@ -172,6 +192,8 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "tools": tools,
     "approve": approve,
     "reject": reject,
+    "edit_approve": edit_approve,
+    "edit_reject": edit_reject,
     "interrupt": interrupt,
     "clear": clear,
 }

@@ -113,6 +113,29 @@ def test_declined_call_stays_in_the_chat_after_the_roll_back() -> None:
     assert r.state == "idle"
 
 
+def test_an_approved_edit_carries_its_diff_from_the_hook_record() -> None:
+    r = reader("edit_approve.jsonl", with_hooks=True)
+    dialogs = [m for m in r.messages if m.dialog is not None]
+    assert len(dialogs) == 1
+    message = dialogs[0]
+    assert message.dialog is not None and message.tool is not None
+    assert message.tool.name == "replace" and message.tool.status == "ok"
+    assert (message.dialog.tool_name, message.dialog.outcome) == ("edit", "approved")
+    assert message.dialog.questions[0].text == "Apply this change to old.txt?"
+    assert "-beta\n+gamma" in message.dialog.body
+    assert message.tool.id == message.dialog.tool_id
+    assert r.state == "idle"
+
+
+def test_a_declined_edit_stays_in_the_chat_as_rejected() -> None:
+    r = reader("edit_reject.jsonl", with_hooks=True)
+    dialogs = [m.dialog for m in r.messages if m.dialog is not None]
+    assert [(d.tool_name, d.status) for d in dialogs] == [("edit", "rejected")]
+    assert "+hello" in dialogs[0].body
+    assert r.messages[-1].text == "Request cancelled."
+    assert r.state == "idle"
+
+
 def test_interrupt_keeps_the_cancelled_prompt() -> None:
     r = reader("interrupt.jsonl", with_hooks=True)
     assert [(m.kind, m.text) for m in r.messages] == [

@@ -160,6 +160,57 @@ def test_approval_reject_leaves_the_command_unrun(lab_home: Path, workdir: Path)
         run.stop()
 
 
+def edit_script(workdir: Path) -> ScriptedModel:
+    write = ToolUse("write_file", {"file_path": str(workdir / "new.txt"), "content": "hello\n"})
+    swap = {"old_string": "beta", "new_string": "gamma", "instruction": "swap the word"}
+    replace = ToolUse("replace", {"file_path": str(workdir / "old.txt"), **swap})
+    return ScriptedModel(
+        rules=[
+            Rule("write a file", [Reply("Writing.", tools=[write]), Reply("Written.")]),
+            Rule("edit the file", [Reply("Editing.", tools=[replace]), Reply("Edited.")]),
+        ]
+    )
+
+
+def test_edit_confirmation_approved_from_the_chat(lab_home: Path, workdir: Path) -> None:
+    (workdir / "old.txt").write_text("alpha\nbeta\n")
+    run = Run("gemini", cwd=workdir, model=edit_script(workdir))
+    try:
+        run.send("please edit the file")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "approval" and dialog.tool_name == "edit"
+        assert dialog.questions[0].text == "Apply this change to old.txt?"
+        assert "-beta" in dialog.body and "+gamma" in dialog.body
+        assert run.state == "question"
+        assert run.answer("approve").status == "answered"
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert (workdir / "old.txt").read_text() == "alpha\ngamma\n"
+        assert run.messages[-1].text == "Edited."
+        shown = [m.dialog for m in run.messages if m.dialog is not None]
+        assert [(d.tool_name, d.outcome) for d in shown] == [("edit", "approved")]
+    finally:
+        run.stop()
+
+
+def test_edit_confirmation_rejected_leaves_the_file_unwritten(
+    lab_home: Path, workdir: Path
+) -> None:
+    run = Run("gemini", cwd=workdir, model=edit_script(workdir))
+    try:
+        run.send("please write a file")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and "+hello" in dialog.body
+        assert run.answer("reject").status == "rejected"
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert not (workdir / "new.txt").exists()
+        assert run.pending_dialog is None
+        assert any(m.dialog is not None and m.dialog.status == "rejected" for m in run.messages)
+    finally:
+        run.stop()
+
+
 def test_stop_leaves_no_process_behind(lab_home: Path, workdir: Path) -> None:
     run = Run("gemini", cwd=workdir, model=script())
     try:

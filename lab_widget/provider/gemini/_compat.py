@@ -93,16 +93,27 @@ SHELL_TOOL = "run_shell_command"
 """The shell tool; a script's portable ``Bash`` plays it."""
 
 SHELL_CONFIRM = "exec"
-"""``details.type`` of the shell command confirmation."""
+"""``details.type`` of the shell command confirmation (``details.command``)."""
+
+EDIT_CONFIRM = "edit"
+"""``details.type`` of a file edit's confirmation, for ``write_file`` ("Confirm Write: <name>")
+and ``replace`` ("Confirm Edit: <name>") alike: ``details.filePath``, ``fileName`` and a
+unified ``fileDiff``."""
+
+EDIT_TOOLS = frozenset({"write_file", "replace"})
+"""Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
 
 APPROVE = "Approve"
 REJECT = "Reject"
 APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
 """"Allow execution of [Shell]?" lists "1. Allow once" (preselected), "2. Allow for this
-session" and "3. No, suggest changes (esc)". Enter runs it once; Esc declines it and
-cancels the turn ("Request cancelled.")."""
+session" and "3. No, suggest changes (esc)"; "Apply this change?" lists "1. Allow once"
+(preselected), "2. Allow for this session", "3. Modify with external editor" and "4. No,
+suggest changes (esc)". In both, Enter allows it once; Esc declines it and cancels the turn
+("Request cancelled.")."""
 
 APPROVAL_QUESTION = "Allow execution of [Shell]?"
+EDIT_QUESTION = "Apply this change?"
 
 DIALOG_SETTLE = 1.0
 """Seconds from the Notification hook until the confirmation takes keys."""

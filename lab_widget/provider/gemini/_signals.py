@@ -44,7 +44,9 @@ def confirmation_id(record: dict[str, Any]) -> str:
 
 
 def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
-    """The shell command confirmations the spool recorded for one session, oldest first."""
+    """The confirmations (shell commands, file edits) the spool recorded for one session,
+    oldest first.
+    """
     return [
         r
         for r in records
@@ -52,36 +54,45 @@ def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[s
         and r.get("notification_type") == _compat.NOTIFICATION_PERMISSION
         and r.get("session_id") == session_id
         and isinstance(r.get("details"), dict)
-        and r["details"].get("type") == _compat.SHELL_CONFIRM
+        and r["details"].get("type") in (_compat.SHELL_CONFIRM, _compat.EDIT_CONFIRM)
     ]
 
 
 def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
-    """The shell command confirmation as a dialog.
+    r"""A shell command's or a file edit's confirmation as a dialog.
 
     Examples
     --------
     >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
     >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
     ('approval', 'confirm:t', ['Approve', 'Reject'])
+    >>> e = approval_dialog({"type": "edit", "fileName": "a.txt", "fileDiff": "+hi\n"})
+    >>> e.questions[0].text, e.tool_name, e.body
+    ('Apply this change to a.txt?', 'edit', '```diff\n+hi\n```')
     """
-    command = details.get("command")
+    if details.get("type") == _compat.EDIT_CONFIRM:
+        name = details.get("fileName") or details.get("filePath")
+        diff = str(details.get("fileDiff") or "").rstrip("\n")
+        text = _compat.EDIT_QUESTION
+        if name:
+            text = f"{text.removesuffix('?')} to {name}?"
+        what, tool_name = "Make this change once", "edit"
+        body = f"```diff\n{diff}\n```" if diff else ""
+    else:
+        command = details.get("command")
+        text, what, tool_name = _compat.APPROVAL_QUESTION, "Run it this once", _compat.SHELL_TOOL
+        body = f"```\n{command}\n```" if command else ""
     question = Question(
         header="Permission",
-        text=_compat.APPROVAL_QUESTION,
+        text=text,
         options=[
-            Option(label=_compat.APPROVE, description="Run it this once"),
-            Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
+            Option(label=_compat.APPROVE, description=what),
+            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
         ],
         free_text=False,
     )
-    body = f"```\n{command}\n```" if command else ""
     return Dialog(
-        kind="approval",
-        questions=[question],
-        tool_id=tool_id,
-        tool_name=_compat.SHELL_TOOL,
-        body=body,
+        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
     )
 
 
@@ -106,8 +117,11 @@ class GeminiSignals(LiveSignals):
     def pending_dialog(self, context: RunContext) -> Dialog | None:
         record = _open_permission(self._records(context))
         details = record.get("details") if record else None
-        if not isinstance(details, dict) or details.get("type") != _compat.SHELL_CONFIRM:
-            return None  # other confirmations (edits, MCP) are reported by blocked()
+        if not isinstance(details, dict) or details.get("type") not in (
+            _compat.SHELL_CONFIRM,
+            _compat.EDIT_CONFIRM,
+        ):
+            return None  # other confirmations (MCP tools, web fetches) go to blocked()
         assert record is not None
         return approval_dialog(details, confirmation_id(record))
 

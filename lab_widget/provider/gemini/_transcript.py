@@ -373,17 +373,25 @@ class GeminiTranscriptReader(TranscriptReader):
         return ""
 
     def _confirmation(self, call: dict[str, Any], since: str) -> dict[str, Any] | None:
-        """The spooled confirmation a shell call waited on, if it waited on one."""
-        if self._turn_signals is None or call.get("name") != _compat.SHELL_TOOL:
+        """The spooled confirmation a shell or edit call waited on, if it waited on one."""
+        name = call.get("name")
+        if name == _compat.SHELL_TOOL:
+            kind, field, arg = _compat.SHELL_CONFIRM, "command", "command"
+        elif name in _compat.EDIT_TOOLS:
+            kind, field, arg = _compat.EDIT_CONFIRM, "filePath", "file_path"
+        else:
+            return None
+        if self._turn_signals is None:
             return None
         args = call.get("args")
-        command = args.get("command") if isinstance(args, dict) else None
+        value = args.get(arg) if isinstance(args, dict) else None
         ended = str(call.get("timestamp") or "9999")
         session = str(self._facts.get("session_id") or self.ref.transcript_id)
         found = [
             r
             for r in confirmations(self._turn_signals(), session)
-            if r["details"].get("command") == command
+            if r["details"].get("type") == kind
+            and r["details"].get(field) == value
             and since <= str(r.get("timestamp") or "") <= ended
         ]
         return found[-1] if found else None
