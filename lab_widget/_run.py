@@ -460,7 +460,7 @@ class Run:
                     f"answer this dialog in the terminal: {self.attach_command}"
                 )
             intended = normalise_answer(dialog, answers)
-            self._provider.answer(self._terminal, dialog, intended)
+            self._provider.answer(self._context, self._terminal, dialog, intended)
         tool_id = dialog.tool_id
 
         def resolved(run: Run) -> bool:

@@ -22,13 +22,36 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
+from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "opencode"
 CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
+
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which database should we use?",
+            "header": "Database",
+            "options": [
+                {"label": "SQLite", "description": "a file"},
+                {"label": "Postgres", "description": "a server"},
+            ],
+        },
+        {
+            "question": "Which features?",
+            "header": "Features",
+            "options": [
+                {"label": "Auth", "description": "sign-in"},
+                {"label": "Export", "description": "CSV files"},
+            ],
+            "multiple": True,
+        },
+    ]
+}
 
 
 def script() -> ScriptedModel:
@@ -44,6 +67,10 @@ def script() -> ScriptedModel:
                 ],
             ),
             Rule("slow", Reply("late answer", delay=30)),
+            Rule(
+                "ask me",
+                [Reply("Asking.", tools=[ToolUse("question", QUESTIONS)]), Reply("Thanks.")],
+            ),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
     )
@@ -98,6 +125,14 @@ def reject(run: Run) -> None:
     _idle(run)
 
 
+def question(run: Run) -> None:
+    run.send("please ask me", ready_timeout=120)
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=120)
+    run.answer({"Database": FreeText("DuckDB"), "Features": ["Auth", "Export"]})
+    run.wait_for(lambda r: _last(r) == "Thanks.", timeout=120)
+    _idle(run)
+
+
 def new(run: Run) -> None:
     run.send("hello", ready_timeout=120)
     _idle(run)
@@ -115,6 +150,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "approve": (approve, {"permission": {"bash": "ask"}}),
     "reject": (reject, {"permission": {"bash": "ask"}}),
     "new": (new, {}),
+    "question": (question, {}),
 }
 
 

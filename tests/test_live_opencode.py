@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget.provider.opencode import _compat
 
 from .processes import run_processes
@@ -216,3 +216,72 @@ def test_users_own_config_and_store(
         model.stop()
     gone = retry_until(lambda: not run_processes(str(workdir)), timeout=15)
     assert gone, run_processes(str(workdir))
+
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which database should we use?",
+            "header": "Database",
+            "options": [
+                {"label": "SQLite", "description": "a file"},
+                {"label": "Postgres", "description": "a server"},
+            ],
+        },
+        {
+            "question": "Which features?",
+            "header": "Features",
+            "options": [
+                {"label": "Auth", "description": "sign-in"},
+                {"label": "Export", "description": "CSV files"},
+            ],
+            "multiple": True,
+        },
+    ]
+}
+
+
+def question_script() -> ScriptedModel:
+    ask = [Reply("Asking.", tools=[ToolUse("question", QUESTIONS)]), Reply("Thanks for answering.")]
+    return ScriptedModel(rules=[Rule("ask me", ask)])
+
+
+def test_question_tool_answered_from_the_chat(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=question_script())
+    try:
+        run.send("please ask me", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "question" and dialog.tool_name == "question"
+        assert [q.header for q in dialog.questions] == ["Database", "Features"]
+        assert [q.multi_select for q in dialog.questions] == [False, True]
+        assert run.state == "question"
+        resolved = run.answer({"Database": "Postgres", "Features": ["Auth", "Export"]})
+        assert resolved.status == "answered"
+        assert resolved.outcome == "Database → Postgres; Features → Auth, Export"
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert run.messages[-1].text == "Thanks for answering."
+        assert run.pending_dialog is None
+        # The model got the answers as the tool's result.
+        last = run.scripted_model.scripted_requests[-1] if run.scripted_model else None
+        assert last is not None
+        results = [str(m.get("content")) for m in last.body["messages"] if m.get("role") == "tool"]
+        assert any('"Which features?"="Auth, Export"' in r for r in results), results
+    finally:
+        run.stop()
+
+
+def test_question_tool_takes_a_typed_answer(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=question_script())
+    try:
+        run.send("please ask me", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        resolved = run.answer({"Database": FreeText("DuckDB"), "Features": ["Export"]})
+        assert resolved.answers is not None
+        assert [(a.selected, a.text) for a in resolved.answers] == [
+            ([], "DuckDB"),
+            (["Export"], None),
+        ]
+        assert run.wait(timeout=60) == "idle", run.screen()
+    finally:
+        run.stop()

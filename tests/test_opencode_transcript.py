@@ -70,6 +70,45 @@ def test_tool_calls_ok_and_failing(tmp_path: Path) -> None:
     assert reader.state == "idle"
 
 
+def test_question_tool_is_a_dialog_with_the_recorded_answers(tmp_path: Path) -> None:
+    reader = read(tmp_path, "question.jsonl")
+    dialogs = [m for m in reader.messages if m.dialog is not None]
+    assert len(dialogs) == 1 and dialogs[0].kind == "dialog"
+    dialog = dialogs[0].dialog
+    assert dialog is not None and dialog.kind == "question" and dialog.status == "answered"
+    assert [(q.header, q.multi_select) for q in dialog.questions] == [
+        ("Database", False),
+        ("Features", True),
+    ]
+    assert dialog.answers is not None
+    assert [(a.selected, a.text) for a in dialog.answers] == [
+        ([], "DuckDB"),
+        (["Auth", "Export"], None),
+    ]
+    assert dialog.outcome == "Database → DuckDB; Features → Auth, Export"
+    assert dialogs[0].tool is not None and dialog.tool_id == dialogs[0].tool.id
+    assert reader.pending_dialog is None and reader.state == "idle"
+
+
+def test_a_waiting_question_is_the_pending_dialog(tmp_path: Path) -> None:
+    # Cut the log right after the question's part turns running: the agent waits on it.
+    lines = fixture("question.jsonl").decode().splitlines()
+
+    def waits(line: str) -> bool:
+        part = json.loads(json.loads(line)["data"]).get("part") or {}
+        return part.get("tool") == "question" and part["state"]["status"] == "running"
+
+    upto = next(i for i, line in enumerate(lines) if waits(line))
+    data = ("\n".join(lines[: upto + 1]) + "\n").encode()
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    pending = reader.pending_dialog
+    assert pending is not None and pending.status == "pending"
+    assert pending.questions[0].text == "Which database should we use?"
+
+
 def test_interrupt_is_a_lifecycle_note_and_idle(tmp_path: Path) -> None:
     reader = read(tmp_path, "interrupt.jsonl")
     notes = [m.text for m in reader.messages if m.kind == "lifecycle"]

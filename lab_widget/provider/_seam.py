@@ -303,8 +303,12 @@ class AgentProvider(ABC):
         """
         return
 
-    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
-        """Play the keystrokes that answer ``dialog`` in the live TUI."""
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
+        """Answer ``dialog`` in the live agent: the keystrokes of a pinned recipe, or the
+        agent's own structured channel where its pinned version offers one.
+        """
         raise DialogNotAnswerableError(
             f"{self.meta.display_name} dialogs cannot be answered from lab_widget yet; "
             "answer it in the terminal (see the run's attach command)"

@@ -393,7 +393,9 @@ class ClaudeCodeProvider(AgentProvider):
         terminal.keys(*_compat.DISCARD_INPUT_KEYS)
         time.sleep(_compat.RESTORE_SETTLE)
 
-    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------

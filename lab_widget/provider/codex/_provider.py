@@ -353,7 +353,9 @@ class CodexProvider(AgentProvider):
     def interrupt(self, terminal: Terminal) -> None:
         terminal.keys(*_compat.INTERRUPT_KEYS)
 
-    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------

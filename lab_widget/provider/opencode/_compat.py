@@ -151,7 +151,23 @@ selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usu
 DIALOG_SETTLE = 1.0
 """Seconds from the permission request appearing on the server until its prompt takes keys."""
 
-DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
+
+QUESTION_TOOL = "question"
+"""The agent's question tool (offered by default): input ``{questions: [{question, header,
+options: [{label, description}], multiple}]}``; a "Type your own answer" choice is added to
+every question. While it waits, its tool part is ``running`` in the event log; once
+answered, ``completed`` with ``metadata.answers`` (one list of strings per question: option
+labels, or the text typed); dismissed (Esc), ``error``."""
+
+QUESTION_PATH = "/question"
+"""``GET`` lists the questions the agent waits on: ``[{id, sessionID, questions,
+tool: {messageID, callID}}]``."""
+
+QUESTION_REPLY_PATH = "/question/{id}/reply"
+"""``POST {"answers": [[...], ...]}`` (one list per question) answers it: the TUI closes
+its picker, the tool part completes with those answers and the turn goes on. The chat
+answers questions here, not by keys: a structured reply cannot land on the wrong row."""
 
 # -- commands ------------------------------------------------------------------------------
 

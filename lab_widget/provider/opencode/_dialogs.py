@@ -1,9 +1,11 @@
-"""OpenCode's permission prompt, known from the TUI's embedded server, and its keys.
+"""OpenCode's permission prompt and question tool, through the TUI's embedded server.
 
 OpenCode 1.18.33 writes no permission request into its store (the tool part stays
 ``running`` until the answer), so the structured signal is the embedded server the run
 starts on a fixed port: ``GET /permission`` lists the pending requests, each naming the
-tool call (``tool.callID``) it holds.
+tool call (``tool.callID``) it holds; its prompt is answered by keys. A question is in the
+store (its tool part, with the questions), and is answered through the server's own reply
+endpoint.
 """
 
 from __future__ import annotations
@@ -11,16 +13,27 @@ from __future__ import annotations
 import json
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import OrderedDict
 from typing import Any
 
-from ...schema import Dialog, DialogAnswer, Option, Question
+from ...errors import DialogChangedError, LabWidgetError
+from ...schema import Answer, Dialog, DialogAnswer, Option, Question
 from .._seam import LiveSignals, RunContext, Terminal
 from .._shared import approval_key, load_json, play_keys
 from . import _compat
 
-__all__ = ["OpenCodeSignals", "approval_dialog", "load_json", "pending_requests", "recipe"]
+__all__ = [
+    "OpenCodeSignals",
+    "answer_question",
+    "approval_dialog",
+    "load_json",
+    "pending_requests",
+    "question_dialog",
+    "recipe",
+    "recorded_answers",
+]
 
 STATE_FILE = "opencode.json"
 
@@ -71,6 +84,88 @@ def pending_requests(context: RunContext) -> list[dict[str, Any]]:
         while len(_answers) > _KEPT_SERVERS:
             _answers.popitem(last=False)
     return requests
+
+
+def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
+    """The question tool's call as a dialog.
+
+    Examples
+    --------
+    >>> q = {"question": "Which DB?", "header": "DB", "multiple": True,
+    ...      "options": [{"label": "SQLite", "description": "a file"}]}
+    >>> d = question_dialog({"questions": [q]}, "call_1")
+    >>> d.kind, d.tool_id, d.questions[0].multi_select, d.questions[0].options[0].label
+    ('question', 'call_1', True, 'SQLite')
+    """
+    questions = []
+    for raw in _dict(tool_input).get("questions") or []:
+        item = _dict(raw)
+        options = [
+            Option(label=str(o.get("label")), description=str(o.get("description") or ""))
+            for o in map(_dict, item.get("options") or [])
+            if o.get("label")
+        ]
+        questions.append(
+            Question(
+                header=str(item.get("header") or ""),
+                text=str(item.get("question") or ""),
+                options=options,
+                multi_select=bool(item.get("multiple")),
+                free_text=item.get("custom") is not False,
+            )
+        )
+    return Dialog(
+        kind="question", questions=questions, tool_id=call_id, tool_name=_compat.QUESTION_TOOL
+    )
+
+
+def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:
+    """The answers the agent recorded (``metadata.answers``), one per question.
+
+    Examples
+    --------
+    >>> d = question_dialog({"questions": [{"question": "Q", "options": [{"label": "A"}]}]}, "c")
+    >>> recorded_answers(d, {"answers": [["A", "my own"]]})
+    [Answer(selected=['A'], text='my own')]
+    """
+    given = _dict(metadata).get("answers")
+    if not isinstance(given, list):
+        return None
+    out = []
+    for question, raw in zip(dialog.questions, given, strict=False):
+        labels = {o.label for o in question.options}
+        values = [str(v) for v in raw] if isinstance(raw, list) else []
+        others = [v for v in values if v not in labels]
+        out.append(
+            Answer(selected=[v for v in values if v in labels], text=", ".join(others) or None)
+        )
+    return out
+
+
+def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> None:
+    """Reply to the open question of ``dialog`` through the run's server."""
+    base = server_url(context)
+    listed = get_json(base + _compat.QUESTION_PATH) if base else None
+    request = next(
+        (
+            r
+            for r in (listed if isinstance(listed, list) else [])
+            if _dict(_dict(r).get("tool")).get("callID") == dialog.tool_id
+        ),
+        None,
+    )
+    if base is None or request is None:
+        raise DialogChangedError("the agent no longer waits on this question")
+    answers = [[*a.selected, *([a.text] if a.text else [])] for a in answer.answers]
+    url = base + _compat.QUESTION_REPLY_PATH.format(id=urllib.parse.quote(str(request["id"])))
+    body = json.dumps({"answers": answers}).encode()
+    headers = {"Content-Type": "application/json"}
+    try:
+        req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(req, timeout=_compat.SERVER_TIMEOUT * 5) as response:
+            response.read()
+    except (OSError, urllib.error.URLError) as exc:
+        raise LabWidgetError(f"the agent's server did not take the answer: {exc}") from exc
 
 
 def approval_dialog(request: dict[str, Any]) -> Dialog:

@@ -32,7 +32,16 @@ from .._seam import (
     TranscriptRef,
 )
 from . import _compat
-from ._dialogs import STATE_FILE, OpenCodeSignals, get_json, load_json, play, recipe, server_url
+from ._dialogs import (
+    STATE_FILE,
+    OpenCodeSignals,
+    answer_question,
+    get_json,
+    load_json,
+    play,
+    recipe,
+    server_url,
+)
 from ._store import read_events, sessions
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
@@ -265,7 +274,12 @@ class OpenCodeProvider(AgentProvider):
             time.sleep(_compat.INTERRUPT_GAP)
             terminal.keys(key)
 
-    def answer(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
+        if dialog.kind == "question":
+            answer_question(context, dialog, answer)
+            return
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------

@@ -16,9 +16,18 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import (
+    Dialog,
+    LifecycleLevel,
+    Message,
+    SessionSummary,
+    State,
+    ToolCall,
+    Usage,
+)
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
+from ._dialogs import question_dialog, recorded_answers
 from ._store import EventRow, read_events
 
 __all__ = ["OpenCodeTranscriptReader", "apply_events"]
@@ -75,6 +84,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._roles: dict[str, str] = {}
         self._infos: dict[str, dict[str, Any]] = {}
         self._parts: dict[str, int] = {}
+        self._asking: dict[int, None] = {}  # seqs of questions the agent waits on
         self._aborted: set[str] = set()
         self._errors: set[str] = set()
         self._rejected: set[str] = set()
@@ -91,6 +101,13 @@ class OpenCodeTranscriptReader(TranscriptReader):
     @property
     def messages(self) -> list[Message]:
         return list(self._messages)
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        # The question tool's part is in the store, with its questions, while it waits.
+        if not self._asking:
+            return None
+        return self._messages[next(reversed(self._asking))].dialog
 
     @property
     def state(self) -> State:
@@ -237,7 +254,13 @@ class OpenCodeTranscriptReader(TranscriptReader):
             message = self._messages[seq]
             if message.tool is not None and message.tool.status == "running":
                 tool = message.tool.model_copy(update={"status": "error", "output": why})
-                self._replace(message.model_copy(update={"tool": tool}))
+                update: dict[str, Any] = {"tool": tool}
+                if message.dialog is not None:
+                    update["dialog"] = message.dialog.model_copy(
+                        update={"status": "dismissed", "outcome": why}
+                    )
+                    self._asking.pop(message.seq, None)
+                self._replace(message.model_copy(update=update))
 
     def _part(self, part: dict[str, Any]) -> None:
         part_id = str(part["id"])
@@ -276,15 +299,40 @@ class OpenCodeTranscriptReader(TranscriptReader):
                 "tool": self._tool(part),
                 "model": self._model,
             }
+            if part.get("tool") == _compat.QUESTION_TOOL:
+                fields.update(self._question(state, fields["tool"]))
         if fields is None:
             return
         seq = self._parts.get(part_id)
         if seq is None:
             message = self._add(native_id=msg_id, timestamp=when, **fields)
-            self._parts[part_id] = message.seq
-            return
-        old = self._messages[seq]
-        self._replace(old.model_copy(update=dict(fields, usage=old.usage)))
+            self._parts[part_id] = seq = message.seq
+        else:
+            old = self._messages[seq]
+            self._replace(old.model_copy(update=dict(fields, usage=old.usage)))
+        if fields.get("dialog") is not None and fields["dialog"].status == "pending":
+            self._asking[seq] = None
+        else:
+            self._asking.pop(seq, None)
+
+    @staticmethod
+    def _question(state: dict[str, Any], tool: ToolCall) -> dict[str, Any]:
+        """A question tool's part as a dialog, once its questions are known."""
+        dialog = question_dialog(state.get("input"), tool.id)
+        if not dialog.questions:
+            return {}
+        if tool.status == "ok":
+            answers = recorded_answers(dialog, state.get("metadata"))
+            outcome = "; ".join(
+                f"{q.header or q.text} → {', '.join([*a.selected, *([a.text] if a.text else [])])}"
+                for q, a in zip(dialog.questions, answers or [], strict=False)
+            )
+            dialog = dialog.model_copy(
+                update={"status": "answered", "answers": answers, "outcome": outcome}
+            )
+        elif tool.status == "error":
+            dialog = dialog.model_copy(update={"status": "dismissed", "outcome": "dismissed"})
+        return {"kind": "dialog", "dialog": dialog}
 
     @staticmethod
     def _tool(part: dict[str, Any]) -> ToolCall:
