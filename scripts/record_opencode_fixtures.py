@@ -31,6 +31,10 @@ CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
 
 
+def _change(work: Path) -> dict[str, str]:
+    return {"filePath": str(work / "old.txt"), "oldString": "beta", "newString": "gamma"}
+
+
 QUESTIONS = {
     "questions": [
         {
@@ -54,7 +58,7 @@ QUESTIONS = {
 }
 
 
-def script() -> ScriptedModel:
+def script(work: Path) -> ScriptedModel:
     tool = ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})
     return ScriptedModel(
         rules=[
@@ -67,6 +71,10 @@ def script() -> ScriptedModel:
                 ],
             ),
             Rule("slow", Reply("late answer", delay=30)),
+            Rule(
+                "edit the file",
+                [Reply("Editing.", tools=[ToolUse("edit", _change(work))]), Reply("Edited.")],
+            ),
             Rule(
                 "ask me",
                 [Reply("Asking.", tools=[ToolUse("question", QUESTIONS)]), Reply("Thanks.")],
@@ -133,6 +141,15 @@ def question(run: Run) -> None:
     _idle(run)
 
 
+def edit(run: Run) -> None:
+    (run.cwd / "old.txt").write_text("alpha\nbeta\n")
+    run.send("please edit the file", ready_timeout=120)
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=120)
+    run.answer("approve")
+    run.wait_for(lambda r: _last(r) == "Edited.", timeout=120)
+    _idle(run)
+
+
 def new(run: Run) -> None:
     run.send("hello", ready_timeout=120)
     _idle(run)
@@ -151,6 +168,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "reject": (reject, {"permission": {"bash": "ask"}}),
     "new": (new, {}),
     "question": (question, {}),
+    "edit": (edit, {"permission": {"edit": "ask"}}),
 }
 
 
@@ -207,7 +225,7 @@ def record(name: str) -> list[Path]:
         work = base / "work"
         work.mkdir()
         os.environ["LAB_WIDGET_HOME"] = str(base / "lab")
-        run = Run("opencode", cwd=work, model=script(), name=name, **options)
+        run = Run("opencode", cwd=work, model=script(work), name=name, **options)
         try:
             play(run)
         finally:

@@ -285,3 +285,57 @@ def test_question_tool_takes_a_typed_answer(lab_home: Path, workdir: Path) -> No
         assert run.wait(timeout=60) == "idle", run.screen()
     finally:
         run.stop()
+
+
+EDIT_ASK = {"permission": {"edit": "ask"}}
+"""Run option: OpenCode asks before every file edit (its default makes them)."""
+
+
+def edit_script(workdir: Path) -> ScriptedModel:
+    change = {"filePath": str(workdir / "old.txt"), "oldString": "beta", "newString": "gamma"}
+    write = {"filePath": str(workdir / "new.txt"), "content": "hello\n"}
+    return ScriptedModel(
+        rules=[
+            Rule(
+                "edit the file",
+                [Reply("Editing.", tools=[ToolUse("edit", change)]), Reply("Edited.")],
+            ),
+            Rule(
+                "write a file",
+                [Reply("Writing.", tools=[ToolUse("write", write)]), Reply("Written.")],
+            ),
+        ]
+    )
+
+
+def test_edit_permission_approved_from_the_chat(lab_home: Path, workdir: Path) -> None:
+    (workdir / "old.txt").write_text("alpha\nbeta\n")
+    run = Run("opencode", cwd=workdir, model=edit_script(workdir), **EDIT_ASK)
+    try:
+        run.send("please edit the file", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "approval" and dialog.tool_name == "edit"
+        assert dialog.questions[0].text == "Permission required: apply this edit to old.txt?"
+        assert "-beta" in dialog.body and "+gamma" in dialog.body
+        assert run.answer("approve").status == "answered"
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert (workdir / "old.txt").read_text() == "alpha\ngamma\n"
+        assert run.messages[-1].text == "Edited."
+    finally:
+        run.stop()
+
+
+def test_write_permission_rejected_leaves_no_file(lab_home: Path, workdir: Path) -> None:
+    run = Run("opencode", cwd=workdir, model=edit_script(workdir), **EDIT_ASK)
+    try:
+        run.send("please write a file", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and "+hello" in dialog.body
+        assert run.answer("reject").status == "rejected"
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert not (workdir / "new.txt").exists()
+        assert run.pending_dialog is None
+    finally:
+        run.stop()

@@ -109,6 +109,16 @@ def test_a_waiting_question_is_the_pending_dialog(tmp_path: Path) -> None:
     assert pending.questions[0].text == "Which database should we use?"
 
 
+def test_an_approved_edit_is_its_tool_call(tmp_path: Path) -> None:
+    # The permission request itself lives only on the server; the store keeps the call.
+    reader = read(tmp_path, "edit.jsonl")
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert [(t.name, t.status) for t in tools] == [("edit", "ok")]
+    assert tools[0].input["filePath"] == "/fixture/work/old.txt"
+    assert texts(reader.messages)[-1] == ("assistant", "Edited.")
+    assert reader.state == "idle"
+
+
 def test_interrupt_is_a_lifecycle_note_and_idle(tmp_path: Path) -> None:
     reader = read(tmp_path, "interrupt.jsonl")
     notes = [m.text for m in reader.messages if m.kind == "lifecycle"]

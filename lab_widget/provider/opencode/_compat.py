@@ -249,9 +249,12 @@ CONTEXT_FILE = "AGENTS.md"
 SKILLS_DIR = ".opencode/skills"
 WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.opencode/skills/")
 
-APPROVAL_PERMISSIONS = frozenset({"bash"})
-"""Permission names whose prompt the keys above answer (shell commands); any other (edits,
-web fetches) is reported as blocked, to be answered in the terminal."""
+APPROVAL_PERMISSIONS = frozenset({"bash", "edit"})
+"""Permission names whose prompt the keys above answer: shell commands
+(``metadata.command``) and file edits, for the ``edit`` and ``write`` tools alike
+(``metadata.filepath`` and a unified ``metadata.diff``; the prompt shows the diff above the
+same three choices). Any other (web fetches, external folders) is reported as blocked, to
+be answered in the terminal."""
 
 LOG_DIR = "opencode/log"
 """Under ``$XDG_DATA_HOME``: the CLI logs ``message=asking id=per_... permission=bash``

@@ -169,7 +169,7 @@ def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -
 
 
 def approval_dialog(request: dict[str, Any]) -> Dialog:
-    """A shell permission request as a dialog.
+    r"""A shell command's or a file edit's permission request as a dialog.
 
     Examples
     --------
@@ -177,16 +177,30 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     ...                      "tool": {"callID": "call_1"}})
     >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
     ('approval', 'call_1', ['Approve', 'Reject'])
+    >>> e = approval_dialog({"permission": "edit", "metadata": {"filepath": "/w/a.txt",
+    ...                      "diff": "+hi\n"}, "tool": {"callID": "call_2"}})
+    >>> e.questions[0].text, e.tool_name, e.body
+    ('Permission required: apply this edit to a.txt?', 'edit', '```diff\n+hi\n```')
     """
     metadata = _dict(request.get("metadata"))
     tool = _dict(request.get("tool"))
-    command = metadata.get("command")
+    permission = str(request.get("permission") or "bash")
+    if permission == "edit":
+        path = str(metadata.get("filepath") or "")
+        name = path.rsplit("/", 1)[-1] or "a file"
+        diff = str(metadata.get("diff") or "").rstrip("\n")
+        text, what = f"Permission required: apply this edit to {name}?", "make this change"
+        body = f"```diff\n{diff}\n```" if diff else ""
+    else:
+        command = metadata.get("command")
+        text, what = "Permission required: run this shell command?", "run it this once"
+        body = f"```\n{command}\n```" if command else ""
     question = Question(
         header="Permission",
-        text="Permission required: run this shell command?",
+        text=text,
         options=[
-            Option(label=_compat.APPROVE, description="Allow once: run it this once"),
-            Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
+            Option(label=_compat.APPROVE, description=f"Allow once: {what}"),
+            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
         ],
         free_text=False,
     )
@@ -194,8 +208,8 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
         kind="approval",
         questions=[question],
         tool_id=str(tool.get("callID")) if tool.get("callID") else None,
-        tool_name=str(request.get("permission") or "bash"),
-        body=f"```\n{command}\n```" if command else "",
+        tool_name=permission,
+        body=body,
     )
 
 
