@@ -204,7 +204,14 @@ def _spool_story(steps: list[tuple[str, int, str]]) -> list[dict[str, object]]:
 EVENTS = st.lists(
     st.tuples(
         st.sampled_from(
-            ["PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "SessionStart"]
+            [
+                "PreToolUse",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PermissionRequest",
+                "Notification",
+                "SessionStart",
+            ]
         ),
         st.integers(0, 8),
         st.sampled_from(["Bash", "AskUserQuestion", "ExitPlanMode", "permission_prompt"]),

@@ -13,6 +13,8 @@ import pytest
 
 from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse, history
 
+from .waiting import retry_until
+
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
 TOOL_TURN = [
@@ -60,6 +62,32 @@ def test_tool_call_paired_with_result(lab_home: Path, workdir: Path) -> None:
         assert tools[0].tool.status == "ok"
         assert "tool-output-42" in (tools[0].tool.output or "")
         assert run.messages[-1].text == "The tool said tool-output-42."
+    finally:
+        run.stop()
+
+
+def test_a_failed_call_is_closed_and_swept_from_the_hook_spool(
+    lab_home: Path, workdir: Path
+) -> None:
+    failing = [Reply(tools=[ToolUse("Bash", {"command": "ls missing-file.txt"})]), Reply("No.")]
+    ok = [Reply(tools=[ToolUse("Bash", {"command": "echo fine"})]), Reply("Fine.")]
+    model = ScriptedModel(rules=[Rule("fail", failing), Rule("succeed", ok)])
+    run = Run("claude-code", cwd=workdir, model=model)
+    try:
+        for prompt in ("please fail", "now succeed"):
+            run.send(prompt)
+            assert run.wait(timeout=60) == "idle", run.screen()
+        statuses = [m.tool.status for m in run.messages if m.tool is not None]
+        assert statuses == ["error", "ok"]
+        spool = lab_home / "runs" / run.id / "signals"
+
+        def events() -> list[str]:
+            return [json.loads(p.read_text())["hook_event_name"] for p in sorted(spool.iterdir())]
+
+        # The failure closed its call (no PostToolUse comes for a non-zero exit), and the
+        # sweep left only the session record and the newest tool record.
+        assert retry_until(lambda: len(events()) == 2, 5), events()
+        assert events()[0] == "SessionStart" and "PreToolUse" not in events()
     finally:
         run.stop()
 

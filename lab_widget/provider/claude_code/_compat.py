@@ -49,12 +49,14 @@ SIGNAL_EVENTS = (
     "SessionEnd",
     "PreToolUse",
     "PostToolUse",
+    "PostToolUseFailure",
     "PermissionRequest",
     "Notification",
 )
 """Hook events spooled per run. SessionStart carries the transcript path of each epoch
 (``source`` is ``startup`` or ``clear``) and tells that the TUI is up; PreToolUse /
-PostToolUse bracket every tool call with its input (a dialog is pending between them);
+PostToolUse bracket every tool call with its input (a dialog is pending between them), and
+PostToolUseFailure closes a call that failed (a command's non-zero exit fires no PostToolUse);
 Notification reports a permission prompt or an idle TUI."""
 
 DIALOG_TOOLS: dict[str, DialogKind] = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}

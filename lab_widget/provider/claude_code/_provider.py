@@ -69,6 +69,11 @@ def _signals(context: RunContext) -> list[dict[str, Any]]:
     return spool_records(context.runtime_dir / _SIGNALS)
 
 
+_TOOL_OR_NOTIFICATION = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"}
+)
+
+
 class ClaudeSignals(LiveSignals):
     """Hook records spooled per run: PreToolUse opens a tool call, PostToolUse closes it,
     Notification ``permission_prompt`` says the TUI waits for a permission answer.
@@ -116,7 +121,7 @@ class ClaudeSignals(LiveSignals):
             (
                 r
                 for r in reversed(records)
-                if r.get("hook_event_name") in ("PreToolUse", "PostToolUse", "Notification")
+                if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION
             ),
             None,
         )
@@ -166,7 +171,7 @@ def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
         newest["any"] = i  # pending_dialog and blocked each look back for one of these
         if event != "Notification":
             newest["not a notification"] = i
-        if event in ("PreToolUse", "PostToolUse", "Notification"):
+        if event in _TOOL_OR_NOTIFICATION:
             newest["tool or notification"] = i
     keep = set(newest.values())
     names = []
