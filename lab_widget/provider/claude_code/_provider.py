@@ -118,11 +118,7 @@ class ClaudeSignals(LiveSignals):
     def blocked(self, context: RunContext) -> str | None:
         records = _signals(context)
         last = next(
-            (
-                r
-                for r in reversed(records)
-                if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION
-            ),
+            (r for r in reversed(records) if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION),
             None,
         )
         if (
