@@ -16,6 +16,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from ..._answers import describe_answers
 from ...schema import (
     Dialog,
     LifecycleLevel,
@@ -323,10 +324,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return {}
         if tool.status == "ok":
             answers = recorded_answers(dialog, state.get("metadata"))
-            outcome = "; ".join(
-                f"{q.header or q.text} → {', '.join([*a.selected, *([a.text] if a.text else [])])}"
-                for q, a in zip(dialog.questions, answers or [], strict=False)
-            )
+            outcome = describe_answers(dialog, answers or [])
             dialog = dialog.model_copy(
                 update={"status": "answered", "answers": answers, "outcome": outcome}
             )
