@@ -100,6 +100,9 @@ EDIT_CONFIRM = "edit"
 and ``replace`` ("Confirm Edit: <name>") alike: ``details.filePath``, ``fileName`` and a
 unified ``fileDiff``."""
 
+ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM})
+"""Confirmation types the chat answers (the keys below); any other goes to the terminal."""
+
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
 

@@ -54,7 +54,7 @@ def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[s
         and r.get("notification_type") == _compat.NOTIFICATION_PERMISSION
         and r.get("session_id") == session_id
         and isinstance(r.get("details"), dict)
-        and r["details"].get("type") in (_compat.SHELL_CONFIRM, _compat.EDIT_CONFIRM)
+        and r["details"].get("type") in _compat.ANSWERED_CONFIRMS
     ]
 
 
@@ -117,10 +117,7 @@ class GeminiSignals(LiveSignals):
     def pending_dialog(self, context: RunContext) -> Dialog | None:
         record = _open_permission(self._records(context))
         details = record.get("details") if record else None
-        if not isinstance(details, dict) or details.get("type") not in (
-            _compat.SHELL_CONFIRM,
-            _compat.EDIT_CONFIRM,
-        ):
+        if not isinstance(details, dict) or details.get("type") not in _compat.ANSWERED_CONFIRMS:
             return None  # other confirmations (MCP tools, web fetches) go to blocked()
         assert record is not None
         return approval_dialog(details, confirmation_id(record))
