@@ -23,7 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .errors import ScrubPatternError, SeedMetaError
 
 __all__ = [
+    "IMAGE_MEDIA_TYPES",
+    "MAX_ATTACHMENT_BYTES",
+    "AgentScope",
     "Answer",
+    "Attachment",
     "AuthDescriptor",
     "AuthKind",
     "AuthMethod",
@@ -37,6 +41,7 @@ __all__ = [
     "LifecycleLevel",
     "Message",
     "MessageKind",
+    "ModelUsage",
     "Option",
     "ProviderCapabilities",
     "Question",
@@ -99,6 +104,66 @@ class Usage(_Model):
         )
 
 
+IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""Media types an attachment may carry: raster images only (an SVG can hold script)."""
+
+MAX_ATTACHMENT_BYTES = 2 * 1024 * 1024
+"""Attachments larger than this keep their type and size but not their data."""
+
+
+class Attachment(_Model):
+    """An image the conversation carries inline: pasted by the user or returned by a tool.
+
+    Built from the transcript's own data only, never fetched. Use :meth:`from_base64`,
+    which checks the type and caps the size.
+
+    Examples
+    --------
+    >>> a = Attachment.from_base64("image/png", "iVBORw0KGgo=")
+    >>> a.media_type, a.size, a.omitted
+    ('image/png', 8, '')
+    >>> Attachment.from_base64("image/svg+xml", "PHN2Zz4=") is None
+    True
+    >>> big = Attachment.from_base64("image/png", "A" * 4_000_000)
+    >>> big.data, big.omitted
+    ('', 'too large to show (2.9 MB; at most 2.0 MB)')
+    """
+
+    media_type: str
+    data: str = ""
+    """Base64 of the file; empty when it was left out (see ``omitted``)."""
+    size: int = 0
+    """Decoded size in bytes."""
+    name: str = ""
+    omitted: str = ""
+    """Why ``data`` is empty, when it is."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Attachment:
+        if self.media_type not in IMAGE_MEDIA_TYPES:
+            raise ValueError(f"attachments carry images only, not {self.media_type!r}")
+        return self
+
+    @classmethod
+    def from_base64(cls, media_type: object, data: object, name: str = "") -> Attachment | None:
+        """An attachment of base64 ``data``; ``None`` when it is not an allowed image."""
+        kind = str(media_type).strip().lower() if isinstance(media_type, str) else ""
+        if kind == "image/jpg":
+            kind = "image/jpeg"
+        if kind not in IMAGE_MEDIA_TYPES or not isinstance(data, str):
+            return None
+        payload = "".join(data.split())
+        if not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", payload):
+            return None
+        size = len(payload) * 3 // 4 - payload[-2:].count("=")
+        if size > MAX_ATTACHMENT_BYTES:
+            mb = 1024 * 1024
+            cap = MAX_ATTACHMENT_BYTES / mb
+            why = f"too large to show ({size / mb:.1f} MB; at most {cap:.1f} MB)"
+            return cls(media_type=kind, size=size, name=name, omitted=why)
+        return cls(media_type=kind, data=payload, size=size, name=name)
+
+
 class ToolCall(_Model):
     """A tool call paired with its result once the result lands."""
 
@@ -107,6 +172,12 @@ class ToolCall(_Model):
     input: dict[str, object] = Field(default_factory=dict)
     status: ToolStatus = "running"
     output: str | None = None
+    progress: str | None = None
+    """Output streamed while the call runs (a long command's latest lines); ``output``
+    takes over once the call finishes."""
+    agent_id: str | None = None
+    """When the call runs a sub-agent: its id. The sub-agent's own messages carry this
+    call's ``id`` as their ``parent_tool_id``."""
 
 
 class Option(_Model):
@@ -183,6 +254,19 @@ class Message(_Model):
     """For lifecycle messages: how loud to show them."""
     model: str | None = None
     usage: Usage | None = None
+    """The final token counts of the API response this message came from, on the first
+    message of that response only (so summing messages counts each response once)."""
+    thinking: bool = False
+    """The model's reasoning before it answered (thinking), not an answer; shown collapsed."""
+    redacted: bool = False
+    """For thinking the CLI kept only encrypted or redacted: ``text`` is empty and the view
+    says the reasoning is hidden."""
+    parent_tool_id: str | None = None
+    """For a sub-agent's message: the id of the tool call that started the sub-agent."""
+    attachments: list[Attachment] = Field(default_factory=list)
+    """Images the message carries (pasted by the user, returned by a tool)."""
+    detail: str = ""
+    """Text shown collapsed under the message (a compaction's summary)."""
 
 
 class CommandSpec(_Model):
@@ -389,6 +473,28 @@ class SeedMeta(_Model):
         return f"{self.skills_dir}/{name}/{self.skill_file}"
 
 
+AgentScope = Literal["main", "subagent"]
+"""Who made a model request: the agent the user talks to, or a sub-agent it started."""
+
+
+class ModelUsage(_Model):
+    """Token totals of one model, for the main agent or its sub-agents.
+
+    Examples
+    --------
+    >>> ModelUsage(model="m", usage=Usage(output_tokens=3), requests=1).scope
+    'main'
+    """
+
+    model: str
+    scope: AgentScope = "main"
+    usage: Usage = Field(default_factory=Usage)
+    requests: int = 0
+    """API responses counted."""
+    cost_usd_estimate: float | None = None
+    """``usage`` priced with the pinned table; ``None`` for a model it does not know."""
+
+
 class SessionSummary(_Model):
     """What a transcript tells about its session as a whole."""
 
@@ -398,10 +504,14 @@ class SessionSummary(_Model):
     model_requested: str | None = None
     """The model the run asked for, where the transcript or the run records it."""
     usage: Usage = Field(default_factory=Usage)
-    """Token totals, each API message counted once."""
+    """Token totals as the vendor billed them: each API response counted once, with its
+    final figures, sub-agents included."""
+    models: list[ModelUsage] = Field(default_factory=list)
+    """``usage`` broken down by model and scope (main agent, sub-agents), each priced
+    on its own."""
     cost_usd_estimate: float | None = None
-    """``usage`` priced with lab_widget's pinned price table (an estimate, never a bill);
-    ``None`` for a model the table does not know."""
+    """``usage`` priced with lab_widget's pinned price table, model by model (an estimate,
+    never a bill); ``None`` when the table knows none of the models."""
     vendor_cost_usd: float | None = None
     """The cost the CLI itself recorded for the session, where it records one."""
     context_tokens: int | None = None
