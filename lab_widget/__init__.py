@@ -12,10 +12,12 @@ from ._auth_events import AuthChange
 from ._auth_events import subscribe as on_auth_change
 from ._frames import MissingDependencyError, to_dataframe
 from ._history import SessionInfo, history
+from ._home import lab_home
 from ._magics import load_ipython_extension
 from ._providers import ProviderInfo, ProviderTable, providers
-from ._run import Run, get_run, lab_home, read_transcript, runs
+from ._run import Run, get_run, runs
 from ._seed import Seed, Workspace
+from ._transcripts import read_transcript
 from .errors import (
     AgentNotReadyError,
     AuthError,
