@@ -17,6 +17,7 @@ from ._jsonl import CorruptLine, JsonlTail, Line
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
 from ._seam import (
     AgentProvider,
+    ApprovalOutcome,
     Endpoint,
     LiveSignals,
     ProviderMeta,
@@ -33,6 +34,7 @@ from ._seam import (
 __all__ = [
     "DEFAULT_PROVIDER",
     "AgentProvider",
+    "ApprovalOutcome",
     "AuthFlow",
     "CorruptLine",
     "CredentialStore",

@@ -82,6 +82,10 @@ APPROVAL_KEYS = {APPROVE: "1", APPROVE_ALWAYS: "2", REJECT: "Escape"}
 """"Do you want to proceed?" lists 1 = yes, 2 = yes and don't ask again, then options that
 vary by tool, then no; Esc rejects whatever the list is."""
 
+REJECTED_RESULT = "rejected"
+"""A word of the error ``tool_result`` of a call declined at that prompt: 2.1.332 writes
+"The user doesn't want to proceed with this tool use. The tool use was rejected (...)"."""
+
 PLAN_APPROVE = "Approve"
 PLAN_REJECT = "Reject"
 PLAN_QUESTION = Question(

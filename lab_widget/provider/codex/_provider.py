@@ -25,9 +25,11 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    ToolCall,
 )
 from .._seam import (
     AgentProvider,
+    ApprovalOutcome,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -37,6 +39,7 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import approval_said_in_result
 from . import _commands, _compat
 from ._dialogs import CodexSignals, load_json, play, recipe, signals
 from ._transcript import (
@@ -359,6 +362,12 @@ class CodexProvider(AgentProvider):
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """A declined call's output ends ``(rejected)`` (the reader marks Codex's
+        ``aborted by user``) or is Codex's own ``rejected by user``.
+        """
+        return approval_said_in_result(tool)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
         return _commands.catalog(cwd)
