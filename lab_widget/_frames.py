@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._pricing import estimate_cost
-from .errors import LabWidgetError
+from .errors import MissingDependencyError
 from .schema import Chat, Message
 
 __all__ = ["COLUMNS", "MissingDependencyError", "to_dataframe"]
@@ -40,17 +40,6 @@ COLUMNS = (
 """The frame's columns, in order."""
 
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
-
-class MissingDependencyError(LabWidgetError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
-
-    def __init__(self, module: str, extra: str) -> None:
-        self.module = module
-        self.extra = extra
-        super().__init__(
-            f"{module} is not installed; install it with: pip install 'lab_widget[{extra}]'"
-        )
 
 
 def _pandas() -> Any:
