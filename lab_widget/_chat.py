@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, RunEndedError, WaitTimeoutError
@@ -83,6 +84,8 @@ class ChatSession:
         # Tool calls that stopped at a permission prompt: their messages show as dialogs.
         self._approvals: dict[str, Dialog] = {}
         self._signature: object = None
+        self.stopped = False
+        """Set when the run was stopped from Python (so its end is not the agent's doing)."""
 
     # -- reading -----------------------------------------------------------------------
 
@@ -141,6 +144,15 @@ class ChatSession:
                 self._changed.notify_all()
             if live is not None and signals_moved:
                 self._sweep(live)
+
+    def watch_paths(self) -> list[Path]:
+        """The folders whose changes may mean something new to read (the tailer's watch)."""
+        paths = self.provider.watch_paths(self.context)
+        if self.transcript_id is not None:
+            ref = self.provider.locate_transcript(self.context, None)
+            if ref is not None:
+                paths += list(ref.watch)
+        return paths
 
     def _count_messages(self, changed: list[Message], reset: bool) -> None:
         # Counted from what changed, never by walking the whole conversation: the cost of
@@ -312,6 +324,27 @@ class ChatSession:
         """The conversational state."""
         with self._lock:
             return self._state_locked()
+
+    @property
+    def needs_input_reason(self) -> str | None:
+        """Why the run is ``needs_input`` before it took input, when it is."""
+        blocker = self.blocker
+        return blocker.reason if blocker is not None and self.state == "needs_input" else None
+
+    @property
+    def state_reason(self) -> str:
+        """Why the run needs input or has ended, in words; empty otherwise."""
+        state = self.state
+        if state == "needs_input":
+            return self.needs_input_reason or ""
+        if state != "ended":
+            return ""
+        if self.stopped:
+            return "This run was stopped."
+        said = self.last_screen.splitlines()[-4:]
+        last = ("\n" + "\n".join(said)) if said else ""
+        name = self.provider.meta.display_name
+        return f"{name} has exited; start a new run to continue.{last}"
 
     # -- acting ------------------------------------------------------------------------
 

@@ -153,26 +153,17 @@ class Run:
         self._commands = CommandCatalog(self._provider, context.cwd)
         self._view: RunView | None = None
         self._view_lock = threading.Lock()
-        self._stopped = False
         self._terminal = terminal
         self._record = record
         self._workspace = Workspace.from_record(
             record.workspace or {"cwd": str(context.cwd)}, self._provider.seed_meta()
         )
         self._chat = ChatSession(self._provider, context, terminal, blocker)
-        self._tailer = Tailer(self._watch_paths, self._chat.refresh).start()
+        self._tailer = Tailer(self._chat.watch_paths, self._chat.refresh).start()
         self._chat.refresh()
         terminal.on_exit(self._on_exit)
         register(self)
         announce(self, True)
-
-    def _watch_paths(self) -> list[Path]:
-        paths = self._provider.watch_paths(self._context)
-        if self._chat.transcript_id is not None:
-            ref = self._provider.locate_transcript(self._context, None)
-            if ref is not None:
-                paths += list(ref.watch)
-        return paths
 
     def _on_exit(self) -> None:
         self._chat.refresh()  # read what the agent wrote last
@@ -254,22 +245,12 @@ class Run:
     @property
     def needs_input_reason(self) -> str | None:
         """Why the run is ``needs_input``, when it is."""
-        blocker = self._chat.blocker
-        return blocker.reason if blocker is not None and self.state == "needs_input" else None
+        return self._chat.needs_input_reason
 
     @property
     def state_reason(self) -> str:
         """Why the run needs input or has ended; empty otherwise."""
-        state = self.state
-        if state == "needs_input":
-            return self.needs_input_reason or ""
-        if state == "ended":
-            if self._stopped:
-                return "This run was stopped."
-            said = self._chat.last_screen.splitlines()[-4:]
-            last = ("\n" + "\n".join(said)) if said else ""
-            return f"{self.display_name} has exited; start a new run to continue.{last}"
-        return ""
+        return self._chat.state_reason
 
     @property
     def display_name(self) -> str:
@@ -412,7 +393,7 @@ class Run:
         its own (a kept branch is named in a warning); without a worktree, seeded files
         are deleted unless they were edited.
         """
-        self._stopped = True
+        self._chat.stopped = True
         self._terminal.kill()
         self._chat.wait_for(lambda: self._chat.ended, 5.0)
         self._chat.mark_ended()
