@@ -250,3 +250,22 @@ def test_js_user_facing_text_never_names_a_provider() -> None:
         if pattern.search(text)
     ]
     assert offenders == []
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_module_map_names_every_core_module() -> None:
+    # The map says what each module holds and which layer it is in; a new module joins it.
+    text = ARCHITECTURE.read_text()
+    table = text[text.index("## Module map") : text.index("## The provider seam")]
+    missing = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.glob("*.py"))
+        + sorted((PACKAGE / "_widgets").glob("*.py"))
+        + sorted(PROVIDERS.glob("*.py"))
+        if path.name != "__init__.py"
+        and f"`{path.relative_to(PACKAGE)}`" not in table
+        and f"`{path.name}`" not in table
+    ]
+    assert missing == []
