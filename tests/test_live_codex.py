@@ -81,8 +81,8 @@ def test_tool_call_paired_with_result_and_reasoning(lab_home: Path, workdir: Pat
         assert tools[0].tool.input == {"cmd": "echo tool-output-42"}
         assert tools[0].tool.status == "ok"
         assert "tool-output-42" in (tools[0].tool.output or "")
-        notes = [m.text for m in run.messages if m.kind == "lifecycle" and m.role == "assistant"]
-        assert notes == ["The user wants a tool call."]
+        thinking = [(m.text, m.redacted) for m in run.messages if m.thinking]
+        assert thinking == [("The user wants a tool call.", False)]
         assert run.messages[-1].text == "The tool said tool-output-42."
     finally:
         run.stop()
