@@ -19,7 +19,14 @@ from typing import Any
 from ._script import Reply, ToolUse
 from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
 
-__all__ = ["conversation", "function_call", "is_side_query", "respond", "side_reply"]
+__all__ = [
+    "conversation",
+    "function_call",
+    "is_side_query",
+    "namespace_of",
+    "respond",
+    "side_reply",
+]
 
 _CONTEXT_PREFIXES = (
     "<environment_context>",
@@ -189,6 +196,30 @@ def _offered(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
+def namespace_of(name: str, body: dict[str, Any]) -> str | None:
+    """The namespace a request offers the function ``name`` in, if it is offered in one.
+
+    Agents group some tools (Codex: its sub-agent tools) in ``namespace`` tools; a call of
+    one must name that namespace, or the agent answers "unsupported call".
+
+    Examples
+    --------
+    >>> tools = [{"type": "namespace", "name": "agents", "tools": [
+    ...     {"type": "function", "name": "spawn_agent"}]}]
+    >>> namespace_of("spawn_agent", {"tools": tools}), namespace_of("ls", {"tools": tools})
+    ('agents', None)
+    """
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict) or tool.get("type") != "namespace":
+            continue
+        members = tool.get("tools")
+        if isinstance(members, list) and any(
+            isinstance(m, dict) and m.get("name") == name for m in members
+        ):
+            return str(tool.get("name"))
+    return None
+
+
 def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The function name and arguments that play ``tool`` for this request's agent.
 
@@ -266,16 +297,18 @@ def _items(
         )
     for tool, call_id in zip(reply.tools, call_ids, strict=True):
         name, arguments = function_call(tool, body)
-        items.append(
-            {
-                "type": "function_call",
-                "id": next(ids),
-                "call_id": call_id,
-                "name": name,
-                "arguments": json.dumps(arguments),
-                "status": "completed",
-            }
-        )
+        item = {
+            "type": "function_call",
+            "id": next(ids),
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(arguments),
+            "status": "completed",
+        }
+        namespace = namespace_of(name, body)
+        if namespace is not None:
+            item["namespace"] = namespace
+        items.append(item)
     return items
 
 
