@@ -405,7 +405,7 @@ class Run:
             out.append(
                 Chat(
                     messages=reader.messages,
-                    state=reader.state,
+                    state=reader.settled_state(),
                     session=enrich_summary(reader.summary),
                 )
             )
@@ -613,7 +613,8 @@ def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -
     """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
 
     No tmux, no agent: for history, analysis and tests. The state is what the transcript
-    alone tells (``idle`` or ``working``).
+    alone tells of a session nobody writes any more: ``idle`` when its last turn finished,
+    ``working`` when the file stops in the middle of a turn.
     """
     file = Path(path).expanduser()
     if not file.is_file():
@@ -623,5 +624,7 @@ def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -
     )
     reader.read()
     return Chat(
-        messages=reader.messages, state=reader.state, session=enrich_summary(reader.summary)
+        messages=reader.messages,
+        state=reader.settled_state(),
+        session=enrich_summary(reader.summary),
     )

@@ -29,6 +29,7 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from ._usage import UsageLedger
 
 __all__ = [
     "DEFAULT_PROVIDER",
@@ -51,6 +52,7 @@ __all__ = [
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "UsageLedger",
     "credentials",
     "default_provider",
     "get_provider",
