@@ -40,6 +40,7 @@ from ._entries import (
     INTERRUPTED,
     STDOUT,
     TOOL_ERROR,
+    TaskNotification,
     attachments,
     block_text,
     is_reminder,
@@ -102,9 +103,10 @@ class ClaudeTranscriptReader(TranscriptReader):
         # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
         self._pending: dict[int, None] = {}
         self._compaction: int | None = None
+        # The state before the latest prompt, while it may still turn out to be a command.
+        self._before_prompt: tuple[int, State, bool] | None = None
         # Calls whose sub-agent runs in the background and has not reported back.
         self._background: dict[str, None] = {}
-        self._waiting_agents = 0
         self.agent_links: dict[str, str] = {}
         """Sub-agent id -> the tool call that started it, as this file tells."""
         self._agent_calls: dict[str, str] = {}
@@ -119,14 +121,14 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     @property
     def state(self) -> State:
-        if self._state == "idle" and (self._background or self._waiting_agents):
-            return "working"  # its sub-agent's report starts the next turn by itself
+        if self._state == "idle" and self._background:
+            return "working"  # the sub-agent's report starts the next turn by itself
         return self._state
 
     def settled_state(self) -> State:
         state = self.state
         finished = self._seen_turn and not self._open_response
-        if state == "working" and finished and not self._background and not self._waiting_agents:
+        if state == "working" and finished and not self._background:
             return "idle"  # the last response answered without asking for tools
         return state
 
@@ -251,6 +253,7 @@ class ClaudeTranscriptReader(TranscriptReader):
         if kind == "user":
             self._user(entry)
         elif kind == "assistant":
+            self._before_prompt = None
             self._assistant(entry)
         elif kind == "system":
             self._system(entry)
@@ -269,6 +272,10 @@ class ClaudeTranscriptReader(TranscriptReader):
         source = entry.get("querySource")
         if isinstance(source, str) and not source.startswith("repl_main_thread"):
             return
+        # A request of the main thread is a turn under way, whatever started it (a prompt,
+        # a tool result, a sub-agent's notification).
+        self._state = "working"
+        self._open_response = True
         params = entry.get("params")
         model = params.get("model") if isinstance(params, dict) else None
         if isinstance(model, str) and model:
@@ -300,14 +307,24 @@ class ClaudeTranscriptReader(TranscriptReader):
         elif bash is not None:
             line, shown = "!", f"! {bash.group(1)}"
         if name is not None or bash is not None:
-            self.add_message(
-                kind="text",
-                role="user",
-                text=shown,
-                command=line,
-                native_id=entry.get("uuid"),
-                timestamp=timestamp(entry),
-            )
+            echo = {
+                "kind": "text",
+                "role": "user",
+                "text": shown,
+                "command": line,
+                "native_id": entry.get("uuid"),
+                "timestamp": timestamp(entry),
+            }
+            before = self._before_prompt
+            typed = self._messages[before[0]] if before is not None else None
+            if before is not None and typed is not None and typed.text == shown:
+                # Older versions first write the command as typed, as if it were a prompt:
+                # the echo takes its place, and the command started no turn.
+                self.replace_message(typed.model_copy(update=echo))
+                self._state, self._open_response = before[1], before[2]
+                self._before_prompt = None
+            else:
+                self.add_message(**echo)
         for stream, raw in outputs:
             body = ANSI.sub("", raw).strip()
             if body:
@@ -315,6 +332,10 @@ class ClaudeTranscriptReader(TranscriptReader):
         return True
 
     def _user(self, entry: dict[str, Any]) -> None:
+        origin = entry.get("origin")
+        if isinstance(origin, dict) and origin.get("kind") == "peer" and origin.get("handback"):
+            self._report(origin)
+            return
         if entry.get("isMeta"):
             return  # caveats, reminders, expanded command prompts: not what the user typed
         message = entry.get("message")
@@ -340,7 +361,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             self._lifecycle("Interrupted", "info", entry)
             self._state = "idle"
             return
-        self.add_message(
+        prompt = self.add_message(
             kind="text",
             role="user",
             text=unwrap_pastes(text),
@@ -348,6 +369,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             native_id=entry.get("uuid"),
             timestamp=timestamp(entry),
         )
+        self._before_prompt = (prompt.seq, self._state, self._open_response)
         self._state = "working"
         self._seen_turn = True
         self._open_response = True
@@ -399,22 +421,34 @@ class ClaudeTranscriptReader(TranscriptReader):
             )
         self.replace_message(old.model_copy(update=update))
 
-    def _task_done(self, notice: Any, entry: dict[str, Any]) -> None:
+    def _report(self, origin: dict[str, Any]) -> None:
+        # A background sub-agent's final report, delivered to the main thread as a message
+        # from a peer: it is the call's output (the task notification that follows only says
+        # it was delivered).
+        agent, report = origin.get("from"), origin.get("handbackReportText")
+        tool_id = self.agent_links.get(agent) if isinstance(agent, str) else None
+        old = self.tool_message(tool_id) if tool_id else None
+        if old is None or old.tool is None or not isinstance(report, str):
+            return
+        tool = old.tool.model_copy(update={"output": report})
+        self.replace_message(old.model_copy(update={"tool": tool}))
+
+    def _task_done(self, notice: TaskNotification, entry: dict[str, Any]) -> None:
+        # Whether the main agent answers the notification shows in what follows (a model
+        # request, then a response): the notification itself starts no turn.
         tool_id = notice.tool_use_id
         level: LifecycleLevel = "info" if notice.status == "completed" else "warning"
-        self._lifecycle(notice.summary, level, entry, detail=notice.result)
-        if tool_id is not None:
-            self._background.pop(tool_id, None)
-            old = self.tool_message(tool_id)
-            if old is not None and old.tool is not None:
-                status = "ok" if notice.status == "completed" else "error"
-                tool = old.tool.model_copy(
-                    update={"status": status, "output": notice.result or notice.summary}
-                )
-                self.replace_message(old.model_copy(update={"tool": tool}))
-        # The report starts a turn of the main agent, as a prompt would.
-        self._state = "working"
-        self._open_response = True
+        old = self.tool_message(tool_id) if tool_id is not None else None
+        report = old.tool.output if old is not None and old.tool is not None else None
+        self._lifecycle(notice.summary, level, entry, detail=report or notice.result)
+        if tool_id is None:
+            return
+        self._background.pop(tool_id, None)
+        if old is not None and old.tool is not None:
+            status = "ok" if notice.status == "completed" else "error"
+            output = report or notice.result or notice.summary
+            tool = old.tool.model_copy(update={"status": status, "output": output})
+            self.replace_message(old.model_copy(update={"tool": tool}))
 
     def _assistant(self, entry: dict[str, Any]) -> None:
         message = entry.get("message")
@@ -565,8 +599,6 @@ class ClaudeTranscriptReader(TranscriptReader):
         elif subtype == "turn_duration":
             self._state = "idle"
             self._open_response = False
-            waiting = entry.get("pendingBackgroundAgentCount")
-            self._waiting_agents = waiting if isinstance(waiting, int) else 0
             duration = entry.get("durationMs")
             if isinstance(duration, int | float) and not isinstance(duration, bool):
                 self._turn_durations.append(int(duration))
@@ -574,6 +606,10 @@ class ClaudeTranscriptReader(TranscriptReader):
             meta = entry.get("compactMetadata")
             trigger = meta.get("trigger") if isinstance(meta, dict) else None
             self._compacted(entry, note=f" ({trigger})" if isinstance(trigger, str) else "")
+            if trigger == "manual" and self._before_prompt is not None:
+                # A /compact the user ran (written as typed by older versions) is no turn;
+                # an automatic compaction happens inside one, which goes on.
+                _, self._state, self._open_response = self._before_prompt
         elif subtype == "api_error" or entry.get("level") == "error":
             self._lifecycle(str(content or "API error"), "error", entry)
 
