@@ -50,6 +50,7 @@ from .schema import (
     SessionSummary,
     State,
     Usage,
+    subagent_threads,
 )
 from .scripted import ScriptedModel
 
@@ -202,6 +203,13 @@ class Run:
     def messages(self) -> list[Message]:
         """The current conversation (the current epoch), oldest first."""
         return self._chat.messages
+
+    @property
+    def subagents(self) -> dict[str, list[Message]]:
+        """Each sub-agent's messages, keyed by the id of the call that started it (the
+        call's ``tool.agent_id`` names the sub-agent); ``messages`` holds them too.
+        """
+        return subagent_threads(self.messages)
 
     @property
     def session(self) -> SessionSummary:

@@ -17,7 +17,9 @@ def read_chat(provider: AgentProvider, ref: TranscriptRef) -> Chat:
     reader = provider.open_reader(ref)
     reader.read()
     return Chat(
-        messages=reader.messages, state=reader.state, session=enrich_summary(reader.summary)
+        messages=reader.messages,
+        state=reader.settled_state(),
+        session=enrich_summary(reader.summary),
     )
 
 
@@ -25,7 +27,8 @@ def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -
     """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
 
     No tmux, no agent: for history, analysis and tests. The state is what the transcript
-    alone tells (``idle`` or ``working``).
+    alone tells of a session nobody writes any more: ``idle`` when its last turn finished,
+    ``working`` when the file stops in the middle of a turn.
     """
     file = Path(path).expanduser()
     if not file.is_file():

@@ -23,6 +23,20 @@ export interface ToolCall {
   input: Record<string, unknown>;
   status: ToolStatus;
   output?: string | null;
+  /** Output streamed while the call runs; `output` takes over when it ends. */
+  progress?: string | null;
+  /** The sub-agent this call runs; its messages carry this call's id as `parent_tool_id`. */
+  agent_id?: string | null;
+}
+
+/** An image the conversation carries inline (never fetched). */
+export interface Attachment {
+  media_type: string;
+  /** Base64 of the image; "" when it was left out (see `omitted`). */
+  data: string;
+  size: number;
+  name: string;
+  omitted: string;
 }
 
 export interface Option {
@@ -85,6 +99,15 @@ export interface Message {
   level?: LifecycleLevel | null;
   model?: string | null;
   usage?: Usage | null;
+  /** The model's reasoning before it answered: shown collapsed. */
+  thinking: boolean;
+  /** Reasoning the CLI kept only encrypted or redacted (its text is empty). */
+  redacted: boolean;
+  /** For a sub-agent's message: the call that started the sub-agent. */
+  parent_tool_id?: string | null;
+  attachments: Attachment[];
+  /** Text shown collapsed under the message (a compaction's summary). */
+  detail: string;
 }
 
 /** The conversation as one value: the `_snapshot` trait and the `snapshot` message. */

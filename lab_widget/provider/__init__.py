@@ -30,6 +30,7 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from ._usage import UsageLedger
 
 __all__ = [
     "DEFAULT_PROVIDER",
@@ -53,6 +54,7 @@ __all__ = [
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "UsageLedger",
     "credentials",
     "default_provider",
     "get_provider",

@@ -188,6 +188,16 @@ class TranscriptReader(ABC):
     def summary(self) -> SessionSummary:
         """Session-wide facts read so far."""
 
+    def settled_state(self) -> State:
+        """The state of a transcript nobody writes any more (history, a finished session).
+
+        A live reader must not call a turn finished before its records say so (a model may
+        pause between blocks); once nobody writes, a turn whose last response answered
+        without asking for tools is over. ``working`` here means the file stops mid-turn.
+        The default is :attr:`state`.
+        """
+        return self.state
+
     @property
     def pending_dialog(self) -> Dialog | None:
         """A dialog the transcript shows as open (asked, not yet answered), if any."""

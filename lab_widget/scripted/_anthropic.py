@@ -68,6 +68,35 @@ def _content(reply: Reply, tool_ids: list[str]) -> list[dict[str, Any]]:
     return blocks
 
 
+def _safeguard_results(body: dict[str, Any], tool_ids: list[str]) -> list[dict[str, Any]]:
+    """The server-side checks a request asks for, answered: every tool call is fine.
+
+    Claude Code asks the API to judge its tool calls (``safeguards``, type
+    ``dangerous_tool_use``) and, in its ``auto`` permission mode, holds a call it cannot get a
+    verdict for. A real API sends the verdicts in ``message_delta``; so does this one.
+
+    Examples
+    --------
+    >>> verdicts = _safeguard_results({"safeguards": [{"type": "dangerous_tool_use"}]}, ["t1"])
+    >>> verdicts[0]["status"]["tool_uses"]
+    {'t1': {'type': 'evaluated', 'outcome': 'not_flagged'}}
+    >>> _safeguard_results({}, ["t1"])
+    []
+    """
+    asked = body.get("safeguards")
+    if not isinstance(asked, list) or not tool_ids:
+        return []
+    verdict = {"type": "evaluated", "outcome": "not_flagged"}
+    return [
+        {
+            "type": "dangerous_tool_use",
+            "status": {"type": "available", "tool_uses": {t: dict(verdict) for t in tool_ids}},
+        }
+        for check in asked
+        if isinstance(check, dict) and check.get("type") == "dangerous_tool_use"
+    ]
+
+
 def _stream(
     reply: Reply, body: dict[str, Any], message_id: str, tool_ids: list[str]
 ) -> Iterator[SseEvent]:
@@ -135,11 +164,15 @@ def _stream(
         )
         yield SseEvent("content_block_stop", {"type": "content_block_stop", "index": index})
         index += 1
+    delta: dict[str, Any] = {"stop_reason": reply.stop_reason, "stop_sequence": None}
+    verdicts = _safeguard_results(body, tool_ids)
+    if verdicts:
+        delta["safeguard_results"] = verdicts
     yield SseEvent(
         "message_delta",
         {
             "type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+            "delta": delta,
             "usage": {"output_tokens": usage["output_tokens"]},
         },
     )

@@ -66,6 +66,11 @@ DIALOG_KEY_DELAY = 0.3
 """Seconds between the keys of a dialog recipe (the pickers re-render after each key; at
 0.3 s every recipe in tests/test_live_dialogs.py lands the intended answers)."""
 
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
+"""Tools that start a sub-agent: ``Agent`` in 2.1.332 (which still takes ``Task`` as an
+alias); ``Task`` in the versions before it. Their ``prompt`` input is the sub-agent's first
+prompt."""
+
 RUN_SETTINGS: dict[str, object] = {"askUserQuestionTimeout": "never"}
 """Settings layered over the user's for every run. 2.1.332 can auto-continue an unanswered
 question after ``askUserQuestionTimeout`` ("60s" | "5m" | "10m" | "never"; unset means

@@ -48,7 +48,8 @@ from .._shared import load_json as _load_json
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
-from ._transcript import ClaudeTranscriptReader, peek_session, project_dir
+from ._files import peek_session, project_dir, subagent_dir
+from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -331,7 +332,10 @@ class ClaudeCodeProvider(AgentProvider):
             path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
         if current is not None and current.transcript_id == session_id:
             return current
-        return TranscriptRef(transcript_id=str(session_id), path=path, watch=(path.parent,))
+        # The session's folder holds its sub-agents' transcripts, written beside the main one.
+        return TranscriptRef(
+            transcript_id=str(session_id), path=path, watch=(path.parent, subagent_dir(path))
+        )
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return ClaudeTranscriptReader(ref)
