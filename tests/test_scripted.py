@@ -147,6 +147,7 @@ def test_usage_is_deterministic_and_overridable() -> None:
         "output_tokens": 3,
         "cache_read_input_tokens": 2,
         "cache_creation_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
     }
 
 

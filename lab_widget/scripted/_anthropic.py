@@ -46,7 +46,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
     return Conversation(user_text="", step=steps, key="")
 
 
-def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, int]:
+def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     return {
         "input_tokens": reply.input_tokens
         if reply.input_tokens is not None
@@ -56,6 +56,12 @@ def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, int]:
         else estimate_tokens(reply.text) + 10 * len(reply.tools),
         "cache_read_input_tokens": reply.cache_read_tokens,
         "cache_creation_input_tokens": reply.cache_write_tokens,
+        # The API breaks cache writes down by lifetime beside the total; agents record the
+        # breakdown, and readers of their files count from it.
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": reply.cache_write_tokens,
+            "ephemeral_1h_input_tokens": 0,
+        },
     }
 
 
