@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import Endpoint, Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget import Endpoint, Reply, Rule, Run, ScriptedModel, ToolUse, WaitTimeoutError
 from lab_widget._run import _runner
 from lab_widget.schema import SessionSummary
 
@@ -93,10 +93,13 @@ def recorded(
         model = script().start()
         run = Run(provider, cwd=work, model=MODEL, endpoint=Endpoint(model.base_url, model.api_key))
         try:
-            run.send("hello")
-            assert run.wait(timeout=180) == "idle", run.screen()
-            run.send("please use a tool")
-            assert run.wait(timeout=180) == "idle", run.screen()
+            for prompt in ("hello", "please use a tool"):
+                run.send(prompt)
+                try:
+                    state = run.wait(timeout=180)
+                except WaitTimeoutError:
+                    pytest.fail(f"{provider} never finished {prompt!r}:\n{run.screen()}")
+                assert state == "idle", run.screen()
             assert run.messages[-1].text == "The tool said tool-output-42.", run.screen()
             assert any(m.tool is not None and m.tool.status == "ok" for m in run.messages)
             session = run.session

@@ -272,10 +272,11 @@ class ClaudeTranscriptReader(TranscriptReader):
         source = entry.get("querySource")
         if isinstance(source, str) and not source.startswith("repl_main_thread"):
             return
-        # A request of the main thread is a turn under way, whatever started it (a prompt,
-        # a tool result, a sub-agent's notification).
-        self._state = "working"
-        self._open_response = True
+        if isinstance(source, str):
+            # A request of the main thread is a turn under way, whatever started it (a
+            # prompt, a tool result, a sub-agent's notification).
+            self._state = "working"
+            self._open_response = True
         params = entry.get("params")
         model = params.get("model") if isinstance(params, dict) else None
         if isinstance(model, str) and model:
