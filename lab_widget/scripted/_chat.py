@@ -174,7 +174,7 @@ def _stream(
 
     yield chunk({"role": "assistant", "content": ""})
     for text in text_chunks(reply.text):
-        yield chunk({"content": text}, delay=reply.chunk_delay)
+        yield chunk({"content": text}, delay=reply.chunk_delay or 0.0)
     for call in calls:
         # The name and id open a call; its arguments follow as a separate delta.
         head = dict(call, function={"name": call["function"]["name"], "arguments": ""})

@@ -208,7 +208,7 @@ def _stream(
     if reply.reasoning:
         yield SseEvent(None, _chunk([{"text": reply.reasoning, "thought": True}], model))
     for piece in text_chunks(reply.text):
-        yield SseEvent(None, _chunk([{"text": piece}], model), delay=reply.chunk_delay)
+        yield SseEvent(None, _chunk([{"text": piece}], model), delay=reply.chunk_delay or 0.0)
     yield SseEvent(
         None,
         _chunk(

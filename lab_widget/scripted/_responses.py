@@ -312,7 +312,7 @@ def _stream(
                         "content_index": 0,
                         "delta": chunk,
                     },
-                    delay=reply.chunk_delay,
+                    delay=reply.chunk_delay or 0.0,
                 )
             yield event(
                 {
