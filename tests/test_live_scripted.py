@@ -135,3 +135,77 @@ def test_claude_code_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) 
         assert files[0].name == f"agent-{first['agentId']}.jsonl"
     finally:
         run.stop()
+
+
+def rollouts(run: Run) -> list[dict[str, Any]]:
+    """The first entry (``session_meta``) of every rollout file in the run's sessions folder."""
+    transcript = run.transcript_path
+    assert transcript is not None
+    sessions = next(p for p in transcript.parents if p.name == "sessions")
+    return [json.loads(f.read_text().splitlines()[0]) for f in sorted(sessions.rglob("*.jsonl"))]
+
+
+@pytest.mark.usefixtures("codex_binary")
+def test_codex_takes_paced_reasoning_and_late_usage(lab_home: Path, workdir: Path) -> None:
+    turn = [
+        Reply(
+            thinking=THOUGHT * 3,
+            blocks=["Let me check.", ToolUse("Bash", {"command": "echo tool-output-42"})],
+            cache_read_tokens=100,
+        ),
+        Reply("The tool said tool-output-42.", thinking="Report the output."),
+    ]
+    model = ScriptedModel(rules=[Rule("use a tool", turn)], block_delay=0.4)
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("please use a tool")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert assistant_texts(run)[-2:] == ["Let me check.", "The tool said tool-output-42."]
+        assert errors(run) == []
+        steps = model.scripted_requests
+        assert [(r.user_text, r.step) for r in steps] == [
+            ("please use a tool", 0),
+            ("please use a tool", 1),
+        ]
+        # The CLI kept the reasoning item, encrypted content and all, and sends it back.
+        sent = [i for i in steps[1].body["input"] if i.get("type") == "reasoning"]
+        assert [i["summary"][0]["text"] for i in sent] == [THOUGHT * 3]
+        assert sent[0]["encrypted_content"]
+    finally:
+        run.stop()
+
+
+@pytest.mark.usefixtures("codex_binary")
+def test_codex_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) -> None:
+    sub = [Reply(tools=[ToolUse("Bash", {"command": "ls | wc -l"})]), Reply("3 files")]
+    task = ToolUse("Task", {"description": "Count files", "prompt": "count the files"})
+    main = [Reply("Delegating.", tools=[task]), Reply("The sub-agent is counting.")]
+    model = ScriptedModel(
+        rules=[Rule("count the files", sub, subagent=True), Rule("delegate", main)],
+        sequence=["The main sequence, untouched."],
+    )
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("please delegate the count")
+        assert run.wait_for(
+            lambda r: r.state == "idle" and len(model.subagent_requests) == 2, timeout=120
+        ), run.screen()
+        assert [(r.user_text, r.step) for r in model.subagent_requests] == [
+            ("count the files", 0),
+            ("count the files", 1),
+        ]
+        mains = [r for r in model.scripted_requests if not r.subagent]
+        assert [(r.user_text, r.step) for r in mains] == [
+            ("please delegate the count", 0),
+            ("please delegate the count", 1),
+        ]
+        tools = [m.tool for m in run.messages if m.tool is not None]
+        assert [t.name for t in tools][:1] == ["spawn_agent"] and tools[0].status == "ok"
+        # The sub-agent's thread is a rollout of its own, marked with its parent.
+        metas = [r["payload"] for r in rollouts(run)]
+        spawned = [m for m in metas if isinstance(m.get("source"), dict)]
+        assert len(metas) == 2 and len(spawned) == 1
+        parent = spawned[0]["source"]["subagent"]["thread_spawn"]["parent_thread_id"]
+        assert parent == next(m["id"] for m in metas if m is not spawned[0])
+    finally:
+        run.stop()

@@ -275,7 +275,7 @@ class ScriptedModel:
             self._record(method, path, body, scripted, conv, subagent)
             call_ids = [self._next_id("call") for _ in reply.calls]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
-            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids)
+            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids, pace)
         if route.endswith("/v1/chat/completions"):
             conv = _chat.conversation(body)
             scripted = not _chat.is_side_query(body) and bool(conv.key)
