@@ -209,3 +209,49 @@ def test_codex_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) -> Non
         assert parent == next(m["id"] for m in metas if m is not spawned[0])
     finally:
         run.stop()
+
+
+@pytest.mark.usefixtures("opencode_binary")
+def test_opencode_takes_paced_reasoning_and_a_subagent(lab_home: Path, workdir: Path) -> None:
+    sub = [
+        Reply(
+            thinking="Count with ls.",
+            tools=[ToolUse("Bash", {"command": "ls | wc -l", "description": "count"})],
+        ),
+        Reply("3 files"),
+    ]
+    task = ToolUse("Task", {"description": "Count files", "prompt": "count the files"})
+    main = [
+        Reply(thinking=THOUGHT * 2, blocks=["Delegating.", task], cache_read_tokens=50),
+        Reply("It counted 3 files.", thinking="Report the count."),
+    ]
+    model = ScriptedModel(
+        rules=[Rule("count the files", sub, subagent=True), Rule("delegate", main)],
+        sequence=["The main sequence, untouched."],
+        block_delay=0.4,
+    )
+    run = Run("opencode", cwd=workdir, model=model)
+    try:
+        run.send("please delegate the count", ready_timeout=90)
+        assert run.wait_for(
+            lambda r: r.state == "idle" and "It counted 3 files." in assistant_texts(r),
+            timeout=120,
+        ), run.screen()
+        assert errors(run) == []
+        assert [(r.user_text, r.step) for r in model.subagent_requests] == [
+            ("count the files", 0),
+            ("count the files", 1),
+        ]
+        mains = [r for r in model.scripted_requests if not r.subagent]
+        assert [(r.user_text, r.step) for r in mains] == [
+            ("please delegate the count", 0),
+            ("please delegate the count", 1),
+        ]
+        # OpenCode's task tool ran the sub-agent to its end and returned its answer.
+        tools = [m.tool for m in run.messages if m.tool is not None and m.tool.name == "task"]
+        assert tools and tools[0].status == "ok" and "3 files" in (tools[0].output or "")
+        # The CLI kept the reasoning and sends it back with the assistant message.
+        sent = [m for m in mains[1].body["messages"] if m.get("role") == "assistant"]
+        assert sent[0]["reasoning_content"] == THOUGHT * 2
+    finally:
+        run.stop()

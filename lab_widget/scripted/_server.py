@@ -283,7 +283,7 @@ class ScriptedModel:
             self._record(method, path, body, scripted, conv, subagent)
             call_ids = [self._next_id("call") for _ in reply.calls]
             return _chat.respond(
-                reply, body, self._next_id("chatcmpl"), call_ids, created=int(time.time())
+                reply, body, self._next_id("chatcmpl"), call_ids, int(time.time()), pace
             )
         if route.endswith((":generateContent", ":streamGenerateContent")):
             return self._gemini(method, path, route, body)
