@@ -255,3 +255,55 @@ def test_opencode_takes_paced_reasoning_and_a_subagent(lab_home: Path, workdir: 
         assert sent[0]["reasoning_content"] == THOUGHT * 2
     finally:
         run.stop()
+
+
+@pytest.mark.usefixtures("gemini_binary")
+def test_gemini_cli_takes_paced_thoughts_and_a_subagent(lab_home: Path, workdir: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (workdir / name).write_text(name)
+    sub = [
+        # A read-only tool: the sub-agent runs without a confirmation.
+        Reply(
+            thinking="List the folder.",
+            tools=[ToolUse("list_directory", {"dir_path": str(workdir)})],
+        ),
+        Reply("3 files"),
+    ]
+    task = ToolUse("Task", {"description": "Count files", "prompt": "count the files"})
+    thought = "**Planning the count**\n\nA sub-agent can count them while I wait."
+    main = [
+        Reply(thinking=thought, blocks=["Delegating.", task], cache_read_tokens=50),
+        Reply("It counted 3 files.", thinking="**Reporting**\n\nSay what it found."),
+    ]
+    model = ScriptedModel(
+        rules=[Rule("count the files", sub, subagent=True), Rule("delegate", main)],
+        sequence=["The main sequence, untouched."],
+        block_delay=0.4,
+    )
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("please delegate the count", ready_timeout=90)
+        assert run.wait_for(
+            lambda r: r.state == "idle" and "It counted 3 files." in assistant_texts(r),
+            timeout=120,
+        ), run.screen()
+        assert errors(run) == []
+        assert [(r.user_text, r.step) for r in model.subagent_requests] == [
+            ("count the files", 0),
+            ("count the files", 1),
+        ]
+        mains = [r for r in model.scripted_requests if not r.subagent]
+        assert [(r.user_text, r.step) for r in mains] == [
+            ("please delegate the count", 0),
+            ("please delegate the count", 1),
+        ]
+        # The sub-agent handed its answer in, and the main turn got it as the call's result.
+        tools = [m.tool for m in run.messages if m.tool is not None]
+        assert tools and tools[0].name == "invoke_agent" and tools[0].status == "ok"
+        assert "3 files" in (tools[0].output or "")
+        # The CLI kept the signature on the call it belongs to and sends it back.
+        model_turn = next(c for c in mains[1].body["contents"] if c.get("role") == "model")
+        sent = model_turn["parts"]
+        assert any("functionCall" in p and p.get("thoughtSignature") for p in sent)
+    finally:
+        run.stop()

@@ -299,7 +299,7 @@ class ScriptedModel:
     def _gemini(self, method: str, path: str, route: str, body: dict[str, Any]) -> WireResponse:
         conv = _gemini.conversation(body)
         scripted = not _gemini.is_side_query(body) and bool(conv.key)
-        reply, _, subagent = (
+        reply, pace, subagent = (
             self._play(conv)
             if scripted
             else (Reply(_gemini.side_json(body, _SIDE_REPLY.text)), BURST, False)
@@ -308,7 +308,7 @@ class ScriptedModel:
         model, _, verb = route.rpartition("/")[2].partition(":")
         call_ids = [self._next_id("call") for _ in reply.calls]
         stream = verb == "streamGenerateContent"
-        return _gemini.respond(reply, body, model, call_ids, stream=stream)
+        return _gemini.respond(reply, body, model, call_ids, stream, pace)
 
     def _record(
         self,
