@@ -15,7 +15,9 @@ when the request offers a function by that name it is called as written; a porta
 (``"Bash"``, ``"Task"``) is translated to the function the request offers, keeping only
 the arguments that function declares (OpenCode's sub-agent tool is ``task``, with
 ``description``, ``prompt`` and ``subagent_type``, ``general`` unless the script names
-another).
+another). The sub-agent's session sends requests like the main one's, with its own tool
+list (no ``task``, no ``question``) and no other mark: its prompt, the one the script
+handed over, is what tells it apart.
 """
 
 from __future__ import annotations

@@ -225,8 +225,8 @@ class ScriptedModel:
         return f"{prefix}_scripted_{next(self._ids):06d}"
 
     def _is_delegated(self, text: str) -> bool:
-        stripped = text.strip()
-        return any(p == stripped or p in text for p in self._delegated)
+        # Agents may wrap the prompt they hand over; it stays a part of the user text.
+        return any(p in text for p in self._delegated)
 
     def _play(self, conv: Conversation) -> tuple[Reply, Pace, bool]:
         """The reply to one scripted request, its pace, and whether a sub-agent asked."""
