@@ -16,6 +16,7 @@ import argparse
 import base64
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -131,6 +132,18 @@ def script(work: Path, version: str) -> ScriptedModel:
                 ],
             ),
             Rule("slow", Reply("This takes a while. " * 40, chunk_delay=0.3)),
+            Rule(
+                "think it through",
+                [
+                    Reply(
+                        "Let me look.",
+                        thinking="The user wants me to think. I should list the files first.",
+                        tools=[ToolUse("Bash", {"command": "ls", "description": "List files"})],
+                        block_delay=0.6,
+                    ),
+                    Reply("There is one file.", thinking="One file is listed.", block_delay=0.6),
+                ],
+            ),
             Rule("hello", "Hello from the scripted model."),
         ],
         fallback="Noted.",
@@ -179,6 +192,7 @@ def _save(name: str, run: Run, path: Path | None) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.jsonl").write_text(_normalise(path, run, home))
     print(f"recorded {name}: {path.stat().st_size} bytes")
+    shutil.rmtree(OUT / name, ignore_errors=True)  # sub-agents of an earlier recording
     subagents = path.with_suffix("") / "subagents"
     for file in sorted(subagents.glob("agent-*")) if subagents.is_dir() else []:
         target = OUT / name / "subagents" / file.name
@@ -234,6 +248,12 @@ def interrupt(run: Run) -> None:
     _save("interrupt", run, run.transcript_path)
 
 
+def thinking(run: Run) -> None:
+    run.send("think it through")
+    run.wait(timeout=120)
+    _save("thinking", run, run.transcript_path)
+
+
 def subagent(run: Run) -> None:
     run.send("please delegate")
     run.wait(timeout=180)
@@ -271,10 +291,11 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "paste": paste,
     "interrupt": interrupt,
     "subagent": subagent,
+    "thinking": thinking,
     "image": image,
     "compact": compact,
 }
-OLDER = ("hello", "tools", "subagent", "image", "compact")
+OLDER = ("hello", "tools", "subagent", "thinking", "image", "compact")
 """What is recorded from an older version: what its users' histories hold."""
 
 

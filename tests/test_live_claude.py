@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse, history
+from lab_widget._chat import ChatEvent
 
 from .waiting import retry_until
 
@@ -319,6 +320,50 @@ def test_a_sub_agent_is_nested_live_and_its_tokens_roll_up(lab_home: Path, workd
         scopes = {m.scope: m.usage for m in run.session.models}
         assert scopes["subagent"].output_tokens > 0
         assert scopes["main"] + scopes["subagent"] == run.session.usage
+    finally:
+        unsubscribe()
+        run.stop()
+
+
+def test_a_model_that_pauses_between_blocks_never_ends_the_wait_early(
+    lab_home: Path, workdir: Path
+) -> None:
+    # A real model thinks, pauses, streams a block, pauses, calls a tool...: at no point
+    # between its first token and its final answer may the run look idle.
+    turn = [
+        Reply(
+            thinking="First I look at the folder. " * 4,
+            blocks=["Let me look.", ToolUse("Bash", {"command": "ls", "description": "List"})],
+            block_delay=1.0,
+        ),
+        Reply(
+            thinking="Then I check one more thing.",
+            blocks=["One more check.", ToolUse("Bash", {"command": "pwd", "description": "Where"})],
+            block_delay=1.0,
+        ),
+        Reply("All done.", thinking="That is all.", block_delay=1.0),
+    ]
+    run = Run("claude-code", cwd=workdir, model=ScriptedModel(rules=[Rule("look", turn)]))
+    early: list[list[str]] = []
+    sent: list[bool] = []
+
+    def watch(event: ChatEvent) -> None:
+        texts = [m.text for m in run.messages if m.role == "assistant" and not m.thinking]
+        if sent and event.state == "idle" and "All done." not in texts:
+            early.append(texts)
+
+    unsubscribe = run.subscribe(watch)
+    try:
+        run.send("look around")
+        sent.append(True)
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert early == []
+        assert run.messages[-1].text == "All done."
+        assert [m.text for m in run.messages if m.thinking] == [
+            "First I look at the folder. " * 4,
+            "Then I check one more thing.",
+            "That is all.",
+        ]
     finally:
         unsubscribe()
         run.stop()
