@@ -19,6 +19,7 @@ sub-agent gets its own tool list (no ``AskUserQuestion``). A portable
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
@@ -128,6 +129,33 @@ def tool_name(tool: ToolUse, body: dict[str, Any]) -> str:
     if tool.name in offered:
         return tool.name
     return next((n for n in _TOOL_ALIASES.get(tool.name, ()) if n in offered), tool.name)
+
+
+_HANDBACK = "SubagentHandback"
+
+
+def delivered(reply: Reply, body: dict[str, Any]) -> Reply:
+    """``reply`` as a model answering this request plays it.
+
+    Claude Code's sub-agents hand their report back only through the ``SubagentHandback``
+    tool their requests offer (plain final text is not delivered, and the CLI asks again):
+    a model follows that instruction, so a scripted final answer in text becomes that call.
+
+    Examples
+    --------
+    >>> body = {"tools": [{"name": "Bash"}, {"name": "SubagentHandback"}]}
+    >>> delivered(Reply("3 files"), body).calls
+    (ToolUse(name='SubagentHandback', input={'message': '3 files'}),)
+    >>> delivered(Reply("3 files"), {"tools": [{"name": "Bash"}]}).calls
+    ()
+    """
+    offered = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    if reply.calls or _HANDBACK not in offered:
+        return reply
+    report = "\n\n".join(b for b in reply.content if isinstance(b, str))
+    thoughts = tuple(b for b in reply.blocks if isinstance(b, Thinking))
+    handback = ToolUse(_HANDBACK, {"message": report})
+    return dataclasses.replace(reply, text="", tools=(), blocks=(*thoughts, handback))
 
 
 def _thinks(body: dict[str, Any]) -> bool:

@@ -261,6 +261,7 @@ class ScriptedModel:
             scripted = bool(body.get("tools")) and bool(conv.key)
             reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
             self._record(method, path, body, scripted, conv, subagent)
+            reply = _anthropic.delivered(reply, body)
             tool_ids = [self._next_id("toolu") for _ in reply.calls]
             beta = _anthropic.betas(headers or {})
             return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids, pace, beta)
