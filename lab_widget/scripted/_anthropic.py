@@ -60,9 +60,32 @@ def _user_texts(content: Any) -> list[str]:
             if isinstance(block, dict) and block.get("type") == "text":
                 text = str(block.get("text", ""))
                 # Agent CLIs inject reminders as extra text blocks; they are not the user's.
-                if not text.lstrip().startswith(_REMINDER):
+                if not text.lstrip().startswith(_REMINDER) and not _reports_back(text):
                     texts.append(text)
     return texts
+
+
+_REPORTS = ("<task-notification>", "<agent-message ")
+"""How a background sub-agent's report reaches the main thread (Claude Code 2.1.332): a task
+notification, or a message from the sub-agent as a peer ("Another Claude session sent a
+message: <agent-message from=...>[Subagent hand-back] ...")."""
+
+
+def _reports_back(text: str) -> bool:
+    """Whether a user-role text is a sub-agent reporting back, not the user.
+
+    The report continues the turn that started the sub-agent: the model answers it as the
+    next step of that turn.
+
+    Examples
+    --------
+    >>> _reports_back('Another Claude session sent a message:\n<agent-message from="a1">')
+    True
+    >>> _reports_back("count the files")
+    False
+    """
+    head = text.lstrip()[:200]
+    return any(mark in head for mark in _REPORTS)
 
 
 def _is_subagent(body: dict[str, Any]) -> bool:
