@@ -79,7 +79,7 @@ def _reports_back(text: str) -> bool:
 
     Examples
     --------
-    >>> _reports_back('Another Claude session sent a message:\n<agent-message from="a1">')
+    >>> _reports_back('Another Claude session sent a message: <agent-message from="a1">')
     True
     >>> _reports_back("count the files")
     False
