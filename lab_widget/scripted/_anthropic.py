@@ -96,6 +96,31 @@ def _is_subagent(body: dict[str, Any]) -> bool:
     )
 
 
+def _canonical(value: Any) -> Any:
+    """``value`` as the same conversation always reads, whatever request re-sent it.
+
+    The CLI moves its ``cache_control`` marks to the newest messages on every request, and
+    sends a message's text as a block list once and as a plain string later: one
+    conversation must keep one key.
+
+    Examples
+    --------
+    >>> _canonical([{"role": "user", "content": [
+    ...     {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}])
+    [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]
+    >>> _canonical([{"role": "user", "content": "hi"}])
+    [{'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}]
+    """
+    if isinstance(value, dict):
+        out = {k: _canonical(v) for k, v in value.items() if k != "cache_control"}
+        if "role" in out and isinstance(out.get("content"), str):
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
 def conversation(body: dict[str, Any]) -> Conversation:
     """Find the latest user text and how many model steps answered it so far.
 
@@ -120,7 +145,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
             continue  # agents may append role "system" context after the prompt
         texts = _user_texts(message.get("content"))
         if texts:
-            key = json.dumps(messages[: index + 1], sort_keys=True, default=str)
+            key = json.dumps(_canonical(messages[: index + 1]), sort_keys=True, default=str)
             return Conversation("\n".join(texts), steps, key, subagent)
     return Conversation("", steps, "", subagent)
 
