@@ -310,15 +310,16 @@ def test_tailer_follows_a_folder_created_later_and_stops(
     calls = threading.Event()
     tailer = Tailer(lambda: [target], calls.set).start()
 
-    def write_is_seen(n: int) -> bool:
+    def write_is_seen(n: int, within: float = 0.5) -> bool:
         calls.clear()
         (target / f"t{n}.jsonl").write_text("{}\n")
-        return calls.wait(0.5)
+        return calls.wait(within)
 
     try:
         target.mkdir(parents=True)
         assert any(write_is_seen(n) for n in range(10))
-        assert write_is_seen(99)  # and every later write
+        # And every later write, however loaded the machine is (a debounced poll may be late).
+        assert write_is_seen(99, within=10)
     finally:
         tailer.stop()
     assert not tailer.running

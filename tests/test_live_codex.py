@@ -415,11 +415,12 @@ def test_a_subagent_works_nested_under_its_call_and_its_tokens_roll_up(
                 "delegate",
                 [
                     Reply(tools=[ToolUse("spawn_agent", {"message": "child task: echo"})]),
-                    # Held until the child is done, so its notification lands in this turn.
+                    # Held until the child is done, so its notification lands in this turn,
+                    # and the model answers it as the turn's next step.
                     Reply("A sub-agent is on it.", delay=8),
+                    Reply("The sub-agent finished."),
                 ],
             ),
-            Rule("subagent_notification", Reply("The sub-agent finished.")),
         ]
     )
     run = Run("codex", cwd=workdir, model=model)
