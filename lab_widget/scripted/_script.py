@@ -12,7 +12,7 @@ match wins), else by the next unused entry of the sequence, else by the fallback
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,12 @@ class Reply:
     reasoning
         A reasoning summary sent before the text, on wire APIs that carry one (the
         Responses API); others leave it out.
+    headers
+        Response headers sent with this step, over the model's own ``headers`` (the
+        rate-limit headers an agent CLI reads its quotas from).
+    model
+        The model name the response reports, instead of the one requested (a silent
+        substitution, as a gateway's fallback does).
 
     Examples
     --------
@@ -77,6 +83,8 @@ class Reply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     reasoning: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
 
     @property
     def stop_reason(self) -> str:

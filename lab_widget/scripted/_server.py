@@ -52,6 +52,10 @@ class ScriptedModel:
         The turn played when neither a rule nor the sequence has one.
     model_name
         The model name reported when a request does not name one.
+    headers
+        Response headers sent with every scripted answer (a :class:`Reply`'s own
+        ``headers`` add to them): the rate-limit headers an agent CLI reads its quotas
+        from, as the vendor's API sends them.
 
     Examples
     --------
@@ -75,6 +79,7 @@ class ScriptedModel:
         fallback: TurnSpec = DEFAULT_FALLBACK,
         model_name: str = "scripted-model",
         api_key: str = "sk-scripted-0000000000000000000000",
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         if isinstance(sequence, Mapping):
             rules = [*rules, *(Rule(k, v) for k, v in sequence.items())]
@@ -82,6 +87,7 @@ class ScriptedModel:
         self.script = Script(rules=list(rules), sequence=list(sequence), fallback=fallback)
         self.model_name = model_name
         self.api_key = api_key
+        self.headers = dict(headers or {})
         self._lock = threading.Lock()
         self._turns: dict[str, tuple[Reply, ...]] = {}
         self._requests: list[RecordedRequest] = []
@@ -179,7 +185,10 @@ class ScriptedModel:
             )
             self._record(method, path, body, scripted, conv.user_text, conv.step)
             tool_ids = [self._next_id("toolu") for _ in reply.tools]
-            return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids)
+            answer = _anthropic.respond(
+                reply, _as_model(reply, body), self._next_id("msg"), tool_ids
+            )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith("/v1/responses"):
             conv = _responses.conversation(body)
             scripted = not _responses.is_side_query(body) and bool(conv.key)
@@ -191,7 +200,10 @@ class ScriptedModel:
             self._record(method, path, body, scripted, conv.user_text, conv.step)
             call_ids = [self._next_id("call") for _ in reply.tools]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
-            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids)
+            answer = _responses.respond(
+                reply, _as_model(reply, body), self._next_id("resp"), item_ids, call_ids
+            )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith("/v1/chat/completions"):
             conv = _chat.conversation(body)
             scripted = not _chat.is_side_query(body) and bool(conv.key)
@@ -200,9 +212,14 @@ class ScriptedModel:
             )
             self._record(method, path, body, scripted, conv.user_text, conv.step)
             call_ids = [self._next_id("call") for _ in reply.tools]
-            return _chat.respond(
-                reply, body, self._next_id("chatcmpl"), call_ids, created=int(time.time())
+            answer = _chat.respond(
+                reply,
+                _as_model(reply, body),
+                self._next_id("chatcmpl"),
+                call_ids,
+                created=int(time.time()),
             )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith((":generateContent", ":streamGenerateContent")):
             return self._gemini(method, path, route, body)
         if route.endswith("/v1/messages/count_tokens"):
@@ -225,7 +242,17 @@ class ScriptedModel:
         self._record(method, path, body, scripted, conv.user_text, conv.step)
         model, _, verb = route.rpartition("/")[2].partition(":")
         call_ids = [self._next_id("call") for _ in reply.tools]
-        return _gemini.respond(reply, body, model, call_ids, stream=verb == "streamGenerateContent")
+        answer = _gemini.respond(
+            reply, body, model, call_ids, stream=verb == "streamGenerateContent"
+        )
+        return self._with_headers(answer, reply, scripted)
+
+    def _with_headers(self, answer: WireResponse, reply: Reply, scripted: bool) -> WireResponse:
+        # Side queries carry the model's headers too: a CLI may read quotas from any answer.
+        answer.headers.update(self.headers)
+        if scripted:
+            answer.headers.update(reply.headers)
+        return answer
 
     def _record(
         self, method: str, path: str, body: dict[str, Any], scripted: bool, text: str, step: int
@@ -234,6 +261,11 @@ class ScriptedModel:
             self._requests.append(
                 RecordedRequest(method, path, body, scripted, text, step, time.time())
             )
+
+
+def _as_model(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the dialects read it, naming the model ``reply`` answers as."""
+    return body if reply.model is None else {**body, "model": reply.model}
 
 
 def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
@@ -269,6 +301,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 self.send_response(response.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                self._extra_headers(response)
                 self.end_headers()
                 self.wfile.write(data)
                 return
@@ -276,6 +309,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
+            self._extra_headers(response)
             self.end_headers()
             self.close_connection = True
             for event in response.events:
@@ -285,5 +319,9 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 head = f"event: {event.event}\n" if event.event else ""
                 self.wfile.write(f"{head}data: {text}\n\n".encode())
                 self.wfile.flush()
+
+        def _extra_headers(self, response: WireResponse) -> None:
+            for name, value in response.headers.items():
+                self.send_header(name, value)
 
     return Handler

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Conversation", "SseEvent", "WireResponse", "estimate_tokens", "text_chunks"]
@@ -39,6 +39,8 @@ class WireResponse:
     events: Iterator[SseEvent] | None = None
     delay: float = 0.0
     status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (rate-limit headers a CLI reads its quotas from)."""
 
 
 def estimate_tokens(text: str) -> int:
