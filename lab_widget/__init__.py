@@ -10,7 +10,7 @@ from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
 from ._auth_events import AuthChange
 from ._auth_events import subscribe as on_auth_change
-from ._frames import to_dataframe
+from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
 from ._history import SessionInfo, history
 from ._home import lab_home
 from ._magics import load_ipython_extension
@@ -107,10 +107,12 @@ __all__ = [
     "on_auth_change",
     "provider_ids",
     "providers",
+    "rate_limits_dataframe",
     "read_transcript",
     "runs",
     "schema",
     "to_dataframe",
+    "turns_dataframe",
 ]
 
 __version__ = "0.1.0"
