@@ -14,6 +14,7 @@ from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
 from ._history import SessionInfo, history
 from ._home import lab_home
 from ._magics import load_ipython_extension
+from ._metrics import MetricsServer, metrics, serve_metrics
 from ._providers import ProviderInfo, ProviderTable, providers
 from ._run import Run, get_run, runs
 from ._seed import Seed, Workspace
@@ -73,6 +74,7 @@ __all__ = [
     "LabWidgetError",
     "LoginFailedError",
     "LoginStart",
+    "MetricsServer",
     "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
@@ -104,6 +106,7 @@ __all__ = [
     "lab_home",
     "load_ipython_extension",
     "login",
+    "metrics",
     "on_auth_change",
     "provider_ids",
     "providers",
@@ -111,6 +114,7 @@ __all__ = [
     "read_transcript",
     "runs",
     "schema",
+    "serve_metrics",
     "to_dataframe",
     "turns_dataframe",
 ]
