@@ -26,7 +26,7 @@ from ._providers import ProviderTable, providers
 from ._transcripts import read_chat
 from .errors import MissingDependencyError
 from .provider import AgentProvider, TranscriptRef
-from .schema import Chat, State, Turn
+from .schema import Chat, SessionSummary, State, Turn
 
 __all__ = [
     "DURATION_BUCKETS",
@@ -70,6 +70,9 @@ class _Run(Protocol):
 
     @property
     def turns(self) -> list[Turn]: ...
+
+    @property
+    def session(self) -> SessionSummary: ...
 
     @property
     def past_epochs(self) -> Sequence[TranscriptRef]: ...
@@ -170,6 +173,12 @@ def collect(
                 if chat is not None:
                     turns = [*chat.turns, *turns]
         samples += _turn_samples(provider, turns)
+        for limit in run.session.rate_limits:
+            if limit.used_percent is not None:
+                labels = (("limit_id", limit.limit_id), ("window", limit.window or ""))
+                samples.append(
+                    Sample("rate_limit_used_percent", provider, labels, limit.used_percent)
+                )
     for info in table or ():
         samples.append(Sample("up", info.id, (), 1 if info.health == "ok" else 0))
         if info.latency_ms is not None:
@@ -212,8 +221,9 @@ def metrics(*, history: bool = True, check_auth: bool = False) -> Any:
         The columns of :data:`METRIC_COLUMNS`, one row per figure: ``runs`` (by
         ``state``), ``turns`` (by ``outcome``: ok, error, interrupted, running),
         ``model_requests`` (by ``model``), ``tool_calls`` (by ``tool``), ``tool_errors``,
-        ``tokens`` (by ``kind``), ``cost_usd_estimate``, the turn-duration histogram
-        (``turn_duration_seconds_bucket`` by ``le``, ``_count``, ``_sum``), and per
+        ``tokens`` (by ``kind``), ``cost_usd_estimate``, ``rate_limit_used_percent`` (by
+        ``limit_id`` and ``window``, the latest a run's vendor reported), the turn-duration
+        histogram (``turn_duration_seconds_bucket`` by ``le``, ``_count``, ``_sum``), and per
         provider ``up`` (1 when its CLI is healthy), ``health_check_seconds`` and
         ``health_checked_timestamp_seconds``.
     """
@@ -233,6 +243,7 @@ _HELP = {
     "tool_errors": ("counter", "Tool calls that failed."),
     "tokens": ("counter", "Tokens billed, by kind (reasoning is part of output)."),
     "cost_usd_estimate": ("counter", "Estimated cost in USD from the pinned price table."),
+    "rate_limit_used_percent": ("gauge", "Share of a quota window used, as the vendor said."),
     "up": ("gauge", "Whether the provider's pinned CLI is installed and answers."),
     "health_check_seconds": ("gauge", "How long the provider's health check took."),
     "health_checked_timestamp_seconds": ("gauge", "When the provider's health was checked."),
@@ -313,8 +324,9 @@ def serve_metrics(
     (``outcome``), ``lab_widget_model_requests_total`` (``model``),
     ``lab_widget_tool_calls_total`` (``tool``), ``lab_widget_tokens_total`` (``kind``),
     ``lab_widget_turn_duration_seconds`` (a histogram), ``lab_widget_up``,
-    ``lab_widget_health_check_seconds``, ``lab_widget_runs`` (``state``). Figures are
-    computed when scraped.
+    ``lab_widget_health_check_seconds``, ``lab_widget_runs`` (``state``),
+    ``lab_widget_rate_limit_used_percent`` (``limit_id``, ``window``). Figures are computed
+    when scraped.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from lab_widget import MissingDependencyError, providers, read_transcript, serve_metrics
 from lab_widget._metrics import DURATION_BUCKETS, Sample, collect
 from lab_widget.provider import AgentProvider, TranscriptRef, get_provider
-from lab_widget.schema import Chat, State, Turn
+from lab_widget.schema import Chat, SessionSummary, State, Turn
 
 from .conftest import FIXTURES
 
@@ -40,6 +40,10 @@ class StubRun:
     @property
     def turns(self) -> list[Turn]:
         return self.chat.turns
+
+    @property
+    def session(self) -> SessionSummary:
+        return self.chat.session
 
     @property
     def past_epochs(self) -> Sequence[TranscriptRef]:
@@ -138,6 +142,11 @@ def test_the_prometheus_endpoint_serves_the_same_figures_over_http() -> None:
     }
     assert tools == {("claude-code", "Bash"): 2.0}
     assert families["lab_widget_turns"].type == "counter"
+    quota = {
+        (s.labels["provider"], s.labels["window"]): s.value
+        for s in families["lab_widget_rate_limit_used_percent"].samples
+    }
+    assert quota == {("codex", "primary"): 97.0, ("codex", "secondary"): 7.0}
     histogram = families["lab_widget_turn_duration_seconds"]
     assert histogram.type == "histogram"
     counts = {s.labels["provider"]: s.value for s in histogram.samples if s.name.endswith("_count")}
