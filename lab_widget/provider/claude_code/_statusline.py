@@ -28,7 +28,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ...schema import RateLimit, SessionSummary
+from ...schema import RateLimit, SessionSummary, TurnFacts
 from .._jsonl import JsonlTail, Line
 from .._numbers import exact
 from . import _compat
@@ -207,6 +207,8 @@ class StatusSpool:
         self._latest: dict[str, Status] = {}
         # Per session: prompt id -> the cost last read during that prompt, in prompt order.
         self._per_prompt: dict[str, dict[str, Decimal]] = {}
+        # A turn's facts with its cost, made once: a merge costs no copies for old turns.
+        self._with_cost: dict[tuple[TurnFacts, Decimal], TurnFacts] = {}
 
     def read(self) -> None:
         """Take in what was appended since the last read."""
@@ -258,13 +260,17 @@ class StatusSpool:
             update["context_window"] = status.context_window
         costs = self.turn_costs(summary.transcript_id)
         if costs and summary.turn_facts:
-            update["turn_facts"] = [
-                fact.model_copy(update={"vendor_cost_usd": costs[fact.prompt_id]})
-                if fact.prompt_id in costs and fact.vendor_cost_usd is None
-                else fact
-                for fact in summary.turn_facts
-            ]
+            update["turn_facts"] = [self._costed(fact, costs) for fact in summary.turn_facts]
         return summary.model_copy(update=update) if update else summary
+
+    def _costed(self, fact: TurnFacts, costs: dict[str, Decimal]) -> TurnFacts:
+        cost = costs.get(fact.prompt_id or "")
+        if cost is None or fact.vendor_cost_usd is not None:
+            return fact
+        key = (fact, cost)
+        if key not in self._with_cost:
+            self._with_cost[key] = fact.model_copy(update={"vendor_cost_usd": cost})
+        return self._with_cost[key]
 
 
 def user_status_command(settings_file: Path) -> str | None:

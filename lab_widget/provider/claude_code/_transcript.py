@@ -24,13 +24,13 @@ from ...schema import (
     SessionSummary,
     State,
     ToolCall,
-    TurnFacts,
     Usage,
 )
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._models import ModelWatch
 from .._numbers import exact
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .._turn_facts import TurnFactsLog
 from .._usage import UsageLedger
 from . import _compat
 from ._dialogs import dialog_for_tool, outcome_for_result
@@ -103,8 +103,7 @@ class ClaudeTranscriptReader(TranscriptReader):
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
         # Per turn (keyed by its prompt's seq): what the transcript records beside messages.
-        self._turns: dict[int, dict[str, Any]] = {}
-        self._turn: dict[str, Any] | None = None
+        self._turns = TurnFactsLog()
         self._models = ModelWatch()
         self._changed: dict[int, None] = {}
         # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
@@ -154,7 +153,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             usage=self._ledger.total,
             models=self._ledger.models(),
             turn_durations_ms=list(self._turn_durations),
-            turn_facts=[TurnFacts(**facts) for facts in self._turns.values()],
+            turn_facts=self._turns.facts(),
         )
 
     def read(self) -> ReadResult:
@@ -296,8 +295,8 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     def _note_turn(self, **facts: Any) -> None:
         # Facts of the turn under way (the latest prompt's), main thread only.
-        if self._turn is not None and self._scope == "main":
-            self._turn.update(facts)
+        if self._scope == "main":
+            self._turns.note(**facts)
 
     def _note_session(self, entry: dict[str, Any]) -> None:
         facts = self._facts
@@ -341,7 +340,7 @@ class ClaudeTranscriptReader(TranscriptReader):
                 self.replace_message(typed.model_copy(update=echo))
                 self._state, self._open_response = before[1], before[2]
                 self._before_prompt = None
-                self._turns.pop(typed.seq, None)  # a command, not a turn
+                self._turns.drop(typed.seq)  # a command, not a turn
             else:
                 self.add_message(**echo)
         for stream, raw in outputs:
@@ -390,10 +389,9 @@ class ClaudeTranscriptReader(TranscriptReader):
         )
         self._before_prompt = (prompt.seq, self._state, self._open_response)
         prompt_id = entry.get("promptId")
-        self._turn = {"seq": prompt.seq}
-        if isinstance(prompt_id, str):
-            self._turn["prompt_id"] = prompt_id
-        self._turns[prompt.seq] = self._turn
+        self._turns.end()  # a turn that recorded no end (interrupted) is over too
+        self._turns.start(prompt.seq)
+        self._note_turn(prompt_id=prompt_id if isinstance(prompt_id, str) else None)
         self._state = "working"
         self._seen_turn = True
         self._open_response = True
@@ -640,6 +638,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             if isinstance(duration, int | float) and not isinstance(duration, bool):
                 self._turn_durations.append(int(duration))
                 self._note_turn(duration_ms=int(duration), ended_at=timestamp(entry))
+                self._turns.end()
         elif subtype == "compact_boundary":
             meta = entry.get("compactMetadata")
             trigger = meta.get("trigger") if isinstance(meta, dict) else None

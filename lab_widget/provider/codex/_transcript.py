@@ -31,11 +31,11 @@ from ...schema import (
     SessionSummary,
     State,
     ToolCall,
-    TurnFacts,
     Usage,
 )
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .._turn_facts import TurnFactsLog
 from . import _compat
 from ._items import (
     Counts,
@@ -139,8 +139,7 @@ class CodexTranscriptReader(TranscriptReader):
         self._models: dict[tuple[str, str], ModelUsage] = {}
         self._limits: dict[tuple[str, str | None], RateLimit] = {}
         # Per turn (keyed by its prompt's seq): what turn_context and task_complete record.
-        self._turns: dict[int, dict[str, Any]] = {}
-        self._turn: dict[str, Any] | None = None
+        self._turns = TurnFactsLog()
         self._changed: dict[int, None] = {}
         if self._clear_echo:
             self._add(
@@ -170,7 +169,7 @@ class CodexTranscriptReader(TranscriptReader):
             models=list(self._models.values()),
             turn_durations_ms=list(self._turn_durations),
             rate_limits=list(self._limits.values()),
-            turn_facts=[TurnFacts(**facts) for facts in self._turns.values() if "seq" in facts],
+            turn_facts=self._turns.facts(),
         )
 
     @property
@@ -486,7 +485,7 @@ class CodexTranscriptReader(TranscriptReader):
         if kind == "task_started":
             thread.task_events = thread.turn_open = True
             if thread is self._main:
-                self._turn = {}  # turn_context may come before the turn's prompt
+                self._turns.end()  # turn_context may come before the turn's prompt
         elif kind == "task_complete":
             thread.task_events, thread.turn_open = True, False
             duration = payload.get("duration_ms")
@@ -496,7 +495,8 @@ class CodexTranscriptReader(TranscriptReader):
                 and not isinstance(duration, bool)
             ):
                 self._turn_durations.append(duration)
-                self._note_turn(duration_ms=duration, ended_at=_timestamp(line.get("timestamp")))
+                self._turns.note(duration_ms=duration, ended_at=_timestamp(line.get("timestamp")))
+                self._turns.end()
             self._turn_ended(thread, line)
         elif kind == "turn_aborted":
             thread.turn_open = False
@@ -517,17 +517,7 @@ class CodexTranscriptReader(TranscriptReader):
     def _start_turn(self, seq: int) -> None:
         # The facts gathered since task_started belong to this prompt; a second prompt of
         # one task (none seen so far) starts its own, keeping what was requested.
-        if self._turn is None or "seq" in self._turn:
-            before = self._turn or {}
-            keep = ("model_requested", "reasoning_effort", "service_tier")
-            self._turn = {k: before[k] for k in keep if k in before}
-        self._turn["seq"] = seq
-        self._turns[seq] = self._turn
-
-    def _note_turn(self, **facts: Any) -> None:
-        if self._turn is None:
-            self._turn = {}
-        self._turn.update({k: v for k, v in facts.items() if v is not None})
+        self._turns.start(seq, keep=("model_requested", "reasoning_effort", "service_tier"))
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
         mode = payload.get("collaboration_mode")
@@ -537,7 +527,7 @@ class CodexTranscriptReader(TranscriptReader):
             effort = settings.get("reasoning_effort")
         tier = payload.get("service_tier")
         model = payload.get("model")
-        self._note_turn(
+        self._turns.note(
             model_requested=model if isinstance(model, str) and model else None,
             reasoning_effort=effort if isinstance(effort, str) and effort else None,
             service_tier=tier if isinstance(tier, str) and tier else None,
