@@ -10,10 +10,11 @@ from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
 from ._auth_events import AuthChange
 from ._auth_events import subscribe as on_auth_change
-from ._frames import to_dataframe
+from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
 from ._history import SessionInfo, history
 from ._home import lab_home
 from ._magics import load_ipython_extension
+from ._metrics import MetricsServer, metrics, serve_metrics
 from ._providers import ProviderInfo, ProviderTable, providers
 from ._run import Run, get_run, runs
 from ._seed import Seed, Workspace
@@ -73,6 +74,7 @@ __all__ = [
     "LabWidgetError",
     "LoginFailedError",
     "LoginStart",
+    "MetricsServer",
     "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
@@ -104,13 +106,17 @@ __all__ = [
     "lab_home",
     "load_ipython_extension",
     "login",
+    "metrics",
     "on_auth_change",
     "provider_ids",
     "providers",
+    "rate_limits_dataframe",
     "read_transcript",
     "runs",
     "schema",
+    "serve_metrics",
     "to_dataframe",
+    "turns_dataframe",
 ]
 
 __version__ = "0.1.0"

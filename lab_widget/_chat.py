@@ -275,7 +275,7 @@ class ChatSession:
         with self._lock:
             if self._reader is None:
                 return SessionSummary(cwd=str(self.context.cwd))
-            return self._reader.summary
+            return self.provider.live_session(self.context, self._reader.summary)
 
     @property
     def transcript_id(self) -> str | None:

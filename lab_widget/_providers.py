@@ -7,15 +7,19 @@ Nothing here crashes on a missing or broken CLI: such a provider shows its healt
 from __future__ import annotations
 
 import html
+import importlib
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ._tools import find_binary
 from .compat import PINS, install_command
-from .errors import LabWidgetError
+from .errors import LabWidgetError, MissingDependencyError
 from .provider import AgentProvider, default_provider, get_provider, provider_ids
 from .schema import AuthKind, AuthStatus, ProviderCapabilities
 
@@ -80,6 +84,13 @@ class ProviderInfo:
     auth_problem: str
     auth_kinds: tuple[AuthKind, ...]
     capabilities: ProviderCapabilities
+    checked_at: datetime | None = None
+    """When this row's health was checked."""
+    latency_ms: float | None = None
+    """How long the check took: the CLI's ``--version`` (cached per binary) and, when asked,
+    its login status."""
+    note: str = ""
+    """What the provider says a user must know beside its health (see ``health_note``)."""
 
     @property
     def auth_text(self) -> str:
@@ -99,10 +110,13 @@ class ProviderInfo:
 
     @property
     def health_text(self) -> str:
-        """The health column, with the install command when the CLI is missing."""
+        """The health column, with the install command when the CLI is missing and the
+        provider's own note (timings stay out: the table's text is stable for nbval).
+        """
+        text = self.health
         if self.health == "not installed":
-            return f"not installed: {self.install_command}"
-        return self.health
+            text = f"not installed: {self.install_command}"
+        return f"{text}; {self.note}" if self.note else text
 
     def capabilities_text(self) -> str:
         """Capabilities in one short line."""
@@ -156,6 +170,34 @@ class ProviderTable(list[ProviderInfo]):
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
         )
 
+    def to_dataframe(self) -> Any:
+        """One row per provider: health, when it was checked and how long the check took,
+        login, version against the pin (needs ``pip install 'lab_widget[pandas]'``).
+        """
+        try:
+            pd = importlib.import_module("pandas")
+        except ImportError as exc:
+            raise MissingDependencyError("pandas", "pandas") from exc
+        rows = [
+            {
+                "provider": p.id,
+                "name": p.display_name,
+                "health": p.health,
+                "available": p.health == "ok",
+                "checked_at": p.checked_at,
+                "latency_ms": p.latency_ms,
+                "note": p.note,
+                "logged_in": p.auth.logged_in if p.auth is not None else None,
+                "installed_version": p.installed_version,
+                "pinned_version": p.pinned_version,
+            }
+            for p in self
+        ]
+        frame = pd.DataFrame(rows)
+        if not frame.empty:
+            frame["checked_at"] = pd.to_datetime(frame["checked_at"], utc=True)
+        return frame
+
     def get(self, provider_id: str) -> ProviderInfo:
         """The row of ``provider_id``; :class:`~lab_widget.UnknownProviderError` if none."""
         for info in self:
@@ -177,6 +219,8 @@ def _binary(provider: AgentProvider) -> Path | None:
 
 
 def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
+    started = time.perf_counter()
+    checked_at = datetime.now(UTC)
     provider = get_provider(provider_id)
     pin = PINS.get(provider_id)
     binary = _binary(provider)
@@ -199,6 +243,7 @@ def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
     else:
         auth_problem = "not checked"
     capabilities = provider.capabilities()
+    latency = (time.perf_counter() - started) * 1000
     return ProviderInfo(
         id=provider_id,
         display_name=provider.meta.display_name,
@@ -212,6 +257,9 @@ def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
         auth_problem=auth_problem,
         auth_kinds=tuple(m.kind for m in descriptor.all_methods()),
         capabilities=capabilities,
+        checked_at=checked_at,
+        latency_ms=round(latency, 1),
+        note=provider.health_note(),
     )
 
 

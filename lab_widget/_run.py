@@ -14,7 +14,7 @@ from ._answering import mismatch, play_answer, resolution
 from ._answers import UserAnswer
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
-from ._frames import to_dataframe
+from ._frames import By, to_dataframe
 from ._home import RunRecord
 from ._launch import accept_startup, launch, new_run_id
 from ._launch import runner as _runner
@@ -24,6 +24,7 @@ from ._runner import TmuxTerminal
 from ._seed import Seed, Workspace
 from ._tailer import Tailer
 from ._transcripts import read_chat
+from ._turns import derive_turns
 from ._widgets import RunList, RunView, offer_login
 from .errors import (
     AnswerMismatchWarning,
@@ -37,6 +38,7 @@ from .provider import (
     Endpoint,
     RunContext,
     StartupBlocker,
+    TranscriptRef,
     default_provider,
     get_provider,
     require_login,
@@ -49,6 +51,7 @@ from .schema import (
     Message,
     SessionSummary,
     State,
+    Turn,
     Usage,
     subagent_threads,
 )
@@ -213,8 +216,8 @@ class Run:
 
     @property
     def session(self) -> SessionSummary:
-        """Model, token totals, cost estimate, context use, cwd and branch of the current
-        epoch.
+        """Model, token totals, costs (the estimate and the CLI's own, exact decimals in
+        USD), rate limits and quotas, context use, cwd and branch of the current epoch.
         """
         summary = self._chat.summary
         requested = self._record.model
@@ -227,12 +230,22 @@ class Run:
         """Token totals of the current epoch (``run.session.usage``)."""
         return self.session.usage
 
-    def to_dataframe(self) -> Any:
-        """The current conversation as a pandas DataFrame, one row per message.
+    @property
+    def turns(self) -> list[Turn]:
+        """The current conversation's turns, one per user prompt: requested and answering
+        model, times, tokens by kind, estimated and vendor cost, tools and errors.
+        """
+        with self._chat.lock:
+            messages, state = self._chat.messages, self._chat.state
+        return derive_turns(messages, self.session, state)
+
+    def to_dataframe(self, by: By = "message") -> Any:
+        """The current conversation as a pandas DataFrame: one row per message (``by=
+        "message"``), per turn (``"turn"``) or per rate limit (``"rate_limit"``).
 
         See :func:`lab_widget.to_dataframe`; needs ``pip install 'lab_widget[pandas]'``.
         """
-        return to_dataframe(self.messages)
+        return to_dataframe(self.chat() if by != "message" else self.messages, by=by)
 
     @property
     def transcript_id(self) -> str | None:
@@ -317,7 +330,13 @@ class Run:
 
     def history(self) -> list[Chat]:
         """The conversations this run had before each clear, oldest first."""
-        return [read_chat(self._provider, ref) for ref in self._chat.past_epochs]
+        return [read_chat(self._provider, ref) for ref in self.past_epochs]
+
+    @property
+    def past_epochs(self) -> list[TranscriptRef]:
+        """The transcripts of the conversations before each clear, oldest first."""
+        with self._chat.lock:
+            return list(self._chat.past_epochs)
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -435,8 +454,16 @@ class Run:
         return self._chat.subscribe(listener)
 
     def chat(self) -> Chat:
-        """A snapshot: messages, state and session summary."""
-        return Chat(messages=self.messages, state=self.state, session=self.session)
+        """A snapshot: messages, state, session summary and turns."""
+        with self._chat.lock:
+            messages, state = self._chat.messages, self._chat.state
+            session = self.session
+        return Chat(
+            messages=messages,
+            state=state,
+            session=session,
+            turns=derive_turns(messages, session, state),
+        )
 
     def screen(self) -> str:
         """The TUI's visible screen as text, for diagnostics."""

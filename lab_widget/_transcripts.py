@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ._pricing import enrich_summary
+from ._turns import derive_turns
 from .provider import AgentProvider, TranscriptRef, default_provider, get_provider
 from .schema import Chat
 
@@ -13,13 +14,16 @@ __all__ = ["read_chat", "read_transcript"]
 
 
 def read_chat(provider: AgentProvider, ref: TranscriptRef) -> Chat:
-    """One epoch read whole through ``provider``'s reader, with its estimated cost."""
+    """One epoch read whole through ``provider``'s reader, with its estimated cost and turns."""
     reader = provider.open_reader(ref)
     reader.read()
+    messages, state = reader.messages, reader.settled_state()
+    session = enrich_summary(reader.summary)
     return Chat(
-        messages=reader.messages,
-        state=reader.settled_state(),
-        session=enrich_summary(reader.summary),
+        messages=messages,
+        state=state,
+        session=session,
+        turns=derive_turns(messages, session, state),
     )
 
 

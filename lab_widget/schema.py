@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from decimal import Decimal
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -34,6 +35,7 @@ __all__ = [
     "AuthStatus",
     "Chat",
     "CommandSpec",
+    "CostUnit",
     "Dialog",
     "DialogAnswer",
     "DialogKind",
@@ -45,6 +47,8 @@ __all__ = [
     "Option",
     "ProviderCapabilities",
     "Question",
+    "RateLimit",
+    "RateLimitKind",
     "Role",
     "ScrubPattern",
     "SeedMeta",
@@ -52,6 +56,9 @@ __all__ = [
     "State",
     "ToolCall",
     "ToolStatus",
+    "Turn",
+    "TurnFacts",
+    "TurnOutcome",
     "Usage",
     "subagent_threads",
 ]
@@ -75,16 +82,24 @@ class _Model(BaseModel):
 class Usage(_Model):
     """Token counts of one model response, or totals over many.
 
+    ``input_tokens`` leaves out the cached input: cache reads and cache writes are counted
+    apart, so :attr:`total` counts every token once. ``reasoning_tokens`` is the part of
+    ``output_tokens`` the model spent reasoning, where the vendor reports it; it is already
+    inside ``output_tokens`` and not counted again.
+
     Examples
     --------
     >>> (Usage(input_tokens=3) + Usage(output_tokens=2)).total
     5
+    >>> Usage(output_tokens=10, reasoning_tokens=4).total
+    10
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def total(self) -> int:
@@ -102,6 +117,16 @@ class Usage(_Model):
             output_tokens=self.output_tokens + other.output_tokens,
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens - other.input_tokens,
+            output_tokens=self.output_tokens - other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens - other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens - other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens - other.reasoning_tokens,
         )
 
 
@@ -477,9 +502,14 @@ class SeedMeta(_Model):
 AgentScope = Literal["main", "subagent"]
 """Who made a model request: the agent the user talks to, or a sub-agent it started."""
 
+CostUnit = Literal["USD"]
+"""The unit of every cost lab_widget reports (the field names say it too: ``..._usd``)."""
+
 
 class ModelUsage(_Model):
     """Token totals of one model, for the main agent or its sub-agents.
+
+    Costs are exact decimals (:class:`decimal.Decimal`, a string in JSON), in USD.
 
     Examples
     --------
@@ -492,12 +522,139 @@ class ModelUsage(_Model):
     usage: Usage = Field(default_factory=Usage)
     requests: int = 0
     """API responses counted."""
-    cost_usd_estimate: float | None = None
+    cost_usd_estimate: Decimal | None = None
     """``usage`` priced with the pinned table; ``None`` for a model it does not know."""
+    vendor_cost_usd: Decimal | None = None
+    """The cost the CLI itself recorded for this model, where it records one."""
+
+
+RateLimitKind = Literal["usage", "requests", "tokens", "credits", "spend"]
+"""What a limit meters: a plan's usage allowance the vendor reports only as a share
+(``usage``), requests, tokens, prepaid credits, or money spent (``spend``)."""
+
+
+class RateLimit(_Model):
+    """One snapshot of a rate limit or quota, as the vendor reported it.
+
+    The vendor gives either a share used (``used_percent``) or absolute figures (``used``,
+    ``limit``, ``remaining`` in ``unit``), sometimes both; each is kept as given and never
+    derived from the other. Absolute figures are exact decimals.
+
+    Examples
+    --------
+    >>> r = RateLimit(limit_id="codex", window="primary", window_minutes=300, used_percent=42.5)
+    >>> r.key, r.kind
+    (('codex', 'primary'), 'usage')
+    >>> RateLimit(limit_id="credits", kind="credits", remaining=Decimal("12.34")).model_dump(
+    ...     mode="json", exclude_defaults=True)
+    {'limit_id': 'credits', 'kind': 'credits', 'remaining': '12.34'}
+    """
+
+    limit_id: str
+    """The vendor's id of the limit, in the vendor's words."""
+    name: str | None = None
+    """The vendor's label for it, where it gives one."""
+    window: str | None = None
+    """Which window of the limit (``"primary"``, ``"secondary"``, ``"five_hour"``...)."""
+    window_minutes: int | None = None
+    """How long the window is, where the vendor says."""
+    kind: RateLimitKind = "usage"
+    used_percent: float | None = None
+    """Share of the window used, 0-100 (above 100 once exceeded), as reported."""
+    used: Decimal | None = None
+    limit: Decimal | None = None
+    remaining: Decimal | None = None
+    unit: str | None = None
+    """The unit of ``used`` / ``limit`` / ``remaining`` (``"USD"``, ``"credits"``...)."""
+    unlimited: bool | None = None
+    resets_at: datetime | None = None
+    status: str | None = None
+    """The vendor's word for the limit's state (``"allowed"``, ``"rejected"``...)."""
+    plan_type: str | None = None
+    observed_at: datetime | None = None
+    """When the vendor reported it (the record's time)."""
+    source: str = ""
+    """Where it was read (a transcript record, the CLI's status line, an error)."""
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """What identifies the limit across snapshots: its id and window."""
+        return (self.limit_id, self.window)
+
+
+TurnOutcome = Literal["ok", "error", "interrupted", "running"]
+"""How a turn ended."""
+
+
+class TurnFacts(_Model):
+    """What a transcript records about one turn beyond its messages.
+
+    A reader keys each by ``seq``: the seq of the user message that started the turn.
+    """
+
+    seq: int
+    prompt_id: str | None = None
+    """The CLI's own id of the prompt, where it has one."""
+    model_requested: str | None = None
+    service_tier: str | None = None
+    reasoning_effort: str | None = None
+    duration_ms: int | None = None
+    """How long the turn took, as the CLI recorded it."""
+    vendor_cost_usd: Decimal | None = None
+    """The turn's cost as the CLI reported it, where it does."""
+    ended_at: datetime | None = None
+
+
+class Turn(_Model):
+    """One turn: a user prompt and everything the agent did until it answered.
+
+    Derived from the conversation (a user prompt starts a turn) and the facts the reader
+    records (:attr:`lab_widget.Run.turns`, :attr:`Chat.turns`). Costs are exact decimals,
+    in USD.
+    """
+
+    index: int
+    """0 for the conversation's first turn."""
+    seq: int
+    """The seq of the user message that started it."""
+    last_seq: int
+    """The seq of its last message."""
+    prompt: str
+    model_requested: str | None = None
+    model: str | None = None
+    """The model that answered (its last response's)."""
+    models: list[str] = Field(default_factory=list)
+    """Every model that answered in the turn, sub-agents' included, in order of use."""
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    duration_ms: int | None = None
+    """As the CLI recorded it; else from the first and last message's times."""
+    usage: Usage = Field(default_factory=Usage)
+    """Every API response of the turn once, with its final figures, sub-agents included."""
+    requests: int = 0
+    cost_usd_estimate: Decimal | None = None
+    vendor_cost_usd: Decimal | None = None
+    currency: CostUnit = "USD"
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    """Tool calls by tool name."""
+    tool_errors: int = 0
+    errors: list[str] = Field(default_factory=list)
+    """The error notes of the turn (API errors, failures the transcript records)."""
+    service_tier: str | None = None
+    reasoning_effort: str | None = None
+    finished: bool = True
+    """False for a turn still under way (the conversation's last)."""
+    outcome: TurnOutcome = "ok"
+    """How it ended: answered (``ok``), with an error note, interrupted, or still running."""
 
 
 class SessionSummary(_Model):
-    """What a transcript tells about its session as a whole."""
+    """What a transcript tells about its session as a whole.
+
+    Costs are exact decimals (:class:`decimal.Decimal`, a string in JSON), in USD; a
+    cost the CLI recorded (``vendor_cost_usd``) is shown beside the estimate, never
+    replaced by it, and neither is a bill.
+    """
 
     transcript_id: str | None = None
     model: str | None = None
@@ -510,11 +667,20 @@ class SessionSummary(_Model):
     models: list[ModelUsage] = Field(default_factory=list)
     """``usage`` broken down by model and scope (main agent, sub-agents), each priced
     on its own."""
-    cost_usd_estimate: float | None = None
+    cost_usd_estimate: Decimal | None = None
     """``usage`` priced with lab_widget's pinned price table, model by model (an estimate,
     never a bill); ``None`` when the table knows none of the models."""
-    vendor_cost_usd: float | None = None
-    """The cost the CLI itself recorded for the session, where it records one."""
+    vendor_cost_usd: Decimal | None = None
+    """The cost the CLI itself recorded for the session, where it records one: exact, as
+    the CLI wrote it, and still not an invoice."""
+    currency: CostUnit = "USD"
+    """The unit of both costs."""
+    price_table: str | None = None
+    """The version of the price table the estimate comes from."""
+    rate_limits: list[RateLimit] = Field(default_factory=list)
+    """The latest snapshot of each rate limit or quota the vendor reported."""
+    turn_facts: list[TurnFacts] = Field(default_factory=list)
+    """What the transcript records per turn (requested model, tier, effort, duration)."""
     context_tokens: int | None = None
     """Context used: the latest model response's input and cache tokens."""
     context_window: int | None = None
@@ -555,6 +721,10 @@ class Chat(_Model):
     messages: list[Message]
     state: State
     session: SessionSummary
+    turns: list[Turn] = Field(default_factory=list)
+    """One row per turn (a user prompt and what followed), with its tokens, costs and
+    tools; filled by whoever builds the chat (:func:`lab_widget.read_transcript`,
+    :meth:`lab_widget.Run.chat`)."""
 
     @property
     def main(self) -> list[Message]:

@@ -208,7 +208,24 @@ def png(width: int = 2, height: int = 2) -> bytes:
 ENCRYPTED = base64.b64encode(b"opaque reasoning the vendor keeps encrypted").decode()
 
 
-def script(cli: Cli, work: Path, outside: Path) -> Any:
+QUOTA_RESET = 1796180400
+"""2026-12-02T03:00:00Z: a fixed reset time, so the rate-limit fixture is stable."""
+
+QUOTA_HEADERS = {
+    # As the vendor's server sends them (codex-rs/codex-api/src/rate_limits.rs).
+    "x-codex-primary-used-percent": "42.5",
+    "x-codex-primary-window-minutes": "300",
+    "x-codex-primary-reset-at": str(QUOTA_RESET),
+    "x-codex-secondary-used-percent": "7",
+    "x-codex-secondary-window-minutes": "10080",
+    "x-codex-secondary-reset-at": str(QUOTA_RESET + 6 * 86400),
+    "x-codex-credits-has-credits": "true",
+    "x-codex-credits-unlimited": "false",
+    "x-codex-credits-balance": "12.34",
+}
+
+
+def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None = None) -> Any:
     from lab_widget import Reply, Rule, ScriptedModel, ToolUse  # noqa: PLC0415
 
     def shell(command: str) -> Any:
@@ -277,9 +294,14 @@ def script(cli: Cli, work: Path, outside: Path) -> Any:
             ),
             Rule("subagent_notification", Reply("The sub-agent finished.")),
             Rule("and again", Reply("Second answer.")),
+            Rule(
+                "quota again",
+                Reply("Closer to the limit.", headers={"x-codex-primary-used-percent": "97"}),
+            ),
             Rule("hello", Reply("Hello from the scripted model.")),
         ],
         fallback="Summary: the user said hello and the model answered.",
+        headers=headers,
     )
 
 
@@ -348,6 +370,8 @@ class Scenario:
     together: bool = False
     """Keep the rollouts in a folder under Codex's own names (parent and sub-agents)."""
     setup: Callable[[], Callable[[], None]] | None = None
+    headers: dict[str, str] | None = None
+    """Response headers the scripted model sends with every answer (rate limits)."""
 
 
 def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
@@ -366,7 +390,8 @@ def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
         os.environ["LAB_WIDGET_TOOLS"] = str(cli.tools)
         extra = scenario.argv(work) if scenario.argv else []
         register("codex", lambda: _legacy_provider(cli, extra))
-        run = Run("codex", cwd=work, model=script(cli, work, outside), name=name)
+        model = script(cli, work, outside, scenario.headers)
+        run = Run("codex", cwd=work, model=model, name=name)
         try:
             scenario.play(run, work)
             epochs = [ref.path for ref in run._chat.past_epochs]
@@ -492,6 +517,13 @@ def subagent(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
+def rate_limits(run: Any, work: Path) -> None:
+    run.send("hello")
+    run.wait(timeout=60)
+    run.send("quota again")
+    run.wait(timeout=60)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
     "tools": Scenario(tools),
@@ -509,6 +541,7 @@ SCENARIOS: dict[str, Scenario] = {
     "encrypted": Scenario(encrypted, setup=_encrypted_reasoning),
     "compact": Scenario(compact),
     "subagent": Scenario(subagent, needs=("subagents",), together=True),
+    "rate_limits": Scenario(rate_limits, headers=QUOTA_HEADERS),
 }
 
 

@@ -33,6 +33,8 @@ from cli_versions import cli_version  # noqa: E402
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
+from lab_widget.provider.claude_code import _compat  # noqa: E402
+from lab_widget.provider.claude_code._statusline import mint_gateway_token  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude-code"
 OUT = FIXTURES
@@ -53,7 +55,27 @@ def subagent_tool(version: str) -> str:
     return "Agent" if parts >= (2, 1, 300) else "Task"
 
 
-def script(work: Path, version: str) -> ScriptedModel:
+QUOTA_RESET = 1796180400
+"""2026-12-02T03:00:00Z: a fixed reset time, so the status-line fixture is stable."""
+
+QUOTA_HEADERS = {
+    # As the vendor's API sends them: utilization a fraction, resets in epoch seconds.
+    "anthropic-ratelimit-unified-status": "allowed",
+    "anthropic-ratelimit-unified-5h-utilization": "0.42",
+    "anthropic-ratelimit-unified-5h-reset": str(QUOTA_RESET),
+    "anthropic-ratelimit-unified-7d-utilization": "0.07",
+    "anthropic-ratelimit-unified-7d-reset": str(QUOTA_RESET + 6 * 86400),
+    "anthropic-ratelimit-unified-reset": str(QUOTA_RESET),
+}
+
+MODEL_OPTIONS: dict[str, dict[str, Any]] = {
+    # The CLI reads quota headers behind a gateway only: its token as the key.
+    "statusline": {"api_key": mint_gateway_token(), "headers": QUOTA_HEADERS},
+}
+"""ScriptedModel options of the scenarios that need more than the default model."""
+
+
+def script(work: Path, version: str, **options: Any) -> ScriptedModel:
     """The scripted model of one recording, in the run's folder ``work``."""
     # A sub-agent of 2.1.332 runs in the background and hands its report back through
     # SubagentHandback; an older one answers in plain text, in the foreground.
@@ -144,9 +166,18 @@ def script(work: Path, version: str) -> ScriptedModel:
                     Reply("There is one file.", thinking="One file is listed.", block_delay=0.6),
                 ],
             ),
+            Rule("answer small", Reply("A smaller model answers.", model="claude-haiku-4-5")),
+            Rule(
+                "quota again",
+                Reply(
+                    "Closer to the limit.",
+                    headers={"anthropic-ratelimit-unified-5h-utilization": "0.97"},
+                ),
+            ),
             Rule("hello", "Hello from the scripted model."),
         ],
         fallback="Noted.",
+        **options,
     )
 
 
@@ -284,6 +315,30 @@ def compact(run: Run) -> None:
     assert run.wait(timeout=120) == "idle"
 
 
+def statusline(run: Run) -> None:
+    # Two turns, the second one nearer the quota; then the status line's last payload.
+    spool = run._context.runtime_dir / _compat.STATUS_SPOOL
+    for prompt in ("hello", "please use a tool", "quota again"):
+        run.send(prompt)
+        run.wait(timeout=120)
+        run.wait_for(lambda r: r.session.vendor_cost_usd is not None, 30)
+    time.sleep(2)  # the status command runs after the TUI's last change
+    _save("statusline", run, run.transcript_path)
+    home = run._context.runtime_dir / "home"
+    lines = [_replace_paths(line, run, home) for line in spool.read_text().splitlines()]
+    target = OUT / "status-line" / _compat.STATUS_SPOOL
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines) + "\n")
+    print(f"recorded status-line/{target.name}: {len(lines)} payloads")
+
+
+def substitution(run: Run) -> None:
+    for prompt in ("hello", "answer small", "answer small", "hello"):
+        run.send(prompt)
+        run.wait(timeout=120)
+    _save("substitution", run, run.transcript_path)
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tool,
@@ -294,6 +349,8 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "thinking": thinking,
     "image": image,
     "compact": compact,
+    "statusline": statusline,
+    "substitution": substitution,
 }
 OLDER = ("hello", "tools", "subagent", "thinking", "image", "compact")
 """What is recorded from an older version: what its users' histories hold."""
@@ -316,7 +373,7 @@ def main(argv: list[str]) -> int:
         try:
             for name in args.scenarios or (OLDER if older else list(SCENARIOS)):
                 work = Path(tempfile.mkdtemp(prefix="record-work-"))
-                model = script(work, version)
+                model = script(work, version, **MODEL_OPTIONS.get(name, {}))
                 run = Run("claude-code", cwd=work, model=model, name=f"record-{name}")
                 try:
                     SCENARIOS[name](run)

@@ -82,13 +82,15 @@ class Report:
     @property
     def usage(self) -> Usage:
         """The totals in the schema's terms. ccusage keeps cache reads apart from the input
-        for all four agents, as the schema does (checked with cache reads on each)."""
+        for all four agents, as the schema does (checked with cache reads on each), and
+        counts reasoning as part of the output, as the schema does."""
         t = self.totals
         return Usage(
             input_tokens=int(t.get("inputTokens") or 0),
             output_tokens=int(t.get("outputTokens") or 0),
             cache_read_tokens=int(t.get("cacheReadTokens") or 0),
             cache_write_tokens=int(t.get("cacheCreationTokens") or 0),
+            reasoning_tokens=int(t.get("reasoningOutputTokens") or 0),
         )
 
     @property

@@ -78,6 +78,7 @@ def final_total(path: Path) -> Usage:
         output_tokens=total.get("output_tokens", 0),
         cache_read_tokens=cached,
         cache_write_tokens=total.get("cache_write_input_tokens", 0),
+        reasoning_tokens=total.get("reasoning_output_tokens", 0),
     )
 
 

@@ -367,6 +367,7 @@ def _rollout_total(path: Path) -> Usage:
         input_tokens=total.get("input_tokens", 0) - cached,
         output_tokens=total.get("output_tokens", 0),
         cache_read_tokens=cached,
+        reasoning_tokens=total.get("reasoning_output_tokens", 0),
     )
 
 

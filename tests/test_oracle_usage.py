@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,8 @@ def test_tokens_equal_ccusage_session_totals(recorded: Recorded) -> None:
 
 
 def test_cost_estimate_within_two_percent_of_ccusages_offline_cost(recorded: Recorded) -> None:
-    ours, theirs = recorded.session.cost_usd_estimate, recorded.report.cost
+    ours, cost = recorded.session.cost_usd_estimate, recorded.report.cost
     assert ours is not None, f"lab_widget's price table does not know {recorded.session.model}"
-    assert theirs is not None and not recorded.report.missing_pricing, recorded.report.raw
-    assert abs(ours - theirs) <= COST_MARGIN * theirs, (ours, theirs)
+    assert cost is not None and not recorded.report.missing_pricing, recorded.report.raw
+    theirs = Decimal(repr(cost))  # ccusage's JSON number, as the decimal it printed
+    assert abs(ours - theirs) <= Decimal(str(COST_MARGIN)) * theirs, (ours, theirs)

@@ -361,3 +361,49 @@ def test_a_subagent_without_a_rule_gets_its_fallback_not_the_sequence() -> None:
         marked = dict(body(user("explore the code")), system=system)
         assert streamed_reply(post(model, marked))[0] == "sub done"
         assert streamed_reply(post(model, body(user("hi"))))[0] == "main only"
+
+
+def headers_of(model: ScriptedModel, body: dict[str, Any], path: str) -> dict[str, str]:
+    request = urllib.request.Request(
+        model.base_url + path,
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        response.read()
+        return {k.lower(): v for k, v in response.headers.items()}
+
+
+def test_response_headers_go_with_every_answer_and_a_reply_adds_its_own() -> None:
+    quota = {"x-codex-primary-used-percent": "42.5", "anthropic-ratelimit-unified-status": "ok"}
+    turn = Reply("Hi.", headers={"x-codex-primary-used-percent": "99"})
+    with ScriptedModel(rules=[Rule("hot", turn)], headers=quota) as model:
+        plain = headers_of(model, body(user("hello")), "/v1/messages")
+        assert plain["x-codex-primary-used-percent"] == "42.5"
+        assert plain["anthropic-ratelimit-unified-status"] == "ok"
+        streamed = headers_of(model, body(user("hot please")), "/v1/messages")
+        assert streamed["x-codex-primary-used-percent"] == "99"  # the reply's own wins
+        responses = {
+            "model": "m",
+            "stream": True,
+            "tools": [{"type": "function", "name": "t"}],
+            "input": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "hello"}],
+                }
+            ],
+        }
+        assert (
+            headers_of(model, responses, "/v1/responses")["x-codex-primary-used-percent"] == "42.5"
+        )
+
+
+def test_a_reply_may_answer_as_another_model() -> None:
+    swap = Reply("From the small one.", model="small-model")
+    with ScriptedModel(rules=[Rule("swap", swap)]) as model:
+        start = events(post(model, body(user("swap please"))))[0][1]
+        assert start["message"]["model"] == "small-model"
+        plain = json.loads(post(model, body(user("hello"), stream=False)))
+        assert plain["model"] == "m"  # the requested model otherwise

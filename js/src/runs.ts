@@ -1,7 +1,7 @@
 // The runs dashboard's table: one row per live run with open / stop buttons.
 // Knows nothing about Jupyter; runs-widget.ts adapts it to the RunsTable model.
 import { h, syncChildren } from "./dom";
-import { compactCount, dollars } from "./meter";
+import { compactCount, decimal, dollars } from "./meter";
 import { stateLabel } from "./store";
 
 export interface RunRow {
@@ -12,7 +12,8 @@ export interface RunRow {
   state: string;
   lastActivity: string;
   tokens: number;
-  cost: number | null;
+  /** An exact decimal (USD), as the kernel sends it. */
+  cost: string | null;
 }
 
 export interface RunsActions {
@@ -35,7 +36,7 @@ export function normalizeRows(raw: unknown): RunRow[] {
       state: str(r.state) || "idle",
       lastActivity: str(r.last_activity),
       tokens: typeof r.tokens === "number" ? r.tokens : 0,
-      cost: typeof r.cost_usd_estimate === "number" ? r.cost_usd_estimate : null,
+      cost: decimal(r.cost_usd_estimate),
     }))
     .filter((r) => r.id !== "");
 }
@@ -162,6 +163,7 @@ export class RunsTableView {
     activity.title = row.lastActivity;
     cell("lw-runs-tokens").textContent = compactCount(row.tokens);
     cell("lw-runs-cost").textContent = row.cost === null ? "—" : dollars(row.cost);
+    cell("lw-runs-cost").title = row.cost === null ? "" : `${row.cost} USD (estimate)`;
     tr.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled = row.state === "ended";
     tr.dataset.opened = String(row.id === this.#opened);
     return tr;

@@ -15,6 +15,8 @@ export interface Usage {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Of output_tokens, those spent reasoning (where the vendor reports it). */
+  reasoning_tokens?: number;
 }
 
 export interface ToolCall {
@@ -206,7 +208,8 @@ export interface Traits {
   /** The dialog the agent waits on now, or null. */
   pending_dialog: Dialog | null;
   commands: CommandSpec[];
-  /** Model, token totals, cost and context of the session (schema.SessionSummary). */
+  /** Model, token totals, both costs (decimal strings), quotas and context of the session
+   * (schema.SessionSummary; see meter.ts). */
   session: Record<string, unknown> | null;
   _snapshot: Snapshot;
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { compactCount, dollars, normalizeSession, SessionMeter } from "../src/meter";
+import {
+  compactCount,
+  dollars,
+  normalizeSession,
+  quotaLabel,
+  quotaLevel,
+  SessionMeter,
+} from "../src/meter";
 
 const SESSION = {
   model: "model-b",
@@ -84,5 +91,105 @@ describe("session meter", () => {
     const m = new SessionMeter();
     m.set({ ...SESSION, context_tokens: 199_000 });
     expect(part(m, "lw-context").dataset.level).toBe("high");
+  });
+});
+
+describe("costs and quotas", () => {
+  const QUOTAS = [
+    {
+      limit_id: "codex",
+      window: "primary",
+      window_minutes: 300,
+      kind: "usage",
+      used_percent: 42.5,
+      resets_at: "2026-12-01T20:00:00Z",
+    },
+    { limit_id: "codex", window: "secondary", window_minutes: 10080, used_percent: 96 },
+    { limit_id: "unified", window: "five_hour", window_minutes: 300, used_percent: 85 },
+    {
+      limit_id: "codex",
+      window: "credits",
+      kind: "credits",
+      remaining: "12.34",
+      unit: "credits",
+    },
+  ];
+
+  it("keeps money as the exact decimal the kernel sends", () => {
+    const s = normalizeSession({ cost_usd_estimate: "0.011996", vendor_cost_usd: "1E-7" })!;
+    expect(s.costEstimate).toBe("0.011996");
+    expect(s.vendorCost).toBe("1E-7");
+    expect(normalizeSession({ vendor_cost_usd: "twelve" })!.vendorCost).toBeNull();
+  });
+
+  it("shows both costs, each with its exact figure in the title", () => {
+    const m = new SessionMeter();
+    m.set({
+      ...SESSION,
+      cost_usd_estimate: "0.036588",
+      vendor_cost_usd: "0.036588",
+      price_table: "2026-12-01",
+    });
+    expect(part(m, "lw-session-cost").textContent).toBe("≈ $0.037 est. · $0.037 reported");
+    expect(part(m, "lw-cost-estimate").title).toContain("0.036588 USD");
+    expect(part(m, "lw-cost-estimate").title).toContain("price table 2026-12-01");
+    expect(part(m, "lw-cost-vendor").title).toContain("0.036588 USD");
+    m.set({ ...SESSION, cost_usd_estimate: null, vendor_cost_usd: "0.5" });
+    expect(part(m, "lw-session-cost").textContent).toBe("$0.50 reported");
+  });
+
+  it("shows one gauge per quota and warns near the limit", () => {
+    const m = new SessionMeter();
+    m.set({ ...SESSION, rate_limits: QUOTAS });
+    const items = [...m.el.querySelectorAll<HTMLElement>(".lw-quota")];
+    expect(items.map((i) => i.querySelector(".lw-quota-label")!.textContent)).toEqual([
+      "5h",
+      "7d",
+      "5h",
+      "credits",
+    ]);
+    expect(items.map((i) => i.querySelector(".lw-quota-value")!.textContent)).toEqual([
+      "43%",
+      "96%",
+      "85%",
+      "12.34 credits left",
+    ]);
+    expect(items.map((i) => i.dataset.level)).toEqual(["ok", "high", "warn", "ok"]);
+    expect(items[0]!.getAttribute("aria-valuenow")).toBe("43");
+    expect(items[0]!.title).toContain("resets 2026-12-01T20:00:00Z");
+    expect(part(m, "lw-quotas").dataset.level).toBe("high");
+    // A quota the vendor stops reporting goes; the others keep their elements.
+    const first = items[0];
+    m.set({ ...SESSION, rate_limits: QUOTAS.slice(0, 1) });
+    expect(m.el.querySelectorAll(".lw-quota")).toHaveLength(1);
+    expect(m.el.querySelector(".lw-quota")).toBe(first);
+  });
+
+  it("labels spend limits and named limits, and a spent quota is high", () => {
+    const spend = quotaLabel({
+      ...normalizeSession({ rate_limits: [{ limit_id: "spend_limit", kind: "spend" }] })!
+        .quotas[0]!,
+      window: "monthly",
+    });
+    expect(spend).toBe("spend (monthly)");
+    const [named] = normalizeSession({
+      rate_limits: [{ limit_id: "codex_other", name: "gpt-other", window_minutes: 60 }],
+    })!.quotas;
+    expect(quotaLabel(named!)).toBe("gpt-other 1h");
+    expect(quotaLevel({ ...named!, status: "rejected" })).toBe("high");
+    const q = new SessionMeter();
+    q.set({
+      model: "m",
+      rate_limits: [
+        { limit_id: "spend_limit", kind: "spend", used: "5", limit: "20", unit: "USD" },
+      ],
+    });
+    expect(q.el.querySelector(".lw-quota-value")!.textContent).toBe("$5.00 of $20.00");
+  });
+
+  it("shows quotas even before any token is counted", () => {
+    const m = new SessionMeter();
+    m.set({ usage: {}, rate_limits: QUOTAS.slice(0, 1) });
+    expect(m.el.hidden).toBe(false);
   });
 });

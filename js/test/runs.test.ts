@@ -9,7 +9,7 @@ const ROW = {
   state: "working",
   last_activity: "2026-01-01T00:00:00+00:00",
   tokens: 12_345,
-  cost_usd_estimate: 0.0123,
+  cost_usd_estimate: "0.0123",
 };
 
 function mount(actions: Partial<RunsActions> = {}) {

@@ -45,7 +45,8 @@ def _row(run: LiveRun, last_activity: str) -> dict[str, Any]:
         "state": run.state,
         "last_activity": last_activity,
         "tokens": tokens,
-        "cost_usd_estimate": cost,
+        # An exact decimal, as a string: JSON numbers are floats.
+        "cost_usd_estimate": str(cost) if cost is not None else None,
     }
 
 
@@ -58,7 +59,7 @@ class RunsTable(BundledWidget, bundle="runs"):
 
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     """One dict per live run: id, provider, folder, path, state, last_activity (ISO 8601),
-    tokens, cost_usd_estimate."""
+    tokens, cost_usd_estimate (a decimal string, USD)."""
 
     opened = traitlets.Unicode("").tag(sync=True)
     """The id of the run whose chat is open below the table, or ``""``."""

@@ -203,6 +203,9 @@ class RunView(BundledWidget, bundle="widget"):
                 "usage",
                 "cost_usd_estimate",
                 "vendor_cost_usd",
+                "currency",
+                "price_table",
+                "rate_limits",
                 "context_tokens",
                 "context_window",
                 "branch",
@@ -221,9 +224,11 @@ class RunView(BundledWidget, bundle="widget"):
             if event.state == "idle":
                 # Cheap when nothing changed (a signature of the command folders).
                 self.commands = self._commands_payload()
+            # The CLI's live facts (its own cost, quotas) move without a message; an
+            # unchanged payload sends nothing.
+            self.set_trait("session", self._session_payload())
             if not event.changed and not event.reset:
                 return
-            self.set_trait("session", self._session_payload())
             base, self._version = self._version, self._version + 1
             self._push(
                 {

@@ -291,6 +291,15 @@ class AgentProvider(ABC):
         """Folders whose changes may mean a new epoch or a new signal."""
         return [context.runtime_dir]
 
+    def live_session(self, context: RunContext, summary: SessionSummary) -> SessionSummary:
+        """Optional: ``summary`` (the transcript's) with what the CLI reports live beside
+        its transcript for that epoch: its own running cost, quotas, context window.
+
+        Called whenever a run's session is asked for, so it reads only what its channel
+        gained since the last call. The default adds nothing.
+        """
+        return summary
+
     def is_ready(self, context: RunContext) -> bool:
         """Whether the TUI takes input now (from a structured signal)."""
         return True
@@ -366,6 +375,12 @@ class AgentProvider(ABC):
         their CLI's own login override it.
         """
         return DescribedAuthFlow(self.meta.id, self.auth(), self.auth_status)
+
+    def health_note(self) -> str:
+        """Optional: what a user must know about the provider's service beside its CLI's
+        health (a login kind the vendor stopped serving); shown by ``providers()``.
+        """
+        return ""
 
     def capabilities(self) -> ProviderCapabilities:
         """What this provider can do; the default claims only what the seam shows."""

@@ -35,8 +35,8 @@ class UsageLedger:
     True
     >>> ledger.record("msg_1", Usage(input_tokens=10, output_tokens=2), "m")  # a stale copy
     False
-    >>> ledger.total
-    Usage(input_tokens=10, output_tokens=40, cache_read_tokens=0, cache_write_tokens=0)
+    >>> ledger.total.input_tokens, ledger.total.output_tokens
+    (10, 40)
     >>> [(m.model, m.requests, m.usage.output_tokens) for m in ledger.models()]
     [('m', 1, 40)]
     """
@@ -51,7 +51,7 @@ class UsageLedger:
         if old is not None:
             if usage.output_tokens < old.usage.output_tokens or usage == old.usage:
                 return False
-            self._total = _minus(self._total, old.usage)
+            self._total = self._total - old.usage
         self._entries[key] = _Entry(usage, model or (old.model if old else "") or "", scope)
         self._total = self._total + usage
         return True
@@ -84,12 +84,3 @@ class UsageLedger:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def _minus(a: Usage, b: Usage) -> Usage:
-    return Usage(
-        input_tokens=a.input_tokens - b.input_tokens,
-        output_tokens=a.output_tokens - b.output_tokens,
-        cache_read_tokens=a.cache_read_tokens - b.cache_read_tokens,
-        cache_write_tokens=a.cache_write_tokens - b.cache_write_tokens,
-    )

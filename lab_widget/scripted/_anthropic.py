@@ -66,9 +66,9 @@ def _user_texts(content: Any) -> list[str]:
 
 
 _REPORTS = ("<task-notification>", "<agent-message ")
-"""How a background sub-agent's report reaches the main thread (Claude Code 2.1.332): a task
-notification, or a message from the sub-agent as a peer ("Another Claude session sent a
-message: <agent-message from=...>[Subagent hand-back] ...")."""
+# How a background sub-agent's report reaches the main thread in the pinned Claude Code: a
+# task notification, or a message from the sub-agent as a peer ("... <agent-message
+# from=...>[Subagent hand-back] ...").
 
 
 def _reports_back(text: str) -> bool:

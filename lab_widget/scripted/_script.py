@@ -16,7 +16,7 @@ the sequence.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,6 +107,12 @@ class Reply:
         Seconds between streamed chunks inside a block; ``None`` takes the model's default.
     reasoning
         Another name for ``thinking``, kept for older scripts.
+    headers
+        Response headers sent with this step, over the model's own ``headers`` (the
+        rate-limit headers an agent CLI reads its quotas from).
+    model
+        The model name the response reports, instead of the one requested (a silent
+        substitution, as a gateway's fallback does).
 
     Examples
     --------
@@ -132,6 +138,8 @@ class Reply:
     block_delay: float | None = None
     chunk_delay: float | None = None
     reasoning: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
 
     def __post_init__(self) -> None:
         if self.blocks and (self.text or self.tools):

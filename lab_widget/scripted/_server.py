@@ -73,6 +73,10 @@ class ScriptedModel:
     burst
         Answer at once, as one burst per response (``block_delay`` and ``chunk_delay`` 0),
         for tests that do not care how a response streams.
+    headers
+        Response headers sent with every scripted answer (a :class:`Reply`'s own
+        ``headers`` add to them): the rate-limit headers an agent CLI reads its quotas
+        from, as the vendor's API sends them.
 
     Examples
     --------
@@ -121,6 +125,7 @@ class ScriptedModel:
         block_delay: float = 0.2,
         chunk_delay: float = 0.0,
         burst: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         if isinstance(sequence, Mapping):
             rules = [*rules, *(Rule(k, v) for k, v in sequence.items())]
@@ -136,6 +141,7 @@ class ScriptedModel:
         self.model_name = model_name
         self.api_key = api_key
         self.pace = BURST if burst else Pace(block=block_delay, chunk=chunk_delay)
+        self.headers = dict(headers or {})
         self._lock = threading.Lock()
         self._turns: dict[str, tuple[tuple[Reply, ...], bool]] = {}
         self._delegated: set[str] = set()
@@ -264,7 +270,10 @@ class ScriptedModel:
             reply = _anthropic.delivered(reply, body)
             tool_ids = [self._next_id("toolu") for _ in reply.calls]
             beta = _anthropic.betas(headers or {})
-            return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids, pace, beta)
+            answer = _anthropic.respond(
+                reply, _as_model(reply, body), self._next_id("msg"), tool_ids, pace, beta
+            )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith("/v1/responses"):
             conv = _responses.conversation(body)
             scripted = not _responses.is_side_query(body) and bool(conv.key)
@@ -276,16 +285,25 @@ class ScriptedModel:
             self._record(method, path, body, scripted, conv, subagent)
             call_ids = [self._next_id("call") for _ in reply.calls]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
-            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids, pace)
+            answer = _responses.respond(
+                reply, _as_model(reply, body), self._next_id("resp"), item_ids, call_ids, pace
+            )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith("/v1/chat/completions"):
             conv = _chat.conversation(body)
             scripted = not _chat.is_side_query(body) and bool(conv.key)
             reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
             self._record(method, path, body, scripted, conv, subagent)
             call_ids = [self._next_id("call") for _ in reply.calls]
-            return _chat.respond(
-                reply, body, self._next_id("chatcmpl"), call_ids, int(time.time()), pace
+            answer = _chat.respond(
+                reply,
+                _as_model(reply, body),
+                self._next_id("chatcmpl"),
+                call_ids,
+                int(time.time()),
+                pace,
             )
+            return self._with_headers(answer, reply, scripted)
         if route.endswith((":generateContent", ":streamGenerateContent")):
             return self._gemini(method, path, route, body)
         if route.endswith("/v1/messages/count_tokens"):
@@ -309,7 +327,15 @@ class ScriptedModel:
         model, _, verb = route.rpartition("/")[2].partition(":")
         call_ids = [self._next_id("call") for _ in reply.calls]
         stream = verb == "streamGenerateContent"
-        return _gemini.respond(reply, body, model, call_ids, stream, pace)
+        answer = _gemini.respond(reply, body, model, call_ids, stream, pace)
+        return self._with_headers(answer, reply, scripted)
+
+    def _with_headers(self, answer: WireResponse, reply: Reply, scripted: bool) -> WireResponse:
+        # Side queries carry the model's headers too: a CLI may read quotas from any answer.
+        answer.headers.update(self.headers)
+        if scripted:
+            answer.headers.update(reply.headers)
+        return answer
 
     def _record(
         self,
@@ -325,6 +351,11 @@ class ScriptedModel:
             self._requests.append(
                 RecordedRequest(method, path, body, scripted, text, step, time.time(), subagent)
             )
+
+
+def _as_model(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the dialects read it, naming the model ``reply`` answers as."""
+    return body if reply.model is None else {**body, "model": reply.model}
 
 
 def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
@@ -361,6 +392,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 self.send_response(response.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                self._extra_headers(response)
                 self.end_headers()
                 self.wfile.write(data)
                 return
@@ -368,6 +400,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             self.send_header("content-type", "text/event-stream")
             self.send_header("cache-control", "no-cache")
             self.send_header("connection", "close")
+            self._extra_headers(response)
             self.end_headers()
             self.close_connection = True
             for event in response.events:
@@ -377,5 +410,9 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 head = f"event: {event.event}\n" if event.event else ""
                 self.wfile.write(f"{head}data: {text}\n\n".encode())
                 self.wfile.flush()
+
+        def _extra_headers(self, response: WireResponse) -> None:
+            for name, value in response.headers.items():
+                self.send_header(name, value)
 
     return Handler

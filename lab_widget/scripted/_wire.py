@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._script import Reply, Thinking, ToolUse
@@ -76,6 +76,8 @@ class WireResponse:
     events: Iterator[SseEvent] | None = None
     delay: float = 0.0
     status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (rate-limit headers a CLI reads its quotas from)."""
 
 
 @dataclass(frozen=True)

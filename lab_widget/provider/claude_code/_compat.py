@@ -449,3 +449,55 @@ out; anything else is reported as ``external``)."""
 
 MODEL_ALIASES = ("fable", "opus", "sonnet")
 """Model aliases ``--model`` names in ``claude --help`` (full model names work too)."""
+
+# -- the status line: the CLI's own live facts (verified by tests/test_live_claude_status.py) --
+
+STATUS_SPOOL = "statusline.jsonl"
+"""The run-folder file each status-line payload is appended to, as one JSON line
+``{"at": <ms since the epoch>, "status": <the payload>}``."""
+
+STATUS_LINE_SETTINGS = {"type": "command", "padding": 0}
+"""The ``statusLine`` setting a run adds (``command`` is the spool's). 2.1.332 runs it after
+each change the TUI shows (a message, a token count, the mode), with the payload on stdin, and
+prints what it writes to stdout as the status row."""
+
+STATUS_FIELDS = (
+    "session_id",
+    "transcript_path",
+    "prompt_id",
+    "model.id",
+    "cost.total_cost_usd",
+    "cost.total_duration_ms",
+    "cost.total_api_duration_ms",
+    "cost.total_lines_added",
+    "cost.total_lines_removed",
+    "context_window.context_window_size",
+    "effort.level",
+    "fast_mode",
+    "rate_limits.five_hour",
+    "rate_limits.seven_day",
+    "rate_limits.spend_limit",
+)
+"""The payload keys lab_widget reads. Evidence: the status-line builder of the 2.1.332
+binary (``strings``: ``cost:{total_cost_usd:...}``, ``context_window:...``,
+``...(Xt.five_hour||Xt.seven_day||Xt.spend_limit)&&{rate_limits:Xt}``), its own description
+of the payload (the ``/statusline`` setup agent's prompt), and the payloads a live run wrote
+(``tests/fixtures/claude-code/statusline.jsonl``). ``prompt_id`` is the ``promptId`` of the
+transcript's user entries, so a payload tells which turn its cumulative cost was read in."""
+
+RATE_LIMIT_WINDOWS = {"five_hour": 300, "seven_day": 10080}
+"""Each status-line window and its length in minutes: the CLI's own table of windows
+(``rateLimitType:"five_hour",windowSeconds:18000`` and ``"seven_day"``, ``604800``)."""
+
+RATE_LIMIT_SOURCE = "anthropic-ratelimit-unified"
+"""The limiter behind ``rate_limits.five_hour`` / ``seven_day``: 2.1.332 reads them from
+the ``anthropic-ratelimit-unified-5h-utilization`` / ``-5h-reset`` / ``-7d-...`` response
+headers (utilization a fraction, reset in epoch seconds), and shows them as
+``used_percentage`` 0-100 and ``resets_at``."""
+
+GATEWAY_AUDIENCE = "claude-gateway"
+"""2.1.332 reads those headers only for a Claude.ai subscriber or behind a Claude gateway:
+a custom ``ANTHROPIC_BASE_URL`` with an ``ANTHROPIC_AUTH_TOKEN`` that is a JWT whose ``aud``
+is ``claude-gateway`` (``S7t``: ``aud==="claude-gateway"``; ``ote()``). With an API key the
+payload has no ``rate_limits`` (seen live). An endpoint whose key is such a token is passed
+as ``ANTHROPIC_AUTH_TOKEN`` too (see ``_statusline.is_gateway_token``)."""

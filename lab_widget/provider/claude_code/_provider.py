@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -21,6 +22,7 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    SessionSummary,
     ToolCall,
 )
 from .._auth import AuthFlow, credentials, injected_credentials
@@ -49,6 +51,7 @@ from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
 from ._files import peek_session, project_dir, subagent_dir
+from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
@@ -140,7 +143,13 @@ class ClaudeSignals(LiveSignals):
 
     def signature(self, context: RunContext) -> object:
         spool = context.runtime_dir / _SIGNALS
-        return spool_signature(spool)
+        # The status line moves too (the CLI's cost, quotas): a change the chat shows.
+        try:
+            status = (context.runtime_dir / _compat.STATUS_SPOOL).stat()
+            line: object = (status.st_size, status.st_mtime_ns)
+        except OSError:
+            line = None
+        return (spool_signature(spool), line)
 
     def sweep(self, context: RunContext) -> None:
         spool = context.runtime_dir / _SIGNALS
@@ -199,6 +208,8 @@ class ClaudeCodeProvider(AgentProvider):
     startup_settle = _compat.STARTUP_SETTLE
     live_signals = ClaudeSignals()
     _auth_flow: ClaudeAuthFlow | None = None
+    _status_lock = threading.Lock()
+    _status: dict[Path, StatusSpool] = {}  # noqa: RUF012 (one reader per run folder, shared)
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -210,6 +221,15 @@ class ClaudeCodeProvider(AgentProvider):
         hook = [{"matcher": "", "hooks": [{"type": "command", "command": _hook_command(spool)}]}]
         settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
         settings.update(_compat.RUN_SETTINGS)
+        # The status line spools the CLI's own cost and quotas; a user's own status line
+        # (their settings, in their own environment) still runs on the same payload.
+        own = (
+            None if request.endpoint else user_status_command(_user_config_dir() / "settings.json")
+        )
+        settings["statusLine"] = {
+            **_compat.STATUS_LINE_SETTINGS,
+            "command": status_command(ctx.runtime_dir / _compat.STATUS_SPOOL, own),
+        }
         settings_path = ctx.runtime_dir / "claude-settings.json"
         settings_path.write_text(json.dumps(settings, indent=2))
 
@@ -228,6 +248,10 @@ class ClaudeCodeProvider(AgentProvider):
                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             )
             secret.add("ANTHROPIC_API_KEY")
+            if is_gateway_token(request.endpoint.api_key):
+                # A gateway's token: the CLI then reads the quota headers (see _compat).
+                env["ANTHROPIC_AUTH_TOKEN"] = request.endpoint.api_key
+                secret.add("ANTHROPIC_AUTH_TOKEN")
             unset = _compat.ISOLATION_UNSET
         else:
             config_dir = _user_config_dir()
@@ -340,6 +364,15 @@ class ClaudeCodeProvider(AgentProvider):
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return ClaudeTranscriptReader(ref)
 
+    def live_session(self, context: RunContext, summary: SessionSummary) -> SessionSummary:
+        """The status line's cost, quotas and context window of the epoch's session."""
+        path = context.runtime_dir / _compat.STATUS_SPOOL
+        with self._status_lock:
+            spool = self._status.get(path)
+            if spool is None:
+                spool = self._status[path] = StatusSpool(path)
+        return spool.merge(summary)
+
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
         folder = project_dir(_user_config_dir(), str(Path(cwd).expanduser().resolve()))
@@ -374,7 +407,11 @@ class ClaudeCodeProvider(AgentProvider):
     def watch_paths(self, context: RunContext) -> list[Path]:
         state = self._run_state(context)
         config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
-        return [context.runtime_dir / _SIGNALS, project_dir(config_dir, str(context.cwd))]
+        return [
+            context.runtime_dir / _SIGNALS,
+            project_dir(config_dir, str(context.cwd)),
+            context.runtime_dir,  # the status line's spool
+        ]
 
     def is_ready(self, context: RunContext) -> bool:
         # SessionStart fires a moment before the prompt box takes input; under load a paste

@@ -27,7 +27,10 @@ from ...schema import (
     Usage,
 )
 from .._jsonl import CorruptLine, JsonlTail, Line
+from .._models import ModelWatch
+from .._numbers import exact
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .._turn_facts import TurnFactsLog
 from .._usage import UsageLedger
 from . import _compat
 from ._dialogs import dialog_for_tool, outcome_for_result
@@ -99,6 +102,9 @@ class ClaudeTranscriptReader(TranscriptReader):
         # would cost more than the parse itself.
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
+        # Per turn (keyed by its prompt's seq): what the transcript records beside messages.
+        self._turns = TurnFactsLog()
+        self._models = ModelWatch()
         self._changed: dict[int, None] = {}
         # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
         self._pending: dict[int, None] = {}
@@ -147,6 +153,7 @@ class ClaudeTranscriptReader(TranscriptReader):
             usage=self._ledger.total,
             models=self._ledger.models(),
             turn_durations_ms=list(self._turn_durations),
+            turn_facts=self._turns.facts(),
         )
 
     def read(self) -> ReadResult:
@@ -260,9 +267,9 @@ class ClaudeTranscriptReader(TranscriptReader):
         elif kind == "progress":
             self._progress(entry)
         elif kind == "cost-state":
-            cost = entry.get("totalCostUSD")
-            if isinstance(cost, int | float) and not isinstance(cost, bool):
-                self._facts["vendor_cost_usd"] = float(cost)
+            cost = exact(entry.get("totalCostUSD"))
+            if cost is not None:
+                self._facts["vendor_cost_usd"] = cost
         elif kind == "api-request":
             self._api_request(entry)
         # Every other entry type (mode, attachment, file-history-snapshot, ...) is bookkeeping.
@@ -281,6 +288,16 @@ class ClaudeTranscriptReader(TranscriptReader):
         model = params.get("model") if isinstance(params, dict) else None
         if isinstance(model, str) and model:
             self._facts["model_requested"] = model
+            self._note_turn(model_requested=model)
+        config = params.get("output_config") if isinstance(params, dict) else None
+        effort = config.get("effort") if isinstance(config, dict) else None
+        if isinstance(effort, str) and effort:
+            self._note_turn(reasoning_effort=effort)
+
+    def _note_turn(self, **facts: Any) -> None:
+        # Facts of the turn under way (the latest prompt's), main thread only.
+        if self._scope == "main":
+            self._turns.note(**facts)
 
     def _note_session(self, entry: dict[str, Any]) -> None:
         facts = self._facts
@@ -324,6 +341,7 @@ class ClaudeTranscriptReader(TranscriptReader):
                 self.replace_message(typed.model_copy(update=echo))
                 self._state, self._open_response = before[1], before[2]
                 self._before_prompt = None
+                self._turns.drop(typed.seq)  # a command, not a turn
             else:
                 self.add_message(**echo)
         for stream, raw in outputs:
@@ -371,6 +389,10 @@ class ClaudeTranscriptReader(TranscriptReader):
             timestamp=timestamp(entry),
         )
         self._before_prompt = (prompt.seq, self._state, self._open_response)
+        prompt_id = entry.get("promptId")
+        self._turns.end()  # a turn that recorded no end (interrupted) is over too
+        self._turns.start(prompt.seq)
+        self._note_turn(prompt_id=prompt_id if isinstance(prompt_id, str) else None)
         self._state = "working"
         self._seen_turn = True
         self._open_response = True
@@ -465,6 +487,12 @@ class ClaudeTranscriptReader(TranscriptReader):
         usage = self._usage(message, key)
         if model and model != "<synthetic>":
             self._facts["model"] = model
+            if self._scope == "main":
+                self._substitution(model, entry)
+        raw_usage = message.get("usage")
+        tier = raw_usage.get("service_tier") if isinstance(raw_usage, dict) else None
+        if isinstance(tier, str) and tier:
+            self._note_turn(service_tier=tier)
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         base: dict[str, Any] = {
@@ -496,6 +524,13 @@ class ClaudeTranscriptReader(TranscriptReader):
         self._seen_turn = True
         self._open_response = asks_tools or stop == "tool_use"
         self._state = "idle" if stop in _FINAL_STOPS else "working"
+
+    def _substitution(self, answered: str, entry: dict[str, Any]) -> None:
+        # The main thread's latest request named the model asked for; a response from
+        # another model is shown once per change.
+        note = self._models.note(self._facts.get("model_requested"), answered)
+        if note is not None:
+            self._lifecycle(note, "warning", entry)
 
     def _tool_use(
         self, block: dict[str, Any], entry: dict[str, Any], base: dict[str, Any]
@@ -603,6 +638,8 @@ class ClaudeTranscriptReader(TranscriptReader):
             duration = entry.get("durationMs")
             if isinstance(duration, int | float) and not isinstance(duration, bool):
                 self._turn_durations.append(int(duration))
+                self._note_turn(duration_ms=int(duration), ended_at=timestamp(entry))
+                self._turns.end()
         elif subtype == "compact_boundary":
             meta = entry.get("compactMetadata")
             trigger = meta.get("trigger") if isinstance(meta, dict) else None

@@ -333,3 +333,33 @@ Where it came from: the TUI itself under tmux with an isolated ``CODEX_HOME`` (p
 apps off) and the scripted model, typing ``/`` and walking the menu with Down; the live
 test ``test_pinned_builtins_match_the_tui_menu`` repeats the walk and fails on drift. The
 same descriptions are in the binary's strings."""
+
+# -- rate limits (verified by tests/test_live_codex_limits.py against the pinned binary) ----
+
+RATE_LIMIT_WINDOWS = ("primary", "secondary")
+"""The windows of a ``token_count.rate_limits`` snapshot: ``{used_percent, window_minutes,
+resets_at}`` each, or ``null``. 0.171.0 fills them from the model server's
+``x-<limit>-primary-used-percent`` / ``-primary-window-minutes`` / ``-primary-reset-at``
+headers (and ``-secondary-``), ``resets_at`` in epoch seconds (seen live against the scripted
+model; ``codex-rs/codex-api/src/rate_limits.rs``)."""
+
+DEFAULT_LIMIT_ID = "codex"
+"""The ``limit_id`` of the ``x-codex-*`` header family (other families ``x-<name>-...``
+become ``<name>`` with ``-`` as ``_``, e.g. ``codex_other``). Each ``token_count`` carries
+ONE snapshot, the latest family the server reported (two families in one response: the
+rollout kept only the second, seen live)."""
+
+RATE_LIMIT_FIELDS = (
+    "limit_id",
+    "limit_name",
+    "primary",
+    "secondary",
+    "credits",
+    "plan_type",
+    "rate_limit_reached_type",
+)
+"""The keys read; ``credits`` is ``{has_credits, unlimited, balance}`` from the
+``x-codex-credits-has-credits`` / ``-unlimited`` / ``-balance`` headers (the balance a decimal
+string). ``individual_limit`` and ``spend_control_reached`` were null in every rollout seen
+and are not read; ``plan_type`` is null against a model server (the CLI fills it from a
+ChatGPT login's account, not from headers)."""

@@ -116,6 +116,8 @@ class Counts:
     cached: int = 0
     output: int = 0
     cache_write: int = 0
+    reasoning: int = 0
+    """Of ``output``, the reasoning tokens (``reasoning_output_tokens``)."""
 
     def advanced_from(self, earlier: Counts) -> bool:
         """Whether every count is at least ``earlier``'s and one is larger."""
@@ -125,8 +127,8 @@ class Counts:
     def minus(self, earlier: Counts) -> Counts:
         return Counts(*(a - b for a, b in zip(self._values(), earlier._values(), strict=True)))
 
-    def _values(self) -> tuple[int, int, int, int]:
-        return (self.input, self.cached, self.output, self.cache_write)
+    def _values(self) -> tuple[int, int, int, int, int]:
+        return (self.input, self.cached, self.output, self.cache_write, self.reasoning)
 
     @property
     def empty(self) -> bool:
@@ -139,6 +141,7 @@ class Counts:
             output_tokens=self.output,
             cache_read_tokens=self.cached,
             cache_write_tokens=self.cache_write,
+            reasoning_tokens=self.reasoning,
         )
 
 
@@ -166,6 +169,7 @@ def counts(raw: Any) -> Counts | None:
         cached=_count(raw, "cached_input_tokens", "cache_read_input_tokens"),
         output=_count(raw, "output_tokens"),
         cache_write=_count(raw, "cache_write_input_tokens", "cache_creation_input_tokens"),
+        reasoning=_count(raw, "reasoning_output_tokens"),
     )
 
 

@@ -27,6 +27,7 @@ from ...schema import (
     LifecycleLevel,
     Message,
     ModelUsage,
+    RateLimit,
     SessionSummary,
     State,
     ToolCall,
@@ -34,6 +35,7 @@ from ...schema import (
 )
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .._turn_facts import TurnFactsLog
 from . import _compat
 from ._items import (
     Counts,
@@ -44,6 +46,7 @@ from ._items import (
     spawned_agent,
     tool_output,
 )
+from ._limits import rate_limits
 from ._rollouts import find_thread, is_context, resolve_pending
 
 __all__ = ["CodexTranscriptReader"]
@@ -134,6 +137,9 @@ class CodexTranscriptReader(TranscriptReader):
         self._turn_durations: list[int] = []
         self._usage = Usage()
         self._models: dict[tuple[str, str], ModelUsage] = {}
+        self._limits: dict[tuple[str, str | None], RateLimit] = {}
+        # Per turn (keyed by its prompt's seq): what turn_context and task_complete record.
+        self._turns = TurnFactsLog()
         self._changed: dict[int, None] = {}
         if self._clear_echo:
             self._add(
@@ -162,6 +168,8 @@ class CodexTranscriptReader(TranscriptReader):
             usage=self._usage,
             models=list(self._models.values()),
             turn_durations_ms=list(self._turn_durations),
+            rate_limits=list(self._limits.values()),
+            turn_facts=self._turns.facts(),
         )
 
     @property
@@ -291,6 +299,8 @@ class CodexTranscriptReader(TranscriptReader):
                 thread.model = model
                 if thread is self._main:
                     self._facts.setdefault("model_requested", model)
+            if thread is self._main:
+                self._turn_context(payload)
         elif kind == "response_item":
             self._response_item(thread, payload, line)
         elif kind == "event_msg":
@@ -340,7 +350,7 @@ class CodexTranscriptReader(TranscriptReader):
         if role == "user" and (text or images) and not is_context(text):
             thread.structural = "working"
             thread.response = []
-            self._add(
+            prompt = self._add(
                 thread,
                 kind="text",
                 role="user",
@@ -349,6 +359,8 @@ class CodexTranscriptReader(TranscriptReader):
                 native_id=payload.get("id"),
                 timestamp=stamp,
             )
+            if thread is self._main:
+                self._start_turn(prompt.seq)
         elif role == "assistant" and (text or images):
             self._add(
                 thread,
@@ -472,6 +484,8 @@ class CodexTranscriptReader(TranscriptReader):
         kind = payload.get("type")
         if kind == "task_started":
             thread.task_events = thread.turn_open = True
+            if thread is self._main:
+                self._turns.end()  # turn_context may come before the turn's prompt
         elif kind == "task_complete":
             thread.task_events, thread.turn_open = True, False
             duration = payload.get("duration_ms")
@@ -481,6 +495,8 @@ class CodexTranscriptReader(TranscriptReader):
                 and not isinstance(duration, bool)
             ):
                 self._turn_durations.append(duration)
+                self._turns.note(duration_ms=duration, ended_at=_timestamp(line.get("timestamp")))
+                self._turns.end()
             self._turn_ended(thread, line)
         elif kind == "turn_aborted":
             thread.turn_open = False
@@ -490,11 +506,32 @@ class CodexTranscriptReader(TranscriptReader):
             self._turn_ended(thread, line)
         elif kind == "token_count":
             self._token_count(thread, payload)
+            for limit in rate_limits(payload.get("rate_limits"), _timestamp(line.get("timestamp"))):
+                self._limits[limit.key] = limit  # every thread reports the same account's
         elif kind == "context_compacted":
             if thread.last_compaction != len(self._messages) - 1:
                 self._compaction(thread, line, thread.summary or "")
         elif kind == "error":
             self._lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
+
+    def _start_turn(self, seq: int) -> None:
+        # The facts gathered since task_started belong to this prompt; a second prompt of
+        # one task (none seen so far) starts its own, keeping what was requested.
+        self._turns.start(seq, keep=("model_requested", "reasoning_effort", "service_tier"))
+
+    def _turn_context(self, payload: dict[str, Any]) -> None:
+        mode = payload.get("collaboration_mode")
+        settings = mode.get("settings") if isinstance(mode, dict) else None
+        effort = payload.get("effort")
+        if not isinstance(effort, str) and isinstance(settings, dict):
+            effort = settings.get("reasoning_effort")
+        tier = payload.get("service_tier")
+        model = payload.get("model")
+        self._turns.note(
+            model_requested=model if isinstance(model, str) and model else None,
+            reasoning_effort=effort if isinstance(effort, str) and effort else None,
+            service_tier=tier if isinstance(tier, str) and tier else None,
+        )
 
     def _turn_ended(self, thread: _Thread, line: dict[str, Any]) -> None:
         # A sub-agent whose rollout is still missing when its parent's turn is over costs
