@@ -609,17 +609,20 @@ def get_run(run_id: str) -> Run:
     raise RunNotFoundError(f"no live run {run_id!r}")
 
 
-def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -> Chat:
+def read_transcript(
+    path: str | os.PathLike[str], provider: str | None = None, transcript_id: str | None = None
+) -> Chat:
     """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
 
     No tmux, no agent: for history, analysis and tests. The state is what the transcript
-    alone tells (``idle`` or ``working``).
+    alone tells (``idle`` or ``working``). ``transcript_id`` names the session in a file
+    that holds several (a database); by default it is the file's name without suffix.
     """
     file = Path(path).expanduser()
     if not file.is_file():
         raise FileNotFoundError(f"no transcript at {file}")
     reader = get_provider(provider or default_provider()).open_reader(
-        TranscriptRef(transcript_id=file.stem, path=file)
+        TranscriptRef(transcript_id=transcript_id or file.stem, path=file)
     )
     reader.read()
     return Chat(
