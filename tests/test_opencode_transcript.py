@@ -1,5 +1,6 @@
-"""Unit: OpenCode's event log (fixtures recorded from 1.18.33) mapped to the universal schema,
-read from a real SQLite store laid out with the CLI's own DDL."""
+"""Unit: OpenCode's stored sessions mapped to the universal schema, read from real stores laid
+out with each version's own DDL: the pinned 1.18.33's event log, and older versions' stores
+(``tests/fixtures/opencode/v*/``: event logs, ``message`` / ``part`` rows, JSON files)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lab_widget import history
 from lab_widget._view import _dump
-from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
+from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._dialogs import STATE_FILE, OpenCodeSignals
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
@@ -24,6 +26,125 @@ from .conformance.kits import OpenCodeStore, _opencode_kit
 from .conftest import FIXTURES
 
 STORE = OpenCodeStore()
+OPENCODE = FIXTURES / "opencode"
+FOLDERS = sorted(p for p in OPENCODE.glob("v*") if p.is_dir())
+VERSIONS = [OPENCODE, *(p for p in FOLDERS if (p / "manifest.json").is_file())]
+
+
+def _version(folder: Path) -> str:
+    return str(json.loads((folder / "manifest.json").read_text())["version"])
+
+
+class Recorded:
+    """One version's recorded scenarios, laid out as that version keeps them on disk."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.version = _version(folder)
+        self.pinned = folder == OPENCODE
+
+    def __repr__(self) -> str:
+        return self.version
+
+    def has(self, scenario: str) -> bool:
+        if self.pinned:
+            return any(self.folder.glob(f"{scenario}.jsonl")) or any(
+                self.folder.glob(f"{scenario}_0.jsonl")
+            )
+        return (self.folder / f"{scenario}.store.jsonl").is_file()
+
+    def lay_out(self, scenario: str, data_home: Path) -> list[TranscriptRef]:
+        """Write the scenario's store under ``data_home/opencode``; its top-level sessions,
+        oldest first."""
+        folder = data_home / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        db = folder / "opencode.db"
+        if self.pinned:
+            names = sorted(self.folder.glob(f"{scenario}_*.jsonl")) or [
+                self.folder / f"{scenario}.jsonl"
+            ]
+            refs = []
+            for index, name in enumerate(names):
+                data = name.read_bytes()
+                ref = STORE.ref(db, data, name.stem)
+                STORE.append(ref, data)
+                created = json.loads(json.loads(data.splitlines()[0])["data"])["info"]
+                with sqlite3.connect(db) as conn:
+                    conn.execute(
+                        "INSERT INTO session (id, project_id, slug, directory, title, version, "
+                        "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            ref.transcript_id,
+                            created["projectID"],
+                            created["slug"],
+                            created["directory"],
+                            created["title"],
+                            created["version"],
+                            created["time"]["created"] + index,
+                            created["time"]["created"] + index,
+                        ),
+                    )
+                conn.close()
+                refs.append(TranscriptRef(ref.transcript_id, db))
+            return refs
+        lines = [
+            json.loads(x)
+            for x in (self.folder / f"{scenario}.store.jsonl").read_text().splitlines()
+            if x
+        ]
+        schema = self.folder / "schema.sql"
+        if not schema.is_file():  # before the SQLite store: one JSON file per record
+            for line in lines:
+                target = folder / "storage" / line["file"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(line["text"])
+            sessions = [
+                (json.loads(p.read_text()), p)
+                for p in (folder / "storage" / "session").glob("*/*.json")
+            ]
+            return [
+                TranscriptRef(info["id"], path)
+                for info, path in sorted(sessions, key=lambda x: x[0]["time"]["created"])
+                if not info.get("parentID")
+            ]
+        with sqlite3.connect(db) as conn:
+            conn.executescript(schema.read_text())
+            for line in lines:
+                row = line["row"]
+                marks = ", ".join("?" * len(row))
+                columns = ", ".join(f"`{c}`" for c in row)
+                conn.execute(
+                    f"INSERT INTO `{line['table']}` ({columns}) VALUES ({marks})",
+                    list(row.values()),
+                )
+        conn.close()
+        return [
+            TranscriptRef(str(r["row"]["id"]), db)
+            for r in sorted(
+                (x for x in lines if x["table"] == "session" and not x["row"]["parent_id"]),
+                key=lambda x: x["row"]["time_created"],
+            )
+        ]
+
+    def read(self, scenario: str, tmp_path: Path, index: int = -1) -> OpenCodeTranscriptReader:
+        refs = self.lay_out(scenario, tmp_path / f"data-{scenario}")
+        reader = OpenCodeTranscriptReader(refs[index])
+        reader.read()
+        return reader
+
+
+RECORDED = [Recorded(folder) for folder in VERSIONS]
+
+
+@pytest.fixture(params=RECORDED, ids=repr)
+def recorded(request: pytest.FixtureRequest) -> Recorded:
+    """Each recorded version in turn (one test body, every version)."""
+    return request.param  # type: ignore[no-any-return]
+
+
+def needs(recorded: Recorded, scenario: str) -> None:
+    """Every version records the common scenarios: a missing one is a failed recording."""
+    assert recorded.has(scenario), f"{recorded} has no {scenario} recording"
 
 
 def fixture(name: str) -> bytes:
@@ -43,8 +164,23 @@ def texts(messages: list[Message]) -> list[tuple[str, str]]:
     return [(m.role, m.text) for m in messages if m.kind == "text"]
 
 
-def test_hello(tmp_path: Path) -> None:
-    reader = read(tmp_path, "hello.jsonl")
+def test_every_version_was_recorded_from_itself() -> None:
+    assert _version(OPENCODE) == _compat.VERSION
+    assert [p.name for p in FOLDERS] == [f"v{r.version}" for r in RECORDED[1:]]
+    for item in RECORDED[1:]:
+        lines = (item.folder / "hello.store.jsonl").read_text().splitlines()
+        records = [json.loads(x) for x in lines]
+        stored = {
+            r["row"]["version"] if "row" in r else json.loads(r["text"]).get("version")
+            for r in records
+            if r.get("table") == "session" or str(r.get("file", "")).startswith("session/")
+        }
+        assert stored - {None} == {item.version}, item
+
+
+def test_hello(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "hello")
+    reader = recorded.read("hello", tmp_path)
     assert texts(reader.messages) == [
         ("user", "hello"),
         ("assistant", "Hello from the scripted model."),
@@ -54,20 +190,173 @@ def test_hello(tmp_path: Path) -> None:
     assert last.usage is not None and last.usage.output_tokens > 0
     assert last.model == "default"
     summary = reader.summary
-    assert summary.cli_version == _compat.VERSION
+    assert summary.cli_version == recorded.version
     assert summary.cwd == "/fixture/work"
     assert summary.usage.output_tokens > 0 and len(summary.turn_durations_ms) == 1
+    assert summary.started_at is not None
 
 
-def test_tool_calls_ok_and_failing(tmp_path: Path) -> None:
-    reader = read(tmp_path, "tools.jsonl")
+def test_tool_calls_ok_and_failing(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "tools")
+    reader = recorded.read("tools", tmp_path)
     tools = [m.tool for m in reader.messages if m.tool is not None]
     assert [t.name for t in tools] == ["bash", "bash"]
     assert tools[0].status == "ok" and "tool-output-42" in (tools[0].output or "")
-    assert tools[0].input == {"command": "echo tool-output-42"}
-    assert tools[1].status == "error"  # cat of a missing file exits non-zero
+    assert tools[0].input["command"] == "echo tool-output-42"
+    # A failing command (1.15.13: its bash tool refused the call without a description).
+    assert tools[1].status == "error"
     assert texts(reader.messages)[-1] == ("assistant", "That command failed.")
     assert reader.state == "idle"
+    assert [m.text for m in reader.messages if m.role == "user"] == [
+        "please use a tool",
+        "now a failing tool",
+    ]
+
+
+def test_interrupt_is_a_lifecycle_note_and_idle(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "interrupt")
+    reader = recorded.read("interrupt", tmp_path)
+    notes = [m.text for m in reader.messages if m.kind == "lifecycle"]
+    assert notes == ["Interrupted"]
+    assert reader.state == "idle"
+    assert not any(m.text == "late answer" for m in reader.messages)
+
+
+def test_rejected_permission_ends_the_turn(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "reject")
+    reader = recorded.read("reject", tmp_path)
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert len(tools) == 1 and tools[0].status == "error"
+    assert (tools[0].output or "").endswith("(rejected)")
+    assert reader.state == "idle"
+
+
+def test_approved_permission_runs_the_call(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "approve")
+    reader = recorded.read("approve", tmp_path)
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert [(t.name, t.status) for t in tools] == [("bash", "ok")]
+    assert texts(reader.messages)[-1] == ("assistant", "Tool said 42.")
+    assert reader.state == "idle"
+
+
+def test_new_makes_a_second_session(recorded: Recorded, tmp_path: Path) -> None:
+    needs(recorded, "new")
+    refs = recorded.lay_out("new", tmp_path / "data")
+    assert len(refs) == 2
+    firsts = []
+    for ref in refs:
+        reader = OpenCodeTranscriptReader(ref)
+        reader.read()
+        firsts.append(texts(reader.messages))
+    assert firsts == [
+        [("user", "hello"), ("assistant", "Hello from the scripted model.")],
+        [("user", "and again"), ("assistant", "Second answer.")],
+    ]
+
+
+def test_read_as_it_grows_equals_one_read(recorded: Recorded, tmp_path: Path) -> None:
+    """Reading a store while its records land, in the order they were created, ends with
+    the messages one read of the finished store gives, each reported as it changed."""
+    needs(recorded, "tools")
+    whole = recorded.read("tools", tmp_path / "whole")
+    full = recorded.lay_out("tools", tmp_path / "full")[0]
+    growing = tmp_path / "growing"
+    reported: dict[int, Message] = {}
+    if full.path.suffix == ".json":  # legacy files, copied over one at a time
+        storage = full.path.parent.parent.parent
+        ref = TranscriptRef(full.transcript_id, growing / full.path.relative_to(storage.parent))
+        reader = OpenCodeTranscriptReader(ref)
+        for path in sorted(storage.rglob("*.json"), key=lambda p: (p.parent.parent.name, p.name)):
+            target = growing / path.relative_to(storage.parent)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+            reported.update((m.seq, m) for m in reader.read().changed)
+    else:
+        growing.mkdir()
+        source = sqlite3.connect(full.path)
+        source.row_factory = sqlite3.Row
+        target = sqlite3.connect(growing / "opencode.db")
+        for (ddl,) in source.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
+        ):
+            target.execute(ddl)
+        target.commit()
+        reader = OpenCodeTranscriptReader(
+            TranscriptRef(full.transcript_id, growing / "opencode.db")
+        )
+        rows = []
+        names = {r[0] for r in source.execute("SELECT name FROM sqlite_master")}
+        for table in ("session", "message", "part", "event"):
+            for row in source.execute(f"SELECT * FROM {table}") if table in names else []:
+                when = row["seq"] if table == "event" else row["time_created"]
+                rows.append((table != "session", when, table, dict(row)))
+        # Each row lands as it was created (stamped then), and is touched again when it was
+        # last written, as the CLI updates rows in place.
+        for _, _, table, row in sorted(rows, key=lambda r: (r[0], r[1])):
+            created = dict(row, time_updated=row["time_created"]) if table != "event" else row
+            columns = ", ".join(f"`{c}`" for c in created)
+            marks = ", ".join("?" * len(created))
+            target.execute(
+                f"INSERT INTO `{table}` ({columns}) VALUES ({marks})", list(created.values())
+            )
+            target.commit()
+            reported.update((m.seq, m) for m in reader.read().changed)
+        touched = [r for r in rows if r[2] in ("message", "part")]
+        for _, _, table, row in sorted(touched, key=lambda r: r[3]["time_updated"]):
+            target.execute(
+                f"UPDATE `{table}` SET time_updated = ? WHERE id = ?",
+                (row["time_updated"], row["id"]),
+            )
+            target.commit()
+            reported.update((m.seq, m) for m in reader.read().changed)
+        target.close()
+        source.close()
+    assert reader.messages == whole.messages
+    assert [reported[m.seq] for m in whole.messages] == whole.messages
+    assert reader.state == whole.state == "idle"
+
+
+def test_history_lists_and_opens_every_session_of_a_version(
+    recorded: Recorded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    needs(recorded, "new")
+    data = tmp_path / "data"
+    recorded.lay_out("new", data)
+    work = tmp_path / "work"
+    work.mkdir()
+    # The recorded folder was /fixture/work: point it at this test's folder.
+    _retarget(data, "/fixture/work", str(work.resolve()))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    provider = get_provider("opencode")
+    refs = provider.sessions(work)
+    assert len(refs) == 2
+    assert [provider.preview(r) for r in refs] == [
+        ("hello", "default"),
+        ("and again", "default"),
+    ]
+    found = history(work, provider="opencode")
+    assert sorted((s.first_prompt, s.model) for s in found) == [
+        ("and again", "default"),
+        ("hello", "default"),
+    ]
+    for info in found:
+        chat = info.open()
+        assert chat.session.transcript_id == info.transcript_id
+        assert texts(chat.messages)[0] == ("user", info.first_prompt)
+        assert chat.session.usage.output_tokens > 0
+
+
+def _retarget(data: Path, old: str, new: str) -> None:
+    """Rewrite a laid-out store's folder from ``old`` to ``new`` (rows and files alike)."""
+    db = data / "opencode" / "opencode.db"
+    if db.is_file():
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE session SET directory = ? WHERE directory = ?", (new, old))
+        conn.close()
+    for path in (data / "opencode" / "storage").rglob("*.json"):
+        path.write_text(path.read_text().replace(old, new))
 
 
 def test_question_tool_is_a_dialog_with_the_recorded_answers(tmp_path: Path) -> None:
@@ -116,22 +405,6 @@ def test_an_approved_edit_is_its_tool_call(tmp_path: Path) -> None:
     assert [(t.name, t.status) for t in tools] == [("edit", "ok")]
     assert tools[0].input["filePath"] == "/fixture/work/old.txt"
     assert texts(reader.messages)[-1] == ("assistant", "Edited.")
-    assert reader.state == "idle"
-
-
-def test_interrupt_is_a_lifecycle_note_and_idle(tmp_path: Path) -> None:
-    reader = read(tmp_path, "interrupt.jsonl")
-    notes = [m.text for m in reader.messages if m.kind == "lifecycle"]
-    assert notes == ["Interrupted"]
-    assert reader.state == "idle"
-    assert not any(m.text == "late answer" for m in reader.messages)
-
-
-def test_rejected_permission_ends_the_turn(tmp_path: Path) -> None:
-    reader = read(tmp_path, "reject.jsonl")
-    tools = [m.tool for m in reader.messages if m.tool is not None]
-    assert len(tools) == 1 and tools[0].status == "error"
-    assert (tools[0].output or "").endswith("(rejected)")
     assert reader.state == "idle"
 
 

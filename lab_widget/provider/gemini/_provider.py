@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -251,6 +252,7 @@ class GeminiProvider(AgentProvider):
             global_dir = Path(str(state.get("global_dir") or _user_dir()))
             chats = _chats_dir(global_dir, context.cwd)
             paths.append(chats if chats is not None else global_dir)
+            paths.append(_legacy_chats_dir(global_dir, context.cwd))
         return paths
 
     def is_ready(self, context: RunContext) -> bool:
@@ -461,20 +463,34 @@ def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
     return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
 
 
+def _legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
+    """Where versions before the slug registry kept the sessions of ``cwd``."""
+    folder = str(Path(cwd).expanduser().resolve())
+    digest = hashlib.new(_compat.LEGACY_PROJECT_DIR, folder.encode()).hexdigest()
+    return global_dir / "tmp" / digest / "chats"
+
+
 def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
-    chats = _chats_dir(global_dir, cwd)
-    if chats is None:
-        return []
-    refs = []
-    for path in sorted(chats.glob("session-*.jsonl")):
-        header = read_header(path)
-        if header is not None:
-            refs.append(
-                TranscriptRef(
-                    transcript_id=str(header["sessionId"]), path=path, watch=(path.parent,)
-                )
+    """Every session file of ``cwd``, of any version: event logs and older JSON documents,
+    under the slug folder and the older hashed one. A session converted to an event log
+    on resume keeps its document beside it: the event log stands for it.
+    """
+    folders = [_chats_dir(global_dir, cwd), _legacy_chats_dir(global_dir, cwd)]
+    found: dict[str, TranscriptRef] = {}
+    for chats in dict.fromkeys(f for f in folders if f is not None):
+        paths = [
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.EVENT_LOG_SUFFIX}")),
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.DOCUMENT_SUFFIX}")),
+        ]
+        for path in paths:
+            header = read_header(path)
+            if header is None or str(header["sessionId"]) in found:
+                continue
+            session_id = str(header["sessionId"])
+            found[session_id] = TranscriptRef(
+                transcript_id=session_id, path=path, watch=(path.parent,)
             )
-    return refs
+    return sorted(found.values(), key=lambda ref: ref.path.name)
 
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:

@@ -30,11 +30,20 @@ from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
 from ._signals import approval_dialog, confirmation_id, confirmations
 
-__all__ = ["GeminiTranscriptReader", "is_context", "peek_session", "read_header", "tool_output"]
+__all__ = [
+    "GeminiTranscriptReader",
+    "is_context",
+    "is_document",
+    "peek_session",
+    "read_header",
+    "tool_output",
+]
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE)
 _PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
+_LEGACY_SHELL = re.compile(_compat.LEGACY_SHELL_OUTPUT, re.DOTALL)
 _PEEK_BYTES = 1 << 20
+_HEAD_BYTES = 1 << 12
 _FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _LEVELS: dict[str, LifecycleLevel] = {"info": "info", "warning": "warning", "error": "error"}
 _TURN_EVENTS = ("BeforeAgent", "AfterAgent")
@@ -88,6 +97,9 @@ def tool_output(result: Any) -> str:
     'hi'
     >>> tool_output([{"functionResponse": {"response": {"error": "denied"}}}])
     'denied'
+    >>> old = "Command: ls x\nDirectory: .\nOutput: (empty)\nError: no x\nExit Code: 2\nSignal: 0\n"
+    >>> tool_output([{"functionResponse": {"response": {"output": old}}}])
+    'no x\nExit Code: 2'
     """
     texts: list[str] = []
     for part in result if isinstance(result, list) else []:
@@ -101,10 +113,29 @@ def tool_output(result: Any) -> str:
         head, tail = _compat.OUTPUT_WRAPPER
         if text.startswith(head) and text.endswith(tail):
             text = text[len(head) : -len(tail)]
+        legacy = _LEGACY_SHELL.match(text)
+        if legacy is not None:
+            text = _legacy_shell(legacy)
         if text.startswith("Output: "):
             text = text[len("Output: ") :]
-        texts.append(_PROCESS_GROUP.sub("", text).rstrip("\n"))
+        text = _PROCESS_GROUP.sub("", text).rstrip("\n")
+        texts.append("" if text in _compat.LEGACY_EMPTY else text)
     return "\n".join(texts)
+
+
+def _legacy_shell(match: re.Match[str]) -> str:
+    """The text of an older version's shell result: its output and error, and the exit
+    code when it is not 0 (as the current format keeps it, so it marks the call failed).
+    """
+    lines = [
+        match.group(name)
+        for name in ("output", "error")
+        if match.group(name).strip() not in _compat.LEGACY_EMPTY
+    ]
+    code = match.group("code").strip()
+    if code not in ("0", *_compat.LEGACY_EMPTY):
+        lines.append(f"Exit Code: {code}")
+    return "\n".join(lines)
 
 
 def _usage(tokens: Any) -> Usage | None:
@@ -167,6 +198,8 @@ class GeminiTranscriptReader(TranscriptReader):
         self._reset()
 
     def _reset(self) -> None:
+        self._document: bool | None = None
+        self._document_key: tuple[int, int, int] | None = None
         self._records: list[dict[str, Any]] = []
         self._index: dict[str, int] = {}
         self._first_seq: list[int] = []
@@ -246,6 +279,10 @@ class GeminiTranscriptReader(TranscriptReader):
         return {k: v for k, v in self._facts.items() if k != "session_id"}
 
     def read(self) -> ReadResult:
+        if self._document is None:
+            self._document = is_document(self.ref.path)
+        if self._document:
+            return self._read_document()
         items = self._tail.read_iter()
         rewound = self._tail.rewound
         if rewound:
@@ -268,6 +305,10 @@ class GeminiTranscriptReader(TranscriptReader):
                 touched = None
             if touched is not None:
                 dirty = touched if dirty is None else min(dirty, touched)
+        return self._finish(old, dirty, rewound)
+
+    def _finish(self, old: list[Message], dirty: int | None, rewound: bool) -> ReadResult:
+        """Map again from the first changed record and report what that changed."""
         if dirty is None and not self._pending_echo:
             return ReadResult(changed=[], reset=rewound)
         self._pending_echo = False
@@ -277,6 +318,55 @@ class GeminiTranscriptReader(TranscriptReader):
             return ReadResult(changed=list(new), reset=True)
         changed = [m for m in new if m.seq >= len(old) or old[m.seq] != m]
         return ReadResult(changed=changed)
+
+    def _read_document(self) -> ReadResult:
+        """Read a session kept as one JSON document (older versions), rewritten whole.
+
+        The CLI rewrites the whole file on every change, so each change is read whole; an
+        unchanged file (same inode, size and modification time) is not read again. A
+        document that does not parse while an earlier one did is a rewrite caught half
+        way: the earlier records stand until the next change.
+        """
+        old = self._messages
+        try:
+            stat = self.ref.path.stat()
+            key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            if key == self._document_key:
+                return ReadResult(changed=[])
+            data = self.ref.path.read_bytes()
+        except OSError:
+            return ReadResult(changed=[])
+        try:
+            document = json.loads(data)
+            if not isinstance(document, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            if self._document_key is not None or not data.strip():
+                return ReadResult(changed=[])  # half written, or not written yet
+            self._document_key = key
+            note = {
+                "id": f"{_NOTE}document",
+                "type": _NOTE,
+                "content": f"Skipped the unreadable session file: {exc}",
+            }
+            return self._finish(old, self._put(note), False)
+        self._document_key = key
+        self._line({k: v for k, v in document.items() if k != "messages"})
+        messages = document.get("messages")
+        listed = [
+            m for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
+        ]
+        records = [m for m in listed if isinstance(m.get("id"), str)]
+        # The document is the whole history: what it no longer holds was cut (/rewind).
+        dirty = next(
+            (i for i, (a, b) in enumerate(zip(self._records, records, strict=False)) if a != b),
+            min(len(self._records), len(records)),
+        )
+        if dirty == len(self._records) == len(records):
+            return ReadResult(changed=[])
+        self._records = records
+        self._index = {str(r["id"]): i for i, r in enumerate(records)}
+        return self._finish(old, dirty, False)
 
     # -- records -----------------------------------------------------------------------
 
@@ -533,15 +623,66 @@ def _has_function_response(record: dict[str, Any]) -> bool:
     )
 
 
-def read_header(path: Path) -> dict[str, Any] | None:
-    """The metadata line of a session file (its first line), if readable."""
+def is_document(path: Path) -> bool:
+    """Whether a session file is one JSON document (older versions) rather than an event log.
+
+    The name tells (``.json`` against ``.jsonl``); a file named otherwise is a document when
+    its first line opens an object and holds nothing more.
+    """
+    if path.suffix in (_compat.DOCUMENT_SUFFIX, _compat.EVENT_LOG_SUFFIX):
+        return path.suffix == _compat.DOCUMENT_SUFFIX
     try:
         with path.open("rb") as f:
             first = f.readline(_PEEK_BYTES)
+    except OSError:
+        return False
+    return first.strip() == b"{"
+
+
+_HEADER_FIELD = re.compile(rb'"(sessionId|startTime|lastUpdated|kind)"\s*:\s*"([^"\\]*)"')
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The metadata of a session file (its first line; a document's top fields), if readable."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(_PEEK_BYTES) if not is_document(path) else f.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    if is_document(path):
+        # The metadata comes first in the document: a bounded prefix holds it, however long
+        # the conversation after it is.
+        head = first.split(b'"messages"', 1)[0]
+        found = {m.group(1).decode(): m.group(2).decode() for m in _HEADER_FIELD.finditer(head)}
+        return found if found.get("sessionId") else None
+    try:
         line = json.loads(first)
-    except (OSError, ValueError):
+    except ValueError:
         return None
     return line if isinstance(line, dict) and isinstance(line.get("sessionId"), str) else None
+
+
+def _document_records(data: bytes) -> list[dict[str, Any]]:
+    """The message records that parse whole in a prefix of a session document."""
+    text = data.decode("utf-8", "replace")
+    start = text.find('"messages"')
+    start = text.find("[", start) if start >= 0 else -1
+    if start < 0:
+        return []
+    decoder = json.JSONDecoder()
+    records: list[dict[str, Any]] = []
+    position = start + 1
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        if position >= len(text) or text[position] != "{":
+            return records
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return records  # cut off by the prefix
+        if isinstance(value, dict):
+            records.append(value)
 
 
 def peek_session(path: Path) -> tuple[str | None, str | None]:
@@ -553,11 +694,16 @@ def peek_session(path: Path) -> tuple[str | None, str | None]:
             data = f.read(_PEEK_BYTES)
     except OSError:
         return None, None
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    lines: list[Any] = []
+    if is_document(path):
+        lines = _document_records(data)
+    else:
+        for raw in data.splitlines():
+            try:
+                lines.append(json.loads(raw))
+            except ValueError:
+                continue
+    for line in lines:
         if not isinstance(line, dict):
             continue
         if prompt is None and line.get("type") == "user":

@@ -1,19 +1,25 @@
-"""OpenCode's session event log mapped to the universal schema, incrementally.
+"""OpenCode's sessions mapped to the universal schema, incrementally.
 
 Grammar pinned to OpenCode 1.18.33 (see ``_compat.py``); fixtures recorded from that
 version by ``scripts/record_opencode_fixtures.py`` live in ``tests/fixtures/opencode/`` as
 JSON lines, one ``event`` row each (``{"seq", "id", "type", "data"}``, ``data`` the stored
-JSON text).
+JSON text), and from older versions in ``tests/fixtures/opencode/v<version>/``.
 
 ``message.updated`` carries a message's whole info and ``message.part.updated`` a part's
 whole state, each re-sent on every change: the reader keeps one universal message per
 text, reasoning or tool part and replaces it (same ``seq``) as the part grows.
+
+Where a session has no event log (versions before it, or that leave it empty) the same
+infos and parts are read from where that version keeps their latest state: the store's
+``message`` and ``part`` rows (by ``time_updated``), or, before the SQLite store, one JSON
+file per session, message and part under ``storage/``. Each source feeds the same mapping.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ..._answers import describe_answers
@@ -29,7 +35,15 @@ from ...schema import (
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
 from ._dialogs import question_dialog, recorded_answers
-from ._store import EventRow, read_events
+from ._store import (
+    EventRow,
+    RowChange,
+    has_events,
+    read_events,
+    read_legacy,
+    read_rows,
+    read_session,
+)
 
 __all__ = ["OpenCodeTranscriptReader", "apply_events"]
 
@@ -79,6 +93,11 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._reset()
 
     def _reset(self) -> None:
+        self._source: str | None = None  # "events", "rows" or "legacy", once known
+        self._since = 0  # rows: the newest time_updated read
+        self._stored: dict[tuple[str, str], str] = {}  # rows and files: the data applied
+        self._files: dict[Path, tuple[int, int]] = {}  # legacy: file keys read
+        self._orphans: dict[str, list[dict[str, Any]]] = {}  # parts read before their message
         self._last: tuple[int, str] | None = None
         self._messages: list[Message] = []
         self._changed: dict[int, None] = {}
@@ -90,6 +109,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._errors: set[str] = set()
         self._rejected: set[str] = set()
         self._usage: dict[str, Usage] = {}
+        self._first_of: dict[str, int] = {}  # message id -> seq of its first shown part
         self._durations: dict[str, int] = {}
         self._state: State = "idle"
         self._model: str | None = None
@@ -132,15 +152,100 @@ class OpenCodeTranscriptReader(TranscriptReader):
         )
 
     def read(self) -> ReadResult:
-        rows, rewritten = read_events(
-            self.ref.path, self.ref.transcript_id, self._last[0] if self._last else -1, self._last
-        )
-        if rewritten:
-            self._reset()
-        self.apply(rows)
+        if self._source is None:
+            self._source = self._detect()
+        rewritten = False
+        if self._source == "events":
+            rows, rewritten = read_events(
+                self.ref.path,
+                self.ref.transcript_id,
+                self._last[0] if self._last else -1,
+                self._last,
+            )
+            if rewritten:
+                self._reset()
+                self._source = "events"
+            self.apply(rows)
+        elif self._source == "rows":
+            found = read_rows(self.ref.path, self.ref.transcript_id, self._since)
+            if found is not None:
+                changes, self._since = found
+                self.apply_changes(changes)
+        elif self._source == "legacy":
+            self.apply_changes(read_legacy(self.ref.path, self.ref.transcript_id, self._files))
         changed = self.messages if rewritten else [self._messages[s] for s in sorted(self._changed)]
         self._changed = {}
         return ReadResult(changed=changed, reset=rewritten)
+
+    def _detect(self) -> str | None:
+        """Where this session's history is: its event log, the store's rows, or legacy
+        files; ``None`` while none holds anything yet (decided on a later read).
+        """
+        if self.ref.path.suffix == ".json":
+            info = _load(self.ref.path)
+            if info is not None:
+                self._session_facts(info)
+            return "legacy"
+        if has_events(self.ref.path, self.ref.transcript_id):
+            return "events"
+        found = read_rows(self.ref.path, self.ref.transcript_id, 0)
+        if not found or not found[0]:
+            return None
+        info = read_session(self.ref.path, self.ref.transcript_id)
+        if info is not None:
+            self._session_facts(info)
+        return "rows"
+
+    def apply_changes(self, changes: list[RowChange]) -> None:
+        """Map messages and parts as stored now (rows or legacy files), messages first.
+
+        Each row holds a message's or part's latest state, not the steps that led to it:
+        a message's info is applied before its parts (they need its role) and again after
+        them (its usage goes on its last part), and the newest message's info is applied
+        last, so the state follows the newest message as it would in the event log.
+        """
+        infos: dict[str, dict[str, Any]] = {}
+        parts: list[dict[str, Any]] = []
+        for change in changes:
+            key = (change.table, change.id)
+            if self._stored.get(key) == change.data:
+                continue  # seen already (an update within the last millisecond read)
+            self._stored[key] = change.data
+            try:
+                value = json.loads(change.data)
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                note = f"Skipped unreadable stored {change.table} {change.id}"
+                self._lifecycle(note, "warning", None)
+                continue
+            if change.table == "message":
+                infos[change.id] = {**value, "id": change.id, "sessionID": self.ref.transcript_id}
+            else:
+                parts.append({**value, "id": change.id, "messageID": change.message_id})
+        for info in infos.values():
+            self._message(info)
+        for part in [*(p for i in infos for p in self._orphans.pop(i, [])), *parts]:
+            if str(part["messageID"]) not in self._roles:
+                # Its message is not stored yet (or unreadable): kept until it is.
+                self._orphans.setdefault(str(part["messageID"]), []).append(part)
+                continue
+            self._part(part)
+        # Message ids sort in creation order.
+        touched = sorted({*infos, *(str(p["messageID"]) for p in parts)})
+        for msg_id in touched:
+            latest = self._infos.get(msg_id)
+            if latest is not None:
+                self._message(latest)
+        newest = max(self._infos, default=None)
+        if newest is not None and touched and touched[-1] != newest:
+            self._message(self._infos[newest])
+
+    def _session_facts(self, info: dict[str, Any]) -> None:
+        for fact, key in (("cwd", "directory"), ("cli_version", "version")):
+            value = info.get(key)
+            self._facts[fact] = value if isinstance(value, str) else None
+        self._facts["started_at"] = _stamp(_dict(info.get("time")).get("created"))
 
     def apply(self, rows: list[EventRow]) -> None:
         """Map event rows read after the last ones applied."""
@@ -182,10 +287,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         elif kind.startswith(_compat.SESSION_CREATED):
             info = data.get("info")
             if isinstance(info, dict):
-                for fact, key in (("cwd", "directory"), ("cli_version", "version")):
-                    value = info.get(key)
-                    self._facts[fact] = value if isinstance(value, str) else None
-                self._facts["started_at"] = _stamp(_dict(info.get("time")).get("created"))
+                self._session_facts(info)
 
     def _message(self, info: dict[str, Any]) -> None:
         msg_id = str(info["id"])
@@ -228,12 +330,11 @@ class OpenCodeTranscriptReader(TranscriptReader):
             self._durations[str(info.get("parentID"))] = max(0, completed - started)
 
     def _put_usage(self, msg_id: str, usage: Usage) -> None:
-        # The usage belongs to the message's last answer part.
-        for seq in sorted(self._parts.values(), reverse=True):
-            message = self._messages[seq]
-            if message.native_id == msg_id and message.kind in ("text", "tool"):
-                self._replace(message.model_copy(update={"usage": usage}))
-                return
+        # The usage belongs to the response's first message (its parts come later, or
+        # were read before the message completed).
+        seq = self._first_of.get(msg_id)
+        if seq is not None:
+            self._replace(self._messages[seq].model_copy(update={"usage": usage}))
 
     def _error(self, msg_id: str, error: dict[str, Any], when: datetime | None) -> None:
         self._state = "idle"
@@ -292,7 +393,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
                 }
         elif kind == "tool":
             state = _dict(part.get("state"))
-            if _compat.REJECTED_ERROR in str(state.get("error") or ""):
+            if _rejected(str(state.get("error") or "")):
                 self._rejected.add(msg_id)
             fields = {
                 "kind": "tool",
@@ -306,8 +407,12 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         seq = self._parts.get(part_id)
         if seq is None:
-            message = self._add(native_id=msg_id, timestamp=when, **fields)
+            first = role == "assistant" and msg_id not in self._first_of
+            usage = self._usage.get(msg_id) if first else None
+            message = self._add(native_id=msg_id, timestamp=when, usage=usage, **fields)
             self._parts[part_id] = seq = message.seq
+            if first:
+                self._first_of[msg_id] = seq
         else:
             old = self._messages[seq]
             self._replace(old.model_copy(update=dict(fields, usage=old.usage)))
@@ -347,7 +452,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         elif status == "error":
             output = str(state.get("error") or "error")
             result = "error"
-            if _compat.REJECTED_ERROR in output:
+            if _rejected(output):
                 output = f"{output} (rejected)"
         return ToolCall(
             id=str(part.get("callID") or part.get("id")),
@@ -356,6 +461,18 @@ class OpenCodeTranscriptReader(TranscriptReader):
             status=result,
             output=output,
         )
+
+
+def _rejected(error: str) -> bool:
+    return any(marker in error for marker in _compat.REJECTED_ERRORS)
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def apply_events(ref: TranscriptRef, rows: list[EventRow]) -> OpenCodeTranscriptReader:
