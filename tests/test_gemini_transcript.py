@@ -158,6 +158,20 @@ def test_tool_calls_pair_with_their_results_and_report_exit_codes(recorded: Reco
     assert r.state == "idle"
 
 
+def test_thoughts_come_before_their_answer_as_thinking(recorded: Recorded) -> None:
+    r = recorded.reader("thinking")
+    shown = [(m.kind, m.thinking, m.text) for m in r.messages if m.role == "assistant"]
+    assert shown == [
+        ("text", True, "**Planning the check**\n\nI should run a command first."),
+        ("text", False, "Let me look."),
+        ("tool", False, ""),
+        ("text", True, "**Reading the output**\n\nThe command printed thought-42."),
+        ("text", False, "It printed thought-42."),
+    ]
+    assert not any(m.redacted for m in r.messages)
+    assert r.state == "idle"
+
+
 def test_interrupt_keeps_the_cancelled_prompt(recorded: Recorded) -> None:
     r = recorded.reader("interrupt", with_hooks=True)
     assert [(m.kind, m.text) for m in r.messages] == [

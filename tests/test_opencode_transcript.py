@@ -359,6 +359,73 @@ def _retarget(data: Path, old: str, new: str) -> None:
         path.write_text(path.read_text().replace(old, new))
 
 
+def _with_reasoning(data: bytes) -> bytes:
+    """The hello session with reasoning before its answer, built to the shape the pinned
+    binary writes (``_compat.HIDDEN_REASONING_KEYS``): readable thinking streamed in two
+    updates, then redacted thinking (empty text, ``anthropic.redactedData``)."""
+    rows = [json.loads(line) for line in data.splitlines()]
+    at = next(
+        i for i, r in enumerate(rows) if '"text":"Hello from the scripted model."' in r["data"]
+    )
+    part = json.loads(rows[at]["data"])["part"]
+
+    def reasoning(
+        part_id: str, text: str, metadata: dict[str, object], end: bool
+    ) -> dict[str, object]:
+        body = {
+            "id": part_id,
+            "sessionID": part["sessionID"],
+            "messageID": part["messageID"],
+            "type": "reasoning",
+            "text": text,
+            "metadata": metadata,
+            "time": {"start": 1, **({"end": 2} if end else {})},
+        }
+        data = json.dumps({"sessionID": part["sessionID"], "part": body})
+        return {"id": "", "type": "message.part.updated.1", "data": data}
+
+    signed = {"anthropic": {"signature": "c2ln"}}
+    added = [
+        reasoning("prt_0think", "The user says", signed, False),
+        reasoning("prt_0think", "The user says hello. Greet back.", signed, True),
+        reasoning("prt_1hidden", "", {"anthropic": {"redactedData": "ZW5j"}}, True),
+    ]
+    rows[at:at] = added
+    for seq, row in enumerate(rows):
+        row["seq"], row["id"] = seq, row["id"] or f"evt_think_{seq}"
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+
+
+def test_reasoning_is_thinking_before_the_answer(tmp_path: Path) -> None:
+    data = _with_reasoning(fixture("hello.jsonl"))
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    lines = data.splitlines(keepends=True)
+    STORE.write(ref, b"")
+    reader = OpenCodeTranscriptReader(ref)
+    seen: dict[int, list[str]] = {}
+    for line in lines:
+        STORE.append(ref, line)
+        for message in reader.read().changed:
+            seen.setdefault(message.seq, []).append(message.text)
+    shown = [
+        (m.kind, m.thinking, m.redacted, m.text) for m in reader.messages if m.role == "assistant"
+    ]
+    assert shown == [
+        ("text", True, False, "The user says hello. Greet back."),
+        ("text", True, True, ""),
+        ("text", False, False, "Hello from the scripted model."),
+    ]
+    # The streamed thinking grew in place: one message, updated.
+    thought = next(m for m in reader.messages if m.thinking and not m.redacted)
+    assert list(dict.fromkeys(seen[thought.seq])) == [
+        "The user says",
+        "The user says hello. Greet back.",
+    ]
+    # The response's usage goes on its first message: the thinking.
+    assert thought.usage is not None and thought.usage.output_tokens > 0
+    assert sum(1 for m in reader.messages if m.usage is not None) == 1
+
+
 def test_question_tool_is_a_dialog_with_the_recorded_answers(tmp_path: Path) -> None:
     reader = read(tmp_path, "question.jsonl")
     dialogs = [m for m in reader.messages if m.dialog is not None]

@@ -36,6 +36,7 @@ __all__ = [
     "is_document",
     "peek_session",
     "read_header",
+    "thinking",
     "tool_output",
 ]
 
@@ -136,6 +137,39 @@ def _legacy_shell(match: re.Match[str]) -> str:
     if code not in ("0", *_compat.LEGACY_EMPTY):
         lines.append(f"Exit Code: {code}")
     return "\n".join(lines)
+
+
+def thinking(record: dict[str, Any]) -> list[str]:
+    r"""The reasoning a model response carries, one text per thought, before its answer.
+
+    Gemini CLI keeps a response's thoughts as ``thoughts`` (``subject`` and ``description``,
+    parsed from the thought's ``**subject**`` heading); a thought part left in ``content``
+    counts too. A thought part without text (only its signature kept) is hidden reasoning:
+    an empty text, shown as hidden, never dropped.
+
+    Examples
+    --------
+    >>> thinking({"thoughts": [{"subject": "Plan", "description": "Run ls."}]})
+    ['**Plan**\n\nRun ls.']
+    >>> thinking({"content": [{"thought": True, "thoughtSignature": "c2ln"}, {"text": "hi"}]})
+    ['']
+    """
+    found: list[str] = []
+    thoughts = record.get("thoughts")
+    for thought in thoughts if isinstance(thoughts, list) else []:
+        if not isinstance(thought, dict):
+            continue
+        subject = str(thought.get("subject") or "").strip()
+        description = str(thought.get("description") or "").strip()
+        text = "\n\n".join(x for x in (f"**{subject}**" if subject else "", description) if x)
+        if text:
+            found.append(text)
+    content = record.get("content")
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("thought"):
+            raw = part.get("text")
+            found.append(raw.strip() if isinstance(raw, str) else "")
+    return found
 
 
 def _usage(tokens: Any) -> Usage | None:
@@ -521,22 +555,15 @@ class GeminiTranscriptReader(TranscriptReader):
             return []
         model = record.get("model") if isinstance(record.get("model"), str) else None
         out: list[Message] = []
-        thoughts = record.get("thoughts")
-        notes = [
-            f"**{t.get('subject')}** {t.get('description') or ''}".strip()
-            if t.get("subject")
-            else str(t.get("description") or "")
-            for t in (thoughts if isinstance(thoughts, list) else [])
-            if isinstance(t, dict)
-        ]
-        if any(notes):
+        for thought in thinking(record):
             out.append(
                 Message(
                     seq=0,
-                    kind="lifecycle",
+                    kind="text",
                     role="assistant",
-                    level="info",
-                    text="\n\n".join(n for n in notes if n),
+                    text=thought,
+                    thinking=True,
+                    redacted=not thought,
                     native_id=native,
                     timestamp=stamp,
                     model=model,

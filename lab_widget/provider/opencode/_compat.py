@@ -96,6 +96,15 @@ REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError")
 """Every version's wording of it: 1.2.27 writes ``PermissionRejectedError({"_tag":
 "PermissionRejectedError"})`` (fixture ``v1.2.27/reject``)."""
 
+HIDDEN_REASONING_KEYS = ("redactedData", "reasoningEncryptedContent")
+"""A ``reasoning`` part is ``{type: "reasoning", text, metadata, time{start, end?}}``, its text
+growing as it streams; ``metadata`` is the provider's: ``anthropic.signature`` beside
+readable thinking, ``anthropic.redactedData`` with an empty text for redacted thinking,
+``openai.itemId`` and ``openai.reasoningEncryptedContent`` for encrypted reasoning (empty
+text when no summary was sent). Read from the 1.18.33 binary (``strings``: ``type:
+"reasoning", text: "", providerMetadata: {anthropic: {redactedData: ...}}``); the scripted
+model sends no reasoning on this wire yet, so the tests use entries built to that shape."""
+
 ABORTED_ERROR = "MessageAbortedError"
 """An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
 

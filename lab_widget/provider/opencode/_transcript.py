@@ -381,14 +381,15 @@ class OpenCodeTranscriptReader(TranscriptReader):
             if text or part_id in self._parts:
                 fields = {"kind": "text", "role": "assistant", "text": text, "model": self._model}
         elif kind == "reasoning" and role == "assistant":
-            text = str(part.get("text") or "")
-            if text or part_id in self._parts:
-                # A quiet note: reasoning is not part of the answer.
+            text = str(part.get("text") or "").strip()
+            hidden = not text and _hidden_reasoning(part.get("metadata"))
+            if text or hidden or part_id in self._parts:
                 fields = {
-                    "kind": "lifecycle",
+                    "kind": "text",
                     "role": "assistant",
-                    "level": "info",
                     "text": text,
+                    "thinking": True,
+                    "redacted": hidden,
                     "model": self._model,
                 }
         elif kind == "tool":
@@ -461,6 +462,24 @@ class OpenCodeTranscriptReader(TranscriptReader):
             status=result,
             output=output,
         )
+
+
+def _hidden_reasoning(metadata: Any) -> bool:
+    """Whether a reasoning part's provider metadata says the reasoning was kept only
+    encrypted or redacted (``anthropic.redactedData``, ``openai.reasoningEncryptedContent``).
+
+    Examples
+    --------
+    >>> _hidden_reasoning({"anthropic": {"redactedData": "Zm9v"}})
+    True
+    >>> _hidden_reasoning({"anthropic": {"signature": "c2ln"}})
+    False
+    """
+    for provider in _dict(metadata).values():
+        for key in _compat.HIDDEN_REASONING_KEYS:
+            if _dict(provider).get(key):
+                return True
+    return False
 
 
 def _rejected(error: str) -> bool:
