@@ -20,6 +20,7 @@ from lab_widget.provider.gemini._transcript import (
     peek_session,
     read_header,
 )
+from lab_widget.schema import Usage
 
 from .conftest import FIXTURES
 
@@ -170,6 +171,86 @@ def test_thoughts_come_before_their_answer_as_thinking(recorded: Recorded) -> No
     ]
     assert not any(m.redacted for m in r.messages)
     assert r.state == "idle"
+
+
+def _final_records(path: Path) -> dict[str, dict[str, Any]]:
+    """Every message record by id, as its last line (or the document) left it."""
+    if path.suffix == ".json":
+        return {m["id"]: m for m in json.loads(path.read_text())["messages"]}
+    found: dict[str, dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if isinstance(record.get("id"), str):
+            found[record["id"]] = record
+    return found
+
+
+@pytest.mark.parametrize("scenario", ["hello", "tools", "thinking"])
+def test_each_response_counts_once_with_its_final_figures(
+    recorded: Recorded, scenario: str
+) -> None:
+    r = recorded.reader(scenario)
+    responses = [m for m in _final_records(recorded.file(scenario)).values() if m.get("tokens")]
+    assert responses
+    expected = Usage()
+    for record in responses:
+        t = record["tokens"]
+        expected = expected + Usage(
+            input_tokens=t["input"] - t["cached"] + t["tool"],
+            output_tokens=t["output"] + t["thoughts"],
+            cache_read_tokens=t["cached"],
+        )
+    s = r.summary
+    assert s.usage == expected
+    assert [(m.model, m.scope, m.requests, m.usage) for m in s.models] == [
+        (responses[0]["model"], "main", len(responses), expected)
+    ]
+    # On the first message of each response: summing messages counts each once.
+    assert sum((m.usage for m in r.messages if m.usage), Usage()) == expected
+    for record in responses:
+        shown = [m for m in r.messages if m.native_id == record["id"]]
+        assert shown[0].usage is not None and all(m.usage is None for m in shown[1:])
+
+
+def test_a_replaced_response_counts_once_with_its_last_figures(tmp_path: Path) -> None:
+    header = {"sessionId": "s", "startTime": "2026-11-30T09:00:00Z", "kind": "main"}
+    prompt = {"id": "u", "type": "user", "content": [{"text": "hi"}]}
+    early = {
+        "id": "g",
+        "type": "gemini",
+        "content": "Hel",
+        "model": "m",
+        "tokens": {"input": 100, "output": 5, "cached": 0, "thoughts": 0, "tool": 0},
+    }
+    final = dict(
+        early,
+        content="Hello",
+        thoughts=[{"subject": "S", "description": "d"}],
+        tokens={
+            "input": 1000,
+            "output": 50,
+            "cached": 400,
+            "thoughts": 20,
+            "tool": 7,
+            "total": 1077,
+        },
+    )
+    path = tmp_path / "session-x.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in (header, prompt, early)))
+    r = GeminiTranscriptReader(TranscriptRef("t", path))
+    r.read()
+    with path.open("a") as f:
+        f.write(json.dumps(final) + "\n")
+    r.read()
+    usage = r.summary.usage
+    # ccusage (20.0.24, --offline) reads this file as 607 input, 50 output, 400 cache
+    # reads, 1077 tokens in all: the same total; it leaves thoughts out of its output
+    # column (and counts them only in the total), the schema counts them as output.
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (607, 70, 400)
+    assert usage.total == final["tokens"]["total"]
+    assert r.summary.models[0].requests == 1
+    assert [m.usage for m in r.messages if m.usage] == [usage]
+    assert r.messages[1].thinking and r.messages[1].usage == usage
 
 
 def test_interrupt_keeps_the_cancelled_prompt(recorded: Recorded) -> None:

@@ -9,6 +9,7 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,7 +21,7 @@ from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRe
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._dialogs import STATE_FILE, OpenCodeSignals
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
-from lab_widget.schema import Message
+from lab_widget.schema import Message, Usage
 
 from .conformance.kits import OpenCodeStore, _opencode_kit
 from .conftest import FIXTURES
@@ -424,6 +425,97 @@ def test_reasoning_is_thinking_before_the_answer(tmp_path: Path) -> None:
     # The response's usage goes on its first message: the thinking.
     assert thought.usage is not None and thought.usage.output_tokens > 0
     assert sum(1 for m in reader.messages if m.usage is not None) == 1
+
+
+def _step_usage(tokens: dict[str, Any]) -> Usage:
+    cache = tokens.get("cache") or {}
+    return Usage(
+        input_tokens=tokens["input"],
+        output_tokens=tokens["output"] + tokens["reasoning"],
+        cache_read_tokens=cache.get("read", 0),
+        cache_write_tokens=cache.get("write", 0),
+    )
+
+
+@pytest.mark.parametrize("scenario", ["hello", "tools"])
+def test_usage_counts_each_step_once_as_billed(
+    recorded: Recorded, scenario: str, tmp_path: Path
+) -> None:
+    reader = recorded.read(scenario, tmp_path)
+    # Each step's step-finish part, as last written (the event log re-sends parts).
+    steps: dict[str, Usage] = {}
+    ref = recorded.lay_out(scenario, tmp_path / "again")[0]
+    for part in _stored_parts(ref):
+        if part.get("type") == "step-finish":
+            steps[part["id"]] = _step_usage(part["tokens"])
+    expected = sum(steps.values(), Usage())
+    summary = reader.summary
+    assert steps and summary.usage == expected
+    assert [(m.model, m.scope, m.requests, m.usage) for m in summary.models] == [
+        ("default", "main", len(steps), expected)
+    ]
+    assert summary.vendor_cost_usd == 0.0  # what the CLI recorded for a model it cannot price
+    assert sum((m.usage for m in reader.messages if m.usage), Usage()) == expected
+    for msg_id in {m.native_id for m in reader.messages if m.role == "assistant"}:
+        shown = [m for m in reader.messages if m.native_id == msg_id]
+        assert shown[0].usage is not None and all(m.usage is None for m in shown[1:])
+
+
+def _stored_parts(ref: TranscriptRef) -> list[dict[str, Any]]:
+    """Every part of a laid-out session as last stored, whatever the store's form."""
+    if ref.path.suffix == ".json":
+        storage = ref.path.parent.parent.parent
+        return [json.loads(p.read_text()) for p in sorted((storage / "part").rglob("*.json"))]
+    with sqlite3.connect(ref.path) as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        rows = conn.execute("SELECT id, data FROM part").fetchall() if "part" in names else []
+        events = (
+            conn.execute(
+                "SELECT data FROM event WHERE type LIKE 'message.part.updated%' ORDER BY seq"
+            ).fetchall()
+            if "event" in names
+            else []
+        )
+    conn.close()
+    found = {r[0]: dict(json.loads(r[1]), id=r[0]) for r in rows}
+    for (data,) in events:
+        part = json.loads(data)["part"]
+        found[part["id"]] = part
+    return list(found.values())
+
+
+def test_a_step_rewritten_counts_once_and_steps_add_up(tmp_path: Path) -> None:
+    """A step-finish part re-sent counts once, with its last figures; a message of two
+    steps counts both, whatever its own tokens say."""
+    rows = [json.loads(line) for line in fixture("hello.jsonl").splitlines()]
+    finish = next(
+        r for r in rows if '"type":"step-finish"' in r["data"] or '"step-finish"' in r["data"]
+    )
+    part = json.loads(finish["data"])["part"]
+    first = {"input": 100, "output": 10, "reasoning": 5, "cache": {"read": 20, "write": 3}}
+    second = {"input": 200, "output": 7, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+
+    def update(body: dict[str, Any]) -> dict[str, object]:
+        data = json.dumps({"sessionID": part["sessionID"], "part": body})
+        return {"id": "", "type": "message.part.updated.1", "data": data}
+
+    at = rows.index(finish)
+    rows[at : at + 1] = [
+        update(dict(part, tokens=dict(first, output=1))),  # an early write of the step
+        update(dict(part, tokens=first)),
+        update(dict(part, id=part["id"] + "b", tokens=second)),
+    ]
+    for seq, row in enumerate(rows):
+        row["seq"], row["id"] = seq, row["id"] or f"evt_steps_{seq}"
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    summary = reader.summary
+    assert summary.usage == _step_usage(first) + _step_usage(second)
+    assert summary.models[0].requests == 2
+    assert summary.context_tokens == 200  # the latest step's input
 
 
 def test_question_tool_is_a_dialog_with_the_recorded_answers(tmp_path: Path) -> None:

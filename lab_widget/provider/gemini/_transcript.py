@@ -24,7 +24,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import (
+    AgentScope,
+    LifecycleLevel,
+    Message,
+    ModelUsage,
+    SessionSummary,
+    State,
+    ToolCall,
+    Usage,
+)
 from .._jsonl import CorruptLine, JsonlTail
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
@@ -172,16 +181,58 @@ def thinking(record: dict[str, Any]) -> list[str]:
     return found
 
 
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _usage(tokens: Any) -> Usage | None:
+    """A record's ``tokens`` as billed: cached tokens apart from the rest of the input, the
+    tool-use prompt as input, thoughts as output.
+
+    Examples
+    --------
+    >>> u = _usage({"input": 1000, "output": 50, "cached": 400, "thoughts": 20, "tool": 7})
+    >>> (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.total)
+    (607, 70, 400, 1077)
+    """
     if not isinstance(tokens, dict):
         return None
-    cached = int(tokens.get("cached") or 0)
+    cached = _count(tokens.get("cached"))
     return Usage(
-        # Gemini counts cached tokens inside input; the schema keeps them apart.
-        input_tokens=max(0, int(tokens.get("input") or 0) - cached),
-        output_tokens=int(tokens.get("output") or 0) + int(tokens.get("thoughts") or 0),
+        # Gemini counts cached tokens inside the prompt's; the schema keeps them apart.
+        input_tokens=max(0, _count(tokens.get("input")) - cached) + _count(tokens.get("tool")),
+        output_tokens=_count(tokens.get("output")) + _count(tokens.get("thoughts")),
         cache_read_tokens=cached,
     )
+
+
+class ModelTally:
+    """Usage summed per model and scope, each response counted as one request.
+
+    Examples
+    --------
+    >>> t = ModelTally()
+    >>> t.add("m", "main", Usage(output_tokens=2)); t.add("m", "main", Usage(output_tokens=3))
+    >>> [(m.model, m.scope, m.requests, m.usage.output_tokens) for m in t.breakdown()]
+    [('m', 'main', 2, 5)]
+    """
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, AgentScope], tuple[Usage, int]] = {}
+
+    def add(self, model: str | None, scope: AgentScope, usage: Usage) -> None:
+        key = (model or "unknown", scope)
+        before, requests = self._found.get(key, (Usage(), 0))
+        self._found[key] = (before + usage, requests + 1)
+
+    def total(self) -> Usage:
+        return sum((usage for usage, _ in self._found.values()), Usage())
+
+    def breakdown(self) -> list[ModelUsage]:
+        return [
+            ModelUsage(model=model, scope=scope, usage=usage, requests=requests)
+            for (model, scope), (usage, requests) in self._found.items()
+        ]
 
 
 def _is_user_prompt(record: dict[str, Any]) -> bool:
@@ -295,18 +346,25 @@ class GeminiTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        total = Usage()
+        # Each response once (a re-appended record replaced the earlier one), with the
+        # figures of its last record.
+        models = ModelTally()
         model: str | None = None
         context: int | None = None
         for record in self._records:
             usage = _usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            name = record.get("model") if isinstance(record.get("model"), str) else None
             if usage is not None:
-                total = total + usage
+                models.add(name, "main", usage)
                 context = usage.input_tokens + usage.cache_read_tokens
-            if record.get("type") == "gemini" and isinstance(record.get("model"), str):
-                model = record["model"]
+            if record.get("type") == "gemini" and name:
+                model = name
         return SessionSummary(
-            **self._facts_public(), usage=total, model=model, context_tokens=context
+            **self._facts_public(),
+            usage=models.total(),
+            models=models.breakdown(),
+            model=model,
+            context_tokens=context,
         )
 
     def _facts_public(self) -> dict[str, Any]:
@@ -605,8 +663,8 @@ class GeminiTranscriptReader(TranscriptReader):
                     )
         usage = _usage(record.get("tokens"))
         if usage is not None and out:
-            last = out[-1]
-            out[-1] = last.model_copy(update={"usage": usage})
+            # On the response's first message, so summing messages counts it once.
+            out[0] = out[0].model_copy(update={"usage": usage})
         return out
 
     @staticmethod

@@ -27,6 +27,7 @@ from ...schema import (
     Dialog,
     LifecycleLevel,
     Message,
+    ModelUsage,
     SessionSummary,
     State,
     ToolCall,
@@ -108,7 +109,10 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._aborted: set[str] = set()
         self._errors: set[str] = set()
         self._rejected: set[str] = set()
-        self._usage: dict[str, Usage] = {}
+        self._usage: dict[str, Usage] = {}  # per assistant message, as counted
+        self._message_usage: dict[str, Usage] = {}  # a message's own tokens
+        self._steps: dict[str, dict[str, Usage]] = {}  # message -> step-finish part -> usage
+        self._costs: dict[str, float] = {}
         self._first_of: dict[str, int] = {}  # message id -> seq of its first shown part
         self._durations: dict[str, int] = {}
         self._state: State = "idle"
@@ -136,18 +140,20 @@ class OpenCodeTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        total = Usage()
-        for usage in self._usage.values():
-            total = Usage(
-                input_tokens=total.input_tokens + usage.input_tokens,
-                output_tokens=total.output_tokens + usage.output_tokens,
-                cache_read_tokens=total.cache_read_tokens + usage.cache_read_tokens,
-                cache_write_tokens=total.cache_write_tokens + usage.cache_write_tokens,
-            )
+        models: dict[str, tuple[Usage, int]] = {}
+        for msg_id, usage in self._usage.items():
+            name = str(self._infos.get(msg_id, {}).get("modelID") or "unknown")
+            before, requests = models.get(name, (Usage(), 0))
+            models[name] = (before + usage, requests + max(1, len(self._steps.get(msg_id, {}))))
         return SessionSummary(
             **self._facts,
             model=self._model,
-            usage=total,
+            usage=sum((u for u, _ in models.values()), Usage()),
+            models=[
+                ModelUsage(model=name, usage=usage, requests=requests)
+                for name, (usage, requests) in models.items()
+            ],
+            vendor_cost_usd=round(sum(self._costs.values()), 9) if self._costs else None,
             turn_durations_ms=list(self._durations.values()),
         )
 
@@ -307,6 +313,14 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         if isinstance(info.get("modelID"), str) and info["modelID"]:
             self._model = info["modelID"]
+        usage = _usage(info.get("tokens"))
+        if usage is not None and usage.total:
+            # Billed even when the message then failed or was stopped.
+            self._message_usage[msg_id] = usage
+            self._count_usage(msg_id)
+        cost = info.get("cost")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            self._costs[msg_id] = float(cost)
         error = info.get("error")
         if isinstance(error, dict):
             self._error(msg_id, error, updated)
@@ -315,11 +329,6 @@ class OpenCodeTranscriptReader(TranscriptReader):
         if completed is None:
             self._state = "working"
             return
-        usage = _usage(info.get("tokens"))
-        if usage is not None:
-            self._usage[msg_id] = usage
-            self._facts["context_tokens"] = usage.input_tokens + usage.cache_read_tokens
-            self._put_usage(msg_id, usage)
         if info.get("finish") == _compat.TOOL_CALLS_FINISH and msg_id not in self._rejected:
             self._state = "working"
             return
@@ -328,6 +337,19 @@ class OpenCodeTranscriptReader(TranscriptReader):
         started = _dict((parent or {}).get("time")).get("created")
         if isinstance(started, int) and isinstance(completed, int):
             self._durations[str(info.get("parentID"))] = max(0, completed - started)
+
+    def _count_usage(self, msg_id: str) -> None:
+        """The usage of one assistant message: its steps' (``step-finish`` parts, each once,
+        as last written), else the message's own ``tokens``.
+        """
+        steps = self._steps.get(msg_id)
+        usage = sum(steps.values(), Usage()) if steps else self._message_usage.get(msg_id)
+        if usage is None:
+            return
+        self._usage[msg_id] = usage
+        last = next(reversed(steps.values())) if steps else usage
+        self._facts["context_tokens"] = last.input_tokens + last.cache_read_tokens
+        self._put_usage(msg_id, usage)
 
     def _put_usage(self, msg_id: str, usage: Usage) -> None:
         # The usage belongs to the response's first message (its parts come later, or
@@ -392,6 +414,11 @@ class OpenCodeTranscriptReader(TranscriptReader):
                     "redacted": hidden,
                     "model": self._model,
                 }
+        elif kind == "step-finish" and role == "assistant":
+            usage = _usage(part.get("tokens"))
+            if usage is not None:
+                self._steps.setdefault(msg_id, {})[part_id] = usage
+                self._count_usage(msg_id)
         elif kind == "tool":
             state = _dict(part.get("state"))
             if _rejected(str(state.get("error") or "")):
