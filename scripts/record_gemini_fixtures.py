@@ -24,6 +24,7 @@ Older versions need other settings to run offline under the scripted model; thos
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -138,10 +139,46 @@ def script(work: Path) -> ScriptedModel:
                     Reply("Both lines printed."),
                 ],
             ),
+            Rule(
+                "count the files",
+                [
+                    Reply("Counting.", tools=[ToolUse("Bash", {"command": "ls"})]),
+                    # The generalist ends by handing in its result, an object.
+                    Reply(tools=[ToolUse("complete_task", {"result": {"response": "3 files."}})]),
+                ],
+            ),
+            Rule(
+                "delegate",
+                [
+                    Reply(
+                        "Asking a sub-agent.",
+                        tools=[
+                            ToolUse(
+                                "invoke_agent",
+                                {"agent_name": "generalist", "prompt": "count the files here"},
+                            )
+                        ],
+                    ),
+                    Reply("The sub-agent found 3 files."),
+                ],
+            ),
+            Rule(
+                "look at the picture",
+                [
+                    Reply(tools=[ToolUse("read_file", {"file_path": str(work / "pic.png")})]),
+                    Reply("A green pixel."),
+                ],
+            ),
             Rule("slow", Reply("late answer", delay=30)),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
     )
+
+
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+"""A 1x1 green PNG."""
 
 
 def _shorten(value: Any) -> Any:
@@ -303,6 +340,33 @@ def clear(run: Run) -> None:
     run.wait(timeout=90)
 
 
+def subagent(run: Run) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (run.cwd / name).write_text(name)
+    run.send("please delegate the count")
+    _answered(run, "The sub-agent found 3 files.")
+
+
+def image(run: Run) -> None:
+    (run.cwd / "pic.png").write_bytes(PIXEL)
+    run.send("look at the picture")
+    _answered(run, "A green pixel.")
+
+
+def compress(run: Run) -> None:
+    run.send("hello")
+    run.wait(timeout=90)
+    size = run.transcript_path.stat().st_size if run.transcript_path else 0
+    run.send("/compress")
+    # A slash command starts no turn: the rewritten history shows in the file.
+    run.wait_for(
+        lambda r: r.transcript_path is not None and r.transcript_path.stat().st_size > size,
+        timeout=90,
+    )
+    time.sleep(2.0)
+    run.wait(timeout=90)
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tools,
@@ -313,6 +377,9 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "edit_reject": edit_reject,
     "interrupt": interrupt,
     "clear": clear,
+    "subagent": subagent,
+    "image": image,
+    "compress": compress,
 }
 
 VERSION_SCENARIOS = ("hello", "tools", "thinking", "interrupt", "clear", *HOOKED_SCENARIOS)

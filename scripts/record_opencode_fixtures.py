@@ -25,6 +25,7 @@ stored.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -76,6 +77,18 @@ QUESTIONS = {
 }
 
 
+TASK = {
+    "description": "Count files",
+    "prompt": "count the files here",
+    "subagent_type": "general",
+}
+SLOW = "sleep 1; echo a; sleep 1; echo b"
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+"""A 1x1 green PNG."""
+
+
 def script(work: Path) -> ScriptedModel:
     tool = ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})
     return ScriptedModel(
@@ -96,6 +109,37 @@ def script(work: Path) -> ScriptedModel:
             Rule(
                 "ask me",
                 [Reply("Asking.", tools=[ToolUse("question", QUESTIONS)]), Reply("Thanks.")],
+            ),
+            Rule(
+                "count the files",
+                [
+                    Reply(
+                        "Counting.",
+                        tools=[ToolUse("Bash", {"command": "ls", "description": "list"})],
+                    ),
+                    Reply("There are 3 files."),
+                ],
+            ),
+            Rule(
+                "delegate",
+                [
+                    Reply("Asking a sub-agent.", tools=[ToolUse("task", TASK)]),
+                    Reply("It found 3 files."),
+                ],
+            ),
+            Rule(
+                "timed command",
+                [
+                    Reply(tools=[ToolUse("Bash", {"command": SLOW, "description": "slow"})]),
+                    Reply("Both lines printed."),
+                ],
+            ),
+            Rule(
+                "look at the picture",
+                [
+                    Reply(tools=[ToolUse("read", {"filePath": str(work / "pic.png")})]),
+                    Reply("A pixel."),
+                ],
             ),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
@@ -178,6 +222,36 @@ def new(run: Run) -> None:
     _idle(run)
 
 
+def subagent(run: Run) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (run.cwd / name).write_text(name)
+    run.send("please delegate the count", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "It found 3 files.", timeout=120)
+    _idle(run)
+
+
+def slow_command(run: Run) -> None:
+    run.send("run the timed command", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "Both lines printed.", timeout=120)
+    _idle(run)
+
+
+def image(run: Run) -> None:
+    (run.cwd / "pic.png").write_bytes(PIXEL)
+    run.send("look at the picture", ready_timeout=120)
+    run.wait_for(lambda r: any(m.tool and m.tool.status != "running" for m in r.messages), 120)
+    _idle(run)
+
+
+def compact(run: Run) -> None:
+    run.send("hello", ready_timeout=120)
+    _idle(run)
+    before = len(run.messages)
+    run.send("/compact")
+    run.wait_for(lambda r: len(r.messages) > before and r.state == "idle", timeout=120)
+    _idle(run)
+
+
 SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "hello": (hello, {}),
     "tools": (tools, {}),
@@ -187,7 +261,24 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "new": (new, {}),
     "question": (question, {}),
     "edit": (edit, {"permission": {"edit": "ask"}}),
+    "subagent": (subagent, {}),
+    "slow_command": (slow_command, {}),
+    "image": (image, {}),
+    "compact": (compact, {}),
 }
+
+
+def _event_lines(conn: sqlite3.Connection, session_id: str, work: Path, home: Path) -> list[str]:
+    rows = conn.execute(
+        "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+        (session_id,),
+    ).fetchall()
+    lines = []
+    for seq, event_id, kind, raw in rows:
+        text = _placeholders(str(raw), work, home)
+        row = {"seq": seq, "id": event_id, "type": kind, "data": text}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return lines
 
 
 def export(db: Path, work: Path, home: Path) -> list[list[str]]:
@@ -200,21 +291,17 @@ def export(db: Path, work: Path, home: Path) -> list[list[str]]:
                 "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created, id"
             )
         ]
-        sessions = []
-        for session_id in ids:
-            rows = conn.execute(
-                "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
-                (session_id,),
-            ).fetchall()
-            lines = []
-            for seq, event_id, kind, raw in rows:
-                text = str(raw).replace(str(work), CWD_PLACEHOLDER)
-                text = text.replace(str(work).lstrip("/"), CWD_PLACEHOLDER.lstrip("/"))
-                text = text.replace(str(home), HOME_PLACEHOLDER)
-                row = {"seq": seq, "id": event_id, "type": kind, "data": text}
-                lines.append(json.dumps(row, ensure_ascii=False))
-            sessions.append(lines)
-        return sessions
+        return [_event_lines(conn, session_id, work, home) for session_id in ids]
+    finally:
+        conn.close()
+
+
+def export_children(db: Path, work: Path, home: Path) -> dict[str, list[str]]:
+    """The sub-agents' (child) sessions' event rows, by session id."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        ids = [r[0] for r in conn.execute("SELECT id FROM session WHERE parent_id IS NOT NULL")]
+        return {session_id: _event_lines(conn, session_id, work, home) for session_id in ids}
     finally:
         conn.close()
 
@@ -313,12 +400,21 @@ def record(name: str, out: Path = FIXTURES, pinned: bool = True) -> list[Path]:
                 (out / "schema.sql").write_text(export_full_schema(db))
             return [path]
         sessions = export(db, work, home)
+        children = export_children(db, work, home)
         (out / "schema.sql").write_text(export_schema(db))
     written = []
     for index, lines in enumerate(sessions):
         path = out / (f"{name}_{index}.jsonl" if len(sessions) > 1 else f"{name}.jsonl")
         path.write_text("\n".join(lines) + "\n")
         written.append(path)
+    if children:
+        folder = out / f"{name}.agents"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        for session_id, lines in children.items():
+            path = folder / f"{session_id}.jsonl"
+            path.write_text("\n".join(lines) + "\n")
+            written.append(path)
     return written
 
 

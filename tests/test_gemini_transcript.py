@@ -13,13 +13,9 @@ import pytest
 from lab_widget import history, read_transcript
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
+from lab_widget.provider.gemini._files import is_document, peek_session, read_header
 from lab_widget.provider.gemini._signals import GeminiSignals
-from lab_widget.provider.gemini._transcript import (
-    GeminiTranscriptReader,
-    is_document,
-    peek_session,
-    read_header,
-)
+from lab_widget.provider.gemini._transcript import GeminiTranscriptReader
 from lab_widget.schema import Usage
 
 from .conftest import FIXTURES
@@ -485,6 +481,155 @@ def test_an_unreadable_document_is_one_warning(tmp_path: Path) -> None:
     r.read()
     assert [(m.kind, m.level) for m in r.messages] == [("lifecycle", "warning")]
     assert "unreadable" in r.messages[0].text
+
+
+def _lay_out_subagent(tmp_path: Path, main_lines: int | None = None) -> tuple[Path, Path]:
+    """The recorded sub-agent session as Gemini CLI keeps it: the main session file, and
+    the sub-agent's under ``chats/<main session id>/``. ``main_lines`` cuts the main file."""
+    chats = tmp_path / "chats"
+    main = GEMINI / "subagent.jsonl"
+    session = _session_id(main)
+    folder = chats / session
+    folder.mkdir(parents=True)
+    lines = main.read_text().splitlines(keepends=True)
+    target = chats / "session-2026-12-01T15-00-aaaaaaaa.jsonl"
+    target.write_text("".join(lines[:main_lines]))
+    (agent,) = sorted((GEMINI / "subagent.agents").glob("*.jsonl"))
+    shutil.copy(agent, folder / agent.name)
+    return target, folder / agent.name
+
+
+def test_a_subagent_nests_under_the_call_that_started_it(tmp_path: Path) -> None:
+    main, agent = _lay_out_subagent(tmp_path)
+    r = GeminiTranscriptReader(TranscriptRef("t", main))
+    r.read()
+    calls = [m for m in r.messages if m.tool is not None and m.tool.name == "invoke_agent"]
+    assert len(calls) == 1
+    call = calls[0].tool
+    assert call is not None and call.agent_id == agent.stem and call.status == "ok"
+    nested = [m for m in r.messages if m.parent_tool_id == call.id]
+    assert [(m.role, m.kind, m.text) for m in nested] == [
+        ("user", "text", "count the files here"),
+        ("assistant", "text", "Counting."),
+        ("assistant", "tool", ""),
+        ("assistant", "tool", ""),
+    ]
+    assert [m.tool.name for m in nested if m.tool] == ["run_shell_command", "complete_task"]
+    # Right after the call, in the same flat list; the main turn goes on after them.
+    at = r.messages.index(calls[0])
+    assert r.messages[at + 1 : at + 1 + len(nested)] == nested
+    assert (
+        r.messages[-1].text == "The sub-agent found 3 files."
+        and r.messages[-1].parent_tool_id is None
+    )
+    assert r.state == "idle"
+    s = r.summary
+    scopes = {(m.scope, m.requests) for m in s.models}
+    assert scopes == {("main", 2), ("subagent", 2)}
+    assert s.usage == sum((m.usage for m in s.models), Usage())
+    assert sum((m.usage for m in r.messages if m.usage), Usage()) == s.usage
+
+
+def test_a_subagent_shows_while_it_works(tmp_path: Path) -> None:
+    lines = (GEMINI / "subagent.jsonl").read_text().splitlines()
+    # Up to the response that starts the sub-agent, before its call is recorded (Gemini
+    # CLI records a call when it finishes).
+    upto = next(i for i, line in enumerate(lines) if "Asking a sub-agent." in line) + 1
+    main, agent = _lay_out_subagent(tmp_path, upto)
+    agent_lines = agent.read_text().splitlines(keepends=True)
+    agent.write_text("".join(agent_lines[:2]))  # the sub-agent has just got its prompt
+    r = GeminiTranscriptReader(TranscriptRef("t", main))
+    r.read()
+    standin = r.messages[-2]
+    assert standin.tool is not None and standin.tool.status == "running"
+    assert standin.tool.agent_id == agent.stem
+    assert (r.messages[-1].parent_tool_id, r.messages[-1].text) == (
+        standin.tool.id,
+        "count the files here",
+    )
+    assert r.state == "working"
+    agent.write_text("".join(agent_lines))  # it works on
+    changed = r.read().changed
+    assert [m.text for m in changed if m.parent_tool_id == standin.tool.id][:1] == ["Counting."]
+    with main.open("a") as f:  # the call is recorded: the stand-in gives way to it
+        f.write("\n".join(lines[upto:]) + "\n")
+    r.read()
+    whole = GeminiTranscriptReader(TranscriptRef("t", _lay_out_subagent(tmp_path / "b")[0]))
+    whole.read()
+    assert r.messages == whole.messages
+    assert not any(m.tool and m.tool.id.startswith("agent:") for m in r.messages)
+
+
+def test_a_missing_or_corrupt_subagent_costs_only_its_own_entries(tmp_path: Path) -> None:
+    whole = GeminiTranscriptReader(TranscriptRef("t", _lay_out_subagent(tmp_path / "whole")[0]))
+    whole.read()
+    main_only = [m.text for m in whole.messages if m.parent_tool_id is None]
+    # Missing: one warning under the call, the rest as it was.
+    main, agent = _lay_out_subagent(tmp_path / "missing")
+    agent.unlink()
+    r = GeminiTranscriptReader(TranscriptRef("t", main))
+    r.read()
+    assert [m.text for m in r.messages if m.parent_tool_id is None] == main_only
+    (warning,) = [m for m in r.messages if m.parent_tool_id is not None]
+    assert warning.kind == "lifecycle" and warning.level == "warning"
+    # Corrupt and cut off: its readable entries, a warning for the bad line, nothing lost.
+    main, agent = _lay_out_subagent(tmp_path / "corrupt")
+    good = agent.read_text().splitlines(keepends=True)
+    agent.write_text(good[0] + "{not json\n" + "".join(good[1:]) + '{"id": "cut off')
+    r = GeminiTranscriptReader(TranscriptRef("t", main))
+    r.read()
+    assert [m.text for m in r.messages if m.parent_tool_id is None] == main_only
+    nested = [m for m in r.messages if m.parent_tool_id is not None]
+    assert [m.level for m in nested if m.kind == "lifecycle"] == ["warning"]
+    assert len(nested) == 1 + len([m for m in whole.messages if m.parent_tool_id])
+    assert r.summary.usage == whole.summary.usage
+
+
+def test_a_compression_is_noted_with_its_summary_and_keeps_the_chat() -> None:
+    r = reader("compress.jsonl")
+    assert [(m.kind, m.text, m.detail) for m in r.messages] == [
+        ("text", "hello", ""),
+        ("text", "Hello from the scripted model.", ""),
+        # The scripted model answered the summary request with its side-query text.
+        ("lifecycle", "Conversation compacted", "Scripted session"),
+    ]
+    assert r.state == "idle"
+
+
+def test_usage_and_context_stay_across_a_compression(tmp_path: Path) -> None:
+    lines = (GEMINI / "compress.jsonl").read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if "Got it" in line)
+    path = tmp_path / "session-x.jsonl"
+    path.write_text("\n".join(lines[:cut]) + "\n")
+    before = GeminiTranscriptReader(TranscriptRef("t", path))
+    before.read()
+    after = reader("compress.jsonl")
+    # The compression's own request is recorded nowhere: the figures stay as they were.
+    assert after.summary.usage == before.summary.usage
+    assert after.summary.context_tokens == before.summary.context_tokens
+
+
+def test_a_compression_noted_once_however_often_the_history_is_rewritten(
+    tmp_path: Path,
+) -> None:
+    lines = (GEMINI / "compress.jsonl").read_text().splitlines()
+    rewrite = next(line for line in lines if '"$set": {"messages"' in line and "Got it" in line)
+    path = tmp_path / "session-x.jsonl"
+    path.write_text("\n".join([*lines, rewrite, rewrite]) + "\n")
+    r = GeminiTranscriptReader(TranscriptRef("t", path))
+    r.read()
+    assert [m.text for m in r.messages].count("Conversation compacted") == 1
+
+
+def test_an_image_a_tool_returned_is_an_attachment() -> None:
+    r = reader("image.jsonl")
+    tool = next(m for m in r.messages if m.tool is not None)
+    assert tool.tool is not None and tool.tool.name == "read_file" and tool.tool.status == "ok"
+    assert [(a.media_type, a.size) for a in tool.attachments] == [("image/png", 69)]
+    assert tool.attachments[0].data.startswith("iVBORw0KGgo")
+    assert r.messages[-1].text == "A green pixel."
+    # The user record that sends the image back to the model is not a user message.
+    assert [m.text for m in r.messages if m.role == "user"] == ["look at the picture"]
 
 
 def test_spawn_isolated_settings_and_hooks(tmp_path: Path) -> None:

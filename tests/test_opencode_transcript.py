@@ -4,6 +4,7 @@ out with each version's own DDL: the pinned 1.18.33's event log, and older versi
 
 from __future__ import annotations
 
+import heapq
 import http.server
 import json
 import sqlite3
@@ -518,6 +519,157 @@ def test_a_step_rewritten_counts_once_and_steps_add_up(tmp_path: Path) -> None:
     assert summary.context_tokens == 200  # the latest step's input
 
 
+def _subagent_store(tmp_path: Path, child: bytes | None = None) -> OpenCodeTranscriptReader:
+    """The recorded task session and its child in one store (``child`` replaces the
+    child's rows; ``b""`` leaves it out)."""
+    db = tmp_path / "opencode.db"
+    main = fixture("subagent.jsonl")
+    (agent,) = sorted((OPENCODE / "subagent.agents").glob("*.jsonl"))
+    ref = STORE.ref(db, main, "t")
+    STORE.write(ref, main)
+    rows = agent.read_bytes() if child is None else child
+    if rows:
+        STORE.write(TranscriptRef(agent.stem, db), rows)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    return reader
+
+
+def test_a_task_subagent_nests_under_its_call(tmp_path: Path) -> None:
+    reader = _subagent_store(tmp_path)
+    (agent,) = sorted((OPENCODE / "subagent.agents").glob("*.jsonl"))
+    (call,) = [m.tool for m in reader.messages if m.tool and m.tool.name == "task"]
+    assert call is not None and call.status == "ok" and call.agent_id == agent.stem
+    nested = [m for m in reader.messages if m.parent_tool_id == call.id]
+    # A text part shows once it has text: the call it streamed before shows first.
+    assert [(m.role, m.kind, m.text) for m in nested] == [
+        ("user", "text", "count the files here"),
+        ("assistant", "tool", ""),
+        ("assistant", "text", "Counting."),
+        ("assistant", "text", "There are 3 files."),
+    ]
+    assert texts(reader.messages)[-1] == ("assistant", "It found 3 files.")
+    assert reader.state == "idle"
+    summary = reader.summary
+    assert {(m.scope, m.requests) for m in summary.models} == {("main", 2), ("subagent", 2)}
+    assert summary.usage == sum((m.usage for m in summary.models), Usage())
+    assert sum((m.usage for m in reader.messages if m.usage), Usage()) == summary.usage
+
+
+def test_a_subagent_shows_while_it_works(tmp_path: Path) -> None:
+    """Event by event, main and child interleaved as written: the child's messages show
+    under the task call while it still runs."""
+    db = tmp_path / "opencode.db"
+    main_rows = fixture("subagent.jsonl").splitlines(keepends=True)
+    (agent,) = sorted((OPENCODE / "subagent.agents").glob("*.jsonl"))
+    child_rows = agent.read_bytes().splitlines(keepends=True)
+
+    def timed(rows: list[bytes], which: int) -> list[tuple[int, int, bytes]]:
+        # Each log in its own order; a row's time is the latest seen so far in its log.
+        out, latest = [], 0
+        for line in rows:
+            data = json.loads(json.loads(line)["data"])
+            latest = max(latest, int(data.get("time") or _dict_time(data)))
+            out.append((latest, which, line))
+        return out
+
+    ref = STORE.ref(db, fixture("subagent.jsonl"), "t")
+    STORE.write(ref, b"")
+    child = TranscriptRef(agent.stem, db)
+    STORE.write(child, b"")
+    reader = OpenCodeTranscriptReader(ref)
+    merged = list(heapq.merge(timed(main_rows, 0), timed(child_rows, 1), key=lambda r: r[0]))
+    seen_running = False
+    for _, which, line in merged:
+        STORE.append(child if which else ref, line)
+        reader.read()
+        calls = [m.tool for m in reader.messages if m.tool and m.tool.name == "task"]
+        running = calls and calls[0] is not None and calls[0].status == "running"
+        if running and any(m.parent_tool_id == calls[0].id for m in reader.messages):
+            seen_running = True
+            assert reader.state == "working"
+    assert seen_running
+    # Live the messages land as they were written; read in one go the sub-agent's follow
+    # its call. The same messages either way, each in its own order.
+    whole = _subagent_store(tmp_path / "whole").messages
+
+    def strand(messages: list[Message], nested: bool) -> list[Message]:
+        return [
+            m.model_copy(update={"seq": 0})
+            for m in messages
+            if (m.parent_tool_id is not None) == nested
+        ]
+
+    for nested in (False, True):
+        assert strand(reader.messages, nested) == strand(whole, nested)
+
+
+def _dict_time(data: dict[str, Any]) -> int:
+    info = data.get("info") or {}
+    times = info.get("time") or {}
+    return int(times.get("updated") or times.get("completed") or times.get("created") or 0)
+
+
+def test_a_missing_or_corrupt_subagent_costs_only_its_own_entries(tmp_path: Path) -> None:
+    whole = _subagent_store(tmp_path / "whole")
+    main_only = [(m.kind, m.text) for m in whole.messages if m.parent_tool_id is None]
+    missing = _subagent_store(tmp_path / "missing", child=b"")
+    assert [(m.kind, m.text) for m in missing.messages if m.parent_tool_id is None] == main_only
+    (warning,) = [m for m in missing.messages if m.parent_tool_id is not None]
+    assert warning.kind == "lifecycle" and warning.level == "warning"
+    (agent,) = sorted((OPENCODE / "subagent.agents").glob("*.jsonl"))
+    rows = [json.loads(line) for line in agent.read_bytes().splitlines()]
+    rows[3]["data"] = "{not json"
+    corrupt = _subagent_store(
+        tmp_path / "corrupt", child=b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+    )
+    assert [(m.kind, m.text) for m in corrupt.messages if m.parent_tool_id is None] == main_only
+    nested = [m for m in corrupt.messages if m.parent_tool_id is not None]
+    assert [m.level for m in nested if m.kind == "lifecycle"] == ["warning"]
+    assert "There are 3 files." in [m.text for m in nested]
+
+
+def test_a_running_command_shows_its_output_so_far(tmp_path: Path) -> None:
+    data = fixture("slow_command.jsonl")
+    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
+    STORE.write(ref, b"")
+    reader = OpenCodeTranscriptReader(ref)
+    progress: list[str | None] = []
+    for line in data.splitlines(keepends=True):
+        STORE.append(ref, line)
+        for message in reader.read().changed:
+            if message.tool is not None and message.tool.status == "running":
+                progress.append(message.tool.progress)
+    assert [p for p in dict.fromkeys(progress) if p] == ["a\n", "a\nb\n"]
+    (tool,) = [m.tool for m in reader.messages if m.tool]
+    assert tool is not None and tool.status == "ok" and tool.output == "a\nb\n"
+    assert tool.progress is None  # the output took over
+
+
+def test_an_image_a_tool_returned_is_an_attachment(tmp_path: Path) -> None:
+    reader = read(tmp_path, "image.jsonl")
+    (message,) = [m for m in reader.messages if m.tool is not None]
+    assert message.tool is not None and message.tool.name == "read"
+    assert [(a.media_type, a.size) for a in message.attachments] == [("image/png", 69)]
+
+
+def test_a_compaction_is_noted_with_its_summary(tmp_path: Path) -> None:
+    reader = read(tmp_path, "compact.jsonl")
+    shown = [(m.kind, m.text, m.detail) for m in reader.messages]
+    assert shown == [
+        ("text", "hello", ""),
+        ("text", "Hello from the scripted model.", ""),
+        # The scripted model answered the summary request with its side-query text.
+        ("lifecycle", "Conversation compacted", "Scripted session"),
+    ]
+    assert reader.state == "idle"
+    # The summary's request is billed like any step, and sits on the note.
+    note = reader.messages[-1]
+    assert note.usage is not None and note.usage.input_tokens > 0
+    assert sum((m.usage for m in reader.messages if m.usage), Usage()) == reader.summary.usage
+    assert reader.summary.context_tokens == note.usage.input_tokens
+
+
 def test_question_tool_is_a_dialog_with_the_recorded_answers(tmp_path: Path) -> None:
     reader = read(tmp_path, "question.jsonl")
     dialogs = [m for m in reader.messages if m.dialog is not None]
@@ -583,6 +735,35 @@ def test_state_is_working_mid_turn(tmp_path: Path) -> None:
     assert all(s == "idle" for s in states[:first_user])
     assert states[-1] == "idle"
     assert states.count("working") > len(lines) // 2
+
+
+def test_a_finished_step_ends_the_turn_even_unmarked(tmp_path: Path) -> None:
+    """A message whose completion was never written (the CLI stopped first) is finished by
+    its structure: a step that ended with an answer, not with tool calls."""
+
+    def without_completion(name: str) -> bytes:
+        rows = [json.loads(line) for line in fixture(name).splitlines()]
+        kept = [r for r in rows if '"completed"' not in r["data"] or '"role":"user"' in r["data"]]
+        for seq, row in enumerate(kept):
+            row["seq"] = seq
+        return b"".join(json.dumps(r).encode() + b"\n" for r in kept)
+
+    for name, expected in (("hello.jsonl", "idle"), ("tools.jsonl", "idle")):
+        data = without_completion(name)
+        ref = STORE.ref(tmp_path / f"{name}.db", data, "t")
+        STORE.write(ref, data)
+        reader = OpenCodeTranscriptReader(ref)
+        reader.read()
+        assert reader.state == expected, name
+    # Cut right after a step that called tools: the turn goes on.
+    rows = fixture("tools.jsonl").splitlines(keepends=True)
+    upto = next(i for i, r in enumerate(rows) if b'\\"reason\\":\\"tool-calls\\"' in r)
+    data = b"".join(rows[: upto + 1])
+    ref = STORE.ref(tmp_path / "cut.db", data, "t")
+    STORE.write(ref, data)
+    reader = OpenCodeTranscriptReader(ref)
+    reader.read()
+    assert reader.state == "working"
 
 
 def test_unreadable_event_is_a_warning_not_a_crash(tmp_path: Path) -> None:

@@ -108,6 +108,29 @@ HOOK_SETTINGS_KEY = "hooks"
 
 NOTIFICATION_PERMISSION = "ToolPermission"
 
+COMPRESSION = "$set.messages"
+"""``/compress`` (and an automatic compression) rewrites the history with ``$set.messages``
+into records never seen before: the context, a user record holding the summary, and a
+model record "Got it. Thanks for the additional context!"; then an ``info`` record with an
+empty ``content`` (the TUI shows "Chat history compressed from <n> to <m> tokens.", which
+is not recorded). Images come as ``inlineData`` parts (``{mimeType, data}``): in a tool
+call's ``result`` (``read_file`` of a PNG) and in the user record that sends it back."""
+
+RUNNING_OUTPUT_RECORDED = False
+"""No running-tool output reaches the session file or a hook: a call is recorded when it
+finishes (``sleep 1; echo a; sleep 1; echo b`` showed nothing until its final record), so
+``ToolCall.progress`` stays empty."""
+
+AGENT_TOOL = "invoke_agent"
+"""The sub-agent tool (``agent_name``: ``generalist``, ``codebase_investigator``,
+``cli_help``; ``prompt``), offered under the isolated settings. A sub-agent's session is
+``chats/<parent session id>/<agent session id>.jsonl`` (header ``kind: "subagent"``); the
+main session's call carries ``agentId`` (that session id) and a ``resultDisplay`` of
+``{isSubagentProgress, agentName, recentActivity, state, result, terminateReason}``. A
+sub-agent ends by calling ``complete_task`` (the generalist with ``{"result": {"response":
+...}}``); it fires no BeforeAgent / AfterAgent hooks, and its tools' AfterTool hooks carry
+the main session's id."""
+
 SHELL_TOOL = "run_shell_command"
 """The shell tool; a script's portable ``Bash`` plays it."""
 

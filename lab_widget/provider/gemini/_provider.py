@@ -34,8 +34,10 @@ from .._seam import (
     TranscriptRef,
 )
 from . import _commands, _compat
+from ._files import peek_session, read_header
 from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals
-from ._transcript import GeminiTranscriptReader, peek_session, read_header
+from ._subagents import agents_folder
+from ._transcript import GeminiTranscriptReader
 
 __all__ = ["GeminiProvider", "hook_settings"]
 
@@ -204,7 +206,7 @@ class GeminiProvider(AgentProvider):
             return current
         if len(starts) > 1:
             self._after_clear.add(session_id)
-        return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+        return _ref(session_id, path)
 
     def _hooked(self, context: RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
@@ -463,6 +465,13 @@ def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
     return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
 
 
+def _ref(session_id: str, path: Path) -> TranscriptRef:
+    # The session's folder, and the folder its sub-agents write their sessions into.
+    return TranscriptRef(
+        transcript_id=session_id, path=path, watch=(path.parent, agents_folder(path, session_id))
+    )
+
+
 def _legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
     """Where versions before the slug registry kept the sessions of ``cwd``."""
     folder = str(Path(cwd).expanduser().resolve())
@@ -487,9 +496,7 @@ def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
             if header is None or str(header["sessionId"]) in found:
                 continue
             session_id = str(header["sessionId"])
-            found[session_id] = TranscriptRef(
-                transcript_id=session_id, path=path, watch=(path.parent,)
-            )
+            found[session_id] = _ref(session_id, path)
     return sorted(found.values(), key=lambda ref: ref.path.name)
 
 

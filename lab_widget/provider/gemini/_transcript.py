@@ -13,7 +13,13 @@ Gemini CLI rewrites the message list when it rolls a cancelled turn back: the re
 that turn vanish from its history, and a declined tool call makes it write the remaining
 history again as copies under new ids first. The chat keeps showing what the user saw
 happen: a rewrite never removes a shown record, and the copies appended after the first
-record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat.
+record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat. A
+rewrite into records never seen before is a compression: it shows as one lifecycle note
+with the summary under it.
+
+Older versions (up to 0.38.2) keep a session as one JSON document, rewritten whole; it is
+read whole on each change. Sub-agents keep sessions of their own beside the main one
+(``_subagents.py``); their messages follow the call that started them.
 """
 
 from __future__ import annotations
@@ -21,222 +27,45 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ...schema import (
-    AgentScope,
     LifecycleLevel,
     Message,
-    ModelUsage,
     SessionSummary,
     State,
     ToolCall,
-    Usage,
 )
 from .._jsonl import CorruptLine, JsonlTail
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
+from ._files import is_document
+from ._records import (
+    ModelTally,
+    attachments,
+    has_function_response,
+    is_user_prompt,
+    record_usage,
+    texts,
+    thinking,
+    timestamp,
+    tool_output,
+)
 from ._signals import approval_dialog, confirmation_id, confirmations
+from ._subagents import SubAgents, agents_folder
 
-__all__ = [
-    "GeminiTranscriptReader",
-    "is_context",
-    "is_document",
-    "peek_session",
-    "read_header",
-    "thinking",
-    "tool_output",
-]
+__all__ = ["GeminiTranscriptReader", "turn_state"]
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE)
-_PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
-_LEGACY_SHELL = re.compile(_compat.LEGACY_SHELL_OUTPUT, re.DOTALL)
-_PEEK_BYTES = 1 << 20
-_HEAD_BYTES = 1 << 12
 _FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _LEVELS: dict[str, LifecycleLevel] = {"info": "info", "warning": "warning", "error": "error"}
 _TURN_EVENTS = ("BeforeAgent", "AfterAgent")
+_AGENT_CALL = "agent:"
+"""Id prefix of the stand-in for a sub-agent's call that is not recorded yet."""
+_COMPACTED = "\x00compacted"
+"""The type of a stand-in record for a compression of the history."""
 _NOTE = "\x00note"
 """The type of a stand-in record for an unreadable line (no real id or type starts so)."""
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def is_context(text: str) -> bool:
-    r"""Whether a user text part is Gemini CLI's own context rather than the user's words.
-
-    Examples
-    --------
-    >>> is_context("<session_context>\nThis is the Gemini CLI."), is_context("hi")
-    (True, False)
-    """
-    return text.lstrip().startswith(_compat.CONTEXT_PREFIXES)
-
-
-def _texts(content: Any) -> str:
-    """The text of a record's ``content`` (a string or a list of parts), context left out."""
-    if isinstance(content, str):
-        return "" if is_context(content) else content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(p["text"])
-        for p in content
-        if isinstance(p, dict)
-        and isinstance(p.get("text"), str)
-        and not p.get("thought")
-        and not is_context(str(p["text"]))
-    )
-
-
-def tool_output(result: Any) -> str:
-    r"""The text of a tool call's ``result`` (``functionResponse`` parts), unwrapped.
-
-    Examples
-    --------
-    >>> raw = "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>"
-    >>> tool_output([{"functionResponse": {"response": {"output": raw}}}])
-    'hi'
-    >>> tool_output([{"functionResponse": {"response": {"error": "denied"}}}])
-    'denied'
-    >>> old = "Command: ls x\nDirectory: .\nOutput: (empty)\nError: no x\nExit Code: 2\nSignal: 0\n"
-    >>> tool_output([{"functionResponse": {"response": {"output": old}}}])
-    'no x\nExit Code: 2'
-    """
-    texts: list[str] = []
-    for part in result if isinstance(result, list) else []:
-        response = (
-            part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
-        )
-        if not isinstance(response, dict):
-            continue
-        value = response.get("output", response.get("error"))
-        text = value if isinstance(value, str) else json.dumps(value)
-        head, tail = _compat.OUTPUT_WRAPPER
-        if text.startswith(head) and text.endswith(tail):
-            text = text[len(head) : -len(tail)]
-        legacy = _LEGACY_SHELL.match(text)
-        if legacy is not None:
-            text = _legacy_shell(legacy)
-        if text.startswith("Output: "):
-            text = text[len("Output: ") :]
-        text = _PROCESS_GROUP.sub("", text).rstrip("\n")
-        texts.append("" if text in _compat.LEGACY_EMPTY else text)
-    return "\n".join(texts)
-
-
-def _legacy_shell(match: re.Match[str]) -> str:
-    """The text of an older version's shell result: its output and error, and the exit
-    code when it is not 0 (as the current format keeps it, so it marks the call failed).
-    """
-    lines = [
-        match.group(name)
-        for name in ("output", "error")
-        if match.group(name).strip() not in _compat.LEGACY_EMPTY
-    ]
-    code = match.group("code").strip()
-    if code not in ("0", *_compat.LEGACY_EMPTY):
-        lines.append(f"Exit Code: {code}")
-    return "\n".join(lines)
-
-
-def thinking(record: dict[str, Any]) -> list[str]:
-    r"""The reasoning a model response carries, one text per thought, before its answer.
-
-    Gemini CLI keeps a response's thoughts as ``thoughts`` (``subject`` and ``description``,
-    parsed from the thought's ``**subject**`` heading); a thought part left in ``content``
-    counts too. A thought part without text (only its signature kept) is hidden reasoning:
-    an empty text, shown as hidden, never dropped.
-
-    Examples
-    --------
-    >>> thinking({"thoughts": [{"subject": "Plan", "description": "Run ls."}]})
-    ['**Plan**\n\nRun ls.']
-    >>> thinking({"content": [{"thought": True, "thoughtSignature": "c2ln"}, {"text": "hi"}]})
-    ['']
-    """
-    found: list[str] = []
-    thoughts = record.get("thoughts")
-    for thought in thoughts if isinstance(thoughts, list) else []:
-        if not isinstance(thought, dict):
-            continue
-        subject = str(thought.get("subject") or "").strip()
-        description = str(thought.get("description") or "").strip()
-        text = "\n\n".join(x for x in (f"**{subject}**" if subject else "", description) if x)
-        if text:
-            found.append(text)
-    content = record.get("content")
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and part.get("thought"):
-            raw = part.get("text")
-            found.append(raw.strip() if isinstance(raw, str) else "")
-    return found
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def _usage(tokens: Any) -> Usage | None:
-    """A record's ``tokens`` as billed: cached tokens apart from the rest of the input, the
-    tool-use prompt as input, thoughts as output.
-
-    Examples
-    --------
-    >>> u = _usage({"input": 1000, "output": 50, "cached": 400, "thoughts": 20, "tool": 7})
-    >>> (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.total)
-    (607, 70, 400, 1077)
-    """
-    if not isinstance(tokens, dict):
-        return None
-    cached = _count(tokens.get("cached"))
-    return Usage(
-        # Gemini counts cached tokens inside the prompt's; the schema keeps them apart.
-        input_tokens=max(0, _count(tokens.get("input")) - cached) + _count(tokens.get("tool")),
-        output_tokens=_count(tokens.get("output")) + _count(tokens.get("thoughts")),
-        cache_read_tokens=cached,
-    )
-
-
-class ModelTally:
-    """Usage summed per model and scope, each response counted as one request.
-
-    Examples
-    --------
-    >>> t = ModelTally()
-    >>> t.add("m", "main", Usage(output_tokens=2)); t.add("m", "main", Usage(output_tokens=3))
-    >>> [(m.model, m.scope, m.requests, m.usage.output_tokens) for m in t.breakdown()]
-    [('m', 'main', 2, 5)]
-    """
-
-    def __init__(self) -> None:
-        self._found: dict[tuple[str, AgentScope], tuple[Usage, int]] = {}
-
-    def add(self, model: str | None, scope: AgentScope, usage: Usage) -> None:
-        key = (model or "unknown", scope)
-        before, requests = self._found.get(key, (Usage(), 0))
-        self._found[key] = (before + usage, requests + 1)
-
-    def total(self) -> Usage:
-        return sum((usage for usage, _ in self._found.values()), Usage())
-
-    def breakdown(self) -> list[ModelUsage]:
-        return [
-            ModelUsage(model=model, scope=scope, usage=usage, requests=requests)
-            for (model, scope), (usage, requests) in self._found.items()
-        ]
-
-
-def _is_user_prompt(record: dict[str, Any]) -> bool:
-    return record.get("type") == "user" and bool(_texts(record.get("content")))
 
 
 def turn_state(signals: list[dict[str, Any]], session_id: str) -> State | None:
@@ -275,10 +104,13 @@ class GeminiTranscriptReader(TranscriptReader):
         ref: TranscriptRef,
         clear_echo: str | None = None,
         turn_signals: Any = None,
+        *,
+        subagent: bool = False,
     ) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
         self._turn_signals = turn_signals
+        self._subagent = subagent
         self._tail = JsonlTail(ref.path)
         self._reset()
 
@@ -291,6 +123,12 @@ class GeminiTranscriptReader(TranscriptReader):
         self._messages: list[Message] = []
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._pending_echo = bool(self._clear_echo)
+        self._records_end = 0  # messages of the records; sub-agents not yet linked follow
+        self._linked: dict[str, int] = {}  # agent session id -> position of its call's record
+        self._summaries: set[str] = set()  # ids of the records a compression wrote
+        # Sub-agents run by this session (a sub-agent's own reader keeps none: Gemini CLI
+        # offers a sub-agent no sub-agents of its own).
+        self._agents = SubAgents(lambda ref: GeminiTranscriptReader(ref, subagent=True))
 
     # -- TranscriptReader --------------------------------------------------------------
 
@@ -328,10 +166,12 @@ class GeminiTranscriptReader(TranscriptReader):
         return str(last.get("timestamp") or "") >= started
 
     def _transcript_state(self) -> State:
+        if any(a not in self._linked for a in self._agents.readers):
+            return "working"  # a sub-agent at work: its call is recorded when it ends
         for record in reversed(self._records):
             kind = record.get("type")
             if kind == "user":
-                if _is_user_prompt(record) or _has_function_response(record):
+                if is_user_prompt(record) or has_function_response(record):
                     return "working"
                 continue
             if kind == "gemini":
@@ -352,13 +192,16 @@ class GeminiTranscriptReader(TranscriptReader):
         model: str | None = None
         context: int | None = None
         for record in self._records:
-            usage = _usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            usage = record_usage(record.get("tokens")) if record.get("type") == "gemini" else None
             name = record.get("model") if isinstance(record.get("model"), str) else None
             if usage is not None:
-                models.add(name, "main", usage)
+                models.add(name, "subagent" if self._subagent else "main", usage)
                 context = usage.input_tokens + usage.cache_read_tokens
             if record.get("type") == "gemini" and name:
                 model = name
+        for reader in self._agents.readers.values():
+            if isinstance(reader, GeminiTranscriptReader):
+                reader.tally(models)
         return SessionSummary(
             **self._facts_public(),
             usage=models.total(),
@@ -366,6 +209,14 @@ class GeminiTranscriptReader(TranscriptReader):
             model=model,
             context_tokens=context,
         )
+
+    def tally(self, models: ModelTally) -> None:
+        """Add this sub-agent's responses to ``models``, as a sub-agent's."""
+        for record in self._records:
+            usage = record_usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            if usage is not None:
+                name = record.get("model") if isinstance(record.get("model"), str) else None
+                models.add(name, "subagent", usage)
 
     def _facts_public(self) -> dict[str, Any]:
         return {k: v for k, v in self._facts.items() if k != "session_id"}
@@ -397,7 +248,18 @@ class GeminiTranscriptReader(TranscriptReader):
                 touched = None
             if touched is not None:
                 dirty = touched if dirty is None else min(dirty, touched)
-        return self._finish(old, dirty, rewound)
+        return self._finish(old, self._read_agents(dirty), rewound)
+
+    def _read_agents(self, dirty: int | None) -> int | None:
+        """Read the sub-agents; the first record position their changes touch."""
+        if self._subagent:
+            return dirty
+        session = str(self._facts.get("session_id") or "")
+        folder = agents_folder(self.ref.path, session) if session else None
+        for agent_id in self._agents.read(folder):
+            position = self._linked.get(agent_id, len(self._records))
+            dirty = position if dirty is None else min(dirty, position)
+        return dirty
 
     def _finish(self, old: list[Message], dirty: int | None, rewound: bool) -> ReadResult:
         """Map again from the first changed record and report what that changed."""
@@ -474,7 +336,7 @@ class GeminiTranscriptReader(TranscriptReader):
             return position
         update = line.get("$set")
         if isinstance(update, dict):
-            stamp = _timestamp(update.get("lastUpdated"))
+            stamp = timestamp(update.get("lastUpdated"))
             if stamp is not None:
                 self._facts["updated_at"] = stamp
             messages = update.get("messages")
@@ -483,8 +345,8 @@ class GeminiTranscriptReader(TranscriptReader):
             return None
         if isinstance(line.get("sessionId"), str):
             self._facts["session_id"] = line["sessionId"]
-            self._facts["started_at"] = _timestamp(line.get("startTime"))
-            self._facts["updated_at"] = _timestamp(line.get("lastUpdated"))
+            self._facts["started_at"] = timestamp(line.get("startTime"))
+            self._facts["updated_at"] = timestamp(line.get("lastUpdated"))
         return None
 
     def _put(self, record: dict[str, Any]) -> int:
@@ -524,33 +386,92 @@ class GeminiTranscriptReader(TranscriptReader):
         # A roll-back: what it dropped stays shown; copies it appended after that go.
         copies = [i for i, r in enumerate(self._records) if i > dropped and r["id"] in wanted]
         if not copies:
-            return None
+            return self._compacted(listed)
         self._records = [r for i, r in enumerate(self._records) if i not in set(copies)]
         self._index = {str(r["id"]): i for i, r in enumerate(self._records)}
         return copies[0]
 
+    def _compacted(self, listed: list[dict[str, Any]]) -> int | None:
+        """A rewrite into records never seen before is a compression (``/compress``, or an
+        automatic one): the history the model keeps is now a summary. The chat keeps what
+        it showed, and notes the compression with the summary under it.
+        """
+        fresh = [m for m in listed if m["id"] not in self._index and m["id"] not in self._summaries]
+        if not fresh:
+            return None
+        self._summaries.update(m["id"] for m in fresh)
+        summary = "\n\n".join(
+            t for m in fresh if m.get("type") == "user" and (t := texts(m.get("content")))
+        )
+        note = {
+            "id": f"{_COMPACTED}{len(self._records)}",
+            "type": _COMPACTED,
+            "content": summary,
+            "timestamp": fresh[0].get("timestamp"),
+        }
+        return self._put(note)
+
     # -- mapping -----------------------------------------------------------------------
 
     def _rebuild(self, start: int) -> None:
-        """Map records from ``start`` on again (earlier messages are unchanged)."""
+        """Map records from ``start`` on again (earlier messages are unchanged), then the
+        sub-agents no finished call names yet.
+        """
         start = min(start, len(self._first_seq))
-        keep = self._first_seq[start] if start < len(self._first_seq) else len(self._messages)
+        keep = self._first_seq[start] if start < len(self._first_seq) else self._records_end
         messages = self._messages[:keep]
         if not messages and self._clear_echo:
             echo = self._clear_echo
             messages.append(Message(seq=0, kind="text", role="user", text=echo, command=echo))
         del self._first_seq[start:]
-        for record in self._records[start:]:
+        self._linked = {a: p for a, p in self._linked.items() if p < start}
+        for position, record in enumerate(self._records[start:], start):
             self._first_seq.append(len(messages))
-            for message in self._map(record, position_prompt=self._prompt_time(record)):
+            for message in self._map(record, self._prompt_time(record), position):
                 messages.append(message.model_copy(update={"seq": len(messages)}))
+        self._records_end = len(messages)
+        for message in self._running_agents():
+            messages.append(message.model_copy(update={"seq": len(messages)}))
         self._messages = messages
+
+    def _agent_messages(self, agent_id: str, call_id: str) -> list[Message]:
+        """A sub-agent's messages, nested under the call that started it."""
+        reader = self._agents.readers.get(agent_id)
+        if not isinstance(reader, GeminiTranscriptReader):
+            return [
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="system",
+                    level="warning",
+                    text=f"The sub-agent's session {agent_id} was not found.",
+                    parent_tool_id=call_id,
+                )
+            ]
+        return [
+            m.model_copy(update={"parent_tool_id": m.parent_tool_id or call_id})
+            for m in reader.messages
+        ]
+
+    def _running_agents(self) -> list[Message]:
+        """Sub-agents at work whose call is not recorded yet (Gemini CLI records a call
+        when it finishes): each under a stand-in for its running call.
+        """
+        out: list[Message] = []
+        for agent_id in self._agents.readers:
+            if agent_id in self._linked:
+                continue
+            call_id = f"{_AGENT_CALL}{agent_id}"
+            call = ToolCall(id=call_id, name=_compat.AGENT_TOOL, agent_id=agent_id)
+            out.append(Message(seq=0, kind="tool", role="assistant", tool=call))
+            out += self._agent_messages(agent_id, call_id)
+        return out
 
     def _prompt_time(self, record: dict[str, Any]) -> str:
         """When the user prompt before ``record`` was sent (ISO text, sortable)."""
         position = self._index.get(str(record.get("id")), len(self._records))
         for earlier in reversed(self._records[:position]):
-            if _is_user_prompt(earlier):
+            if is_user_prompt(earlier):
                 return str(earlier.get("timestamp") or "")
         return ""
 
@@ -578,24 +499,44 @@ class GeminiTranscriptReader(TranscriptReader):
         ]
         return found[-1] if found else None
 
-    def _map(self, record: dict[str, Any], position_prompt: str = "") -> list[Message]:
+    def _map(
+        self, record: dict[str, Any], position_prompt: str = "", position: int = -1
+    ) -> list[Message]:
         kind = record.get("type")
-        stamp = _timestamp(record.get("timestamp"))
+        stamp = timestamp(record.get("timestamp"))
         native = str(record.get("id"))
         if kind == "user":
-            text = _texts(record.get("content"))
+            text = texts(record.get("content"))
             if not text:
                 return []  # context, or the tool results sent back to the model
             return [
                 Message(
-                    seq=0, kind="text", role="user", text=text, native_id=native, timestamp=stamp
+                    seq=0,
+                    kind="text",
+                    role="user",
+                    text=text,
+                    native_id=native,
+                    timestamp=stamp,
+                    attachments=attachments(record.get("content")),
                 )
             ]
         if kind == _NOTE:
             text = str(record.get("content"))
             return [Message(seq=0, kind="lifecycle", role="system", level="warning", text=text)]
+        if kind == _COMPACTED:
+            return [
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="system",
+                    level="info",
+                    text="Conversation compacted",
+                    detail=str(record.get("content") or ""),
+                    timestamp=stamp,
+                )
+            ]
         if kind in _LEVELS:
-            text = _texts(record.get("content")) or str(record.get("content") or "")
+            text = texts(record.get("content")) or str(record.get("content") or "")
             if not text:
                 return []
             return [
@@ -627,7 +568,7 @@ class GeminiTranscriptReader(TranscriptReader):
                     model=model,
                 )
             )
-        text = _texts(record.get("content"))
+        text = texts(record.get("content"))
         if text:
             out.append(
                 Message(
@@ -641,9 +582,14 @@ class GeminiTranscriptReader(TranscriptReader):
                 )
             )
         calls = record.get("toolCalls")
+        agents: list[Message] = []
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
                 out.append(self._tool(call, native, stamp, model))
+                agent_id = call.get("agentId")
+                if isinstance(agent_id, str) and agent_id and not self._subagent:
+                    self._linked[agent_id] = position
+                    agents += self._agent_messages(agent_id, str(call.get("id") or ""))
                 confirm = self._confirmation(call, position_prompt)
                 tool = out[-1].tool
                 if confirm is not None and tool is not None and tool.status != "running":
@@ -661,11 +607,11 @@ class GeminiTranscriptReader(TranscriptReader):
                     out[-1] = out[-1].model_copy(
                         update={"kind": "dialog", "dialog": dialog, "tool": tool}
                     )
-        usage = _usage(record.get("tokens"))
+        usage = record_usage(record.get("tokens"))
         if usage is not None and out:
             # On the response's first message, so summing messages counts it once.
             out[0] = out[0].model_copy(update={"usage": usage})
-        return out
+        return out + agents
 
     @staticmethod
     def _tool(
@@ -683,12 +629,14 @@ class GeminiTranscriptReader(TranscriptReader):
                     final = "error"
             if status == "cancelled":
                 output = f"{output} (rejected)".strip()
+        agent_id = call.get("agentId")
         tool = ToolCall(
             id=str(call.get("id") or ""),
             name=str(call.get("name") or "tool"),
             input=args if isinstance(args, dict) else {},
             status=final or "running",
             output=output,
+            agent_id=agent_id if isinstance(agent_id, str) and agent_id else None,
         )
         return Message(
             seq=0,
@@ -696,105 +644,7 @@ class GeminiTranscriptReader(TranscriptReader):
             role="assistant",
             tool=tool,
             native_id=native,
-            timestamp=_timestamp(call.get("timestamp")) or stamp,
+            timestamp=timestamp(call.get("timestamp")) or stamp,
             model=model,
+            attachments=attachments(call.get("result")),
         )
-
-
-def _has_function_response(record: dict[str, Any]) -> bool:
-    content = record.get("content")
-    return isinstance(content, list) and any(
-        isinstance(p, dict) and "functionResponse" in p for p in content
-    )
-
-
-def is_document(path: Path) -> bool:
-    """Whether a session file is one JSON document (older versions) rather than an event log.
-
-    The name tells (``.json`` against ``.jsonl``); a file named otherwise is a document when
-    its first line opens an object and holds nothing more.
-    """
-    if path.suffix in (_compat.DOCUMENT_SUFFIX, _compat.EVENT_LOG_SUFFIX):
-        return path.suffix == _compat.DOCUMENT_SUFFIX
-    try:
-        with path.open("rb") as f:
-            first = f.readline(_PEEK_BYTES)
-    except OSError:
-        return False
-    return first.strip() == b"{"
-
-
-_HEADER_FIELD = re.compile(rb'"(sessionId|startTime|lastUpdated|kind)"\s*:\s*"([^"\\]*)"')
-
-
-def read_header(path: Path) -> dict[str, Any] | None:
-    """The metadata of a session file (its first line; a document's top fields), if readable."""
-    try:
-        with path.open("rb") as f:
-            first = f.readline(_PEEK_BYTES) if not is_document(path) else f.read(_HEAD_BYTES)
-    except OSError:
-        return None
-    if is_document(path):
-        # The metadata comes first in the document: a bounded prefix holds it, however long
-        # the conversation after it is.
-        head = first.split(b'"messages"', 1)[0]
-        found = {m.group(1).decode(): m.group(2).decode() for m in _HEADER_FIELD.finditer(head)}
-        return found if found.get("sessionId") else None
-    try:
-        line = json.loads(first)
-    except ValueError:
-        return None
-    return line if isinstance(line, dict) and isinstance(line.get("sessionId"), str) else None
-
-
-def _document_records(data: bytes) -> list[dict[str, Any]]:
-    """The message records that parse whole in a prefix of a session document."""
-    text = data.decode("utf-8", "replace")
-    start = text.find('"messages"')
-    start = text.find("[", start) if start >= 0 else -1
-    if start < 0:
-        return []
-    decoder = json.JSONDecoder()
-    records: list[dict[str, Any]] = []
-    position = start + 1
-    while True:
-        while position < len(text) and text[position] in " \t\r\n,":
-            position += 1
-        if position >= len(text) or text[position] != "{":
-            return records
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except ValueError:
-            return records  # cut off by the prefix
-        if isinstance(value, dict):
-            records.append(value)
-
-
-def peek_session(path: Path) -> tuple[str | None, str | None]:
-    """``(first user prompt, model)`` from a bounded prefix of a session file."""
-    prompt: str | None = None
-    model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
-        return None, None
-    lines: list[Any] = []
-    if is_document(path):
-        lines = _document_records(data)
-    else:
-        for raw in data.splitlines():
-            try:
-                lines.append(json.loads(raw))
-            except ValueError:
-                continue
-    for line in lines:
-        if not isinstance(line, dict):
-            continue
-        if prompt is None and line.get("type") == "user":
-            prompt = _texts(line.get("content")) or None
-        if model is None and line.get("type") == "gemini" and isinstance(line.get("model"), str):
-            model = line["model"]
-        if prompt is not None and model is not None:
-            break
-    return prompt, model

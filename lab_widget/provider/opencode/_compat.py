@@ -207,6 +207,31 @@ DIALOG_SETTLE = 1.0
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
 
+SUBAGENT_KEY = "sessionId"
+"""The ``task`` tool (``{description, prompt, subagent_type: "general" | ...}``, offered by
+default) runs a sub-agent as a child session of the same store (``session.parent_id`` the
+caller's, title ``"<description> (@<type> subagent)"``); its tool part names the child in
+``state.metadata.sessionId`` from its first ``running`` update on, and completes with
+``output`` ``<task id="<child>" state="completed"><task_result>...</task_result></task>``.
+The child's requests go to the same endpoint with the prompt as their user text and fewer
+tools (no ``task``, no ``question``, no ``todowrite``)."""
+
+PROGRESS_KEY = "output"
+"""A running ``bash`` tool part is re-written as the command prints: ``state.metadata.output``
+holds what it printed so far (``""``, ``"a\n"``, ``"a\nb\n"`` for ``sleep 1; echo a; sleep 1;
+echo b``), in the event log and the ``part`` row alike; ``state.output`` takes over once
+it completes."""
+
+ATTACHMENTS_KEY = "attachments"
+"""A tool that returns an image (``read`` of a PNG) completes with ``state.attachments``:
+file parts ``{type: "file", mime, url: "data:<mime>;base64,..."}``; a file the user attaches
+is such a part of the user's message."""
+
+COMPACTION_PART = "compaction"
+"""``/compact`` (or an automatic compaction) writes a user message holding a ``compaction``
+part (``auto``), then an assistant message with ``summary: true`` (``mode``/``agent``
+``compaction``) whose text is the summary; its step is billed like any other."""
+
 QUESTION_TOOL = "question"
 """The agent's question tool (offered by default): input ``{questions: [{question, header,
 options: [{label, description}], multiple}]}``; a "Type your own answer" choice is added to

@@ -13,6 +13,11 @@ Where a session has no event log (versions before it, or that leave it empty) th
 infos and parts are read from where that version keeps their latest state: the store's
 ``message`` and ``part`` rows (by ``time_updated``), or, before the SQLite store, one JSON
 file per session, message and part under ``storage/``. Each source feeds the same mapping.
+
+A ``task`` call's sub-agent is a child session of the same store: a reader of its own,
+whose messages join this list nested under the call (``parent_tool_id``). A running
+command's output so far is the call's ``progress``; compactions, images and hidden
+reasoning are mapped as ``_compat.py`` describes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any
 
 from ..._answers import describe_answers
 from ...schema import (
+    AgentScope,
+    Attachment,
     Dialog,
     LifecycleLevel,
     Message,
@@ -88,9 +95,12 @@ class OpenCodeTranscriptReader(TranscriptReader):
     command nowhere, so the reader synthesises its echo.
     """
 
-    def __init__(self, ref: TranscriptRef, clear_echo: str | None = None) -> None:
+    def __init__(
+        self, ref: TranscriptRef, clear_echo: str | None = None, *, subagent: bool = False
+    ) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
+        self._subagent = subagent
         self._reset()
 
     def _reset(self) -> None:
@@ -99,6 +109,14 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._stored: dict[tuple[str, str], str] = {}  # rows and files: the data applied
         self._files: dict[Path, tuple[int, int]] = {}  # legacy: file keys read
         self._orphans: dict[str, list[dict[str, Any]]] = {}  # parts read before their message
+        # Sub-agents (task child sessions) by session id: their reader, the call that
+        # started each, and where their messages sit in this list.
+        self._children: dict[str, OpenCodeTranscriptReader] = {}
+        self._child_call: dict[str, str] = {}
+        self._child_seq: dict[tuple[str, int], int] = {}
+        self._child_missing: set[str] = set()
+        self._child_done: set[str] = set()  # sub-agents whose call has finished
+        self._compactions: dict[str, int] = {}  # compaction request message -> its note
         self._last: tuple[int, str] | None = None
         self._messages: list[Message] = []
         self._changed: dict[int, None] = {}
@@ -113,6 +131,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._message_usage: dict[str, Usage] = {}  # a message's own tokens
         self._steps: dict[str, dict[str, Usage]] = {}  # message -> step-finish part -> usage
         self._costs: dict[str, float] = {}
+        self._step_reasons: dict[str, str] = {}  # message -> its last step-finish reason
         self._first_of: dict[str, int] = {}  # message id -> seq of its first shown part
         self._durations: dict[str, int] = {}
         self._state: State = "idle"
@@ -140,20 +159,30 @@ class OpenCodeTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        models: dict[str, tuple[Usage, int]] = {}
+        scope: AgentScope = "subagent" if self._subagent else "main"
+        models: dict[tuple[str, AgentScope], tuple[Usage, int]] = {}
         for msg_id, usage in self._usage.items():
-            name = str(self._infos.get(msg_id, {}).get("modelID") or "unknown")
-            before, requests = models.get(name, (Usage(), 0))
-            models[name] = (before + usage, requests + max(1, len(self._steps.get(msg_id, {}))))
+            key = (str(self._infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
+            before, requests = models.get(key, (Usage(), 0))
+            models[key] = (before + usage, requests + max(1, len(self._steps.get(msg_id, {}))))
+        costs = list(self._costs.values())
+        for child in self._children.values():
+            summary = child.summary
+            for item in summary.models:
+                key = (item.model, "subagent")
+                before, requests = models.get(key, (Usage(), 0))
+                models[key] = (before + item.usage, requests + item.requests)
+            if summary.vendor_cost_usd is not None:
+                costs.append(summary.vendor_cost_usd)
         return SessionSummary(
             **self._facts,
             model=self._model,
             usage=sum((u for u, _ in models.values()), Usage()),
             models=[
-                ModelUsage(model=name, usage=usage, requests=requests)
-                for name, (usage, requests) in models.items()
+                ModelUsage(model=name, scope=where, usage=usage, requests=requests)
+                for (name, where), (usage, requests) in models.items()
             ],
-            vendor_cost_usd=round(sum(self._costs.values()), 9) if self._costs else None,
+            vendor_cost_usd=round(sum(costs), 9) if costs else None,
             turn_durations_ms=list(self._durations.values()),
         )
 
@@ -179,9 +208,62 @@ class OpenCodeTranscriptReader(TranscriptReader):
                 self.apply_changes(changes)
         elif self._source == "legacy":
             self.apply_changes(read_legacy(self.ref.path, self.ref.transcript_id, self._files))
+        self._read_children()
         changed = self.messages if rewritten else [self._messages[s] for s in sorted(self._changed)]
         self._changed = {}
         return ReadResult(changed=changed, reset=rewritten)
+
+    def _read_children(self) -> None:
+        """Read the sub-agents' sessions; their messages join this list, nested under the
+        call that started each (its ``parent_tool_id``).
+        """
+        for agent_id in self._children:
+            self._mirror(agent_id)
+        self._check_children()
+
+    def _mirror(self, agent_id: str) -> None:
+        """Read one sub-agent's session on and show what changed in it."""
+        child = self._children[agent_id]
+        result = child.read()
+        found = child.messages if result.reset else result.changed
+        call_id = self._child_call[agent_id]
+        for message in found:
+            nested = message.model_copy(
+                update={"parent_tool_id": message.parent_tool_id or call_id}
+            )
+            seq = self._child_seq.get((agent_id, message.seq))
+            if seq is None:
+                added = self._add(**nested.model_dump(exclude={"seq"}))
+                self._child_seq[(agent_id, message.seq)] = added.seq
+            else:
+                self._replace(nested.model_copy(update={"seq": seq}))
+
+    def _child(self, agent_id: str, call_id: str) -> None:
+        if agent_id in self._children or agent_id == self.ref.transcript_id:
+            return
+        # A legacy session file's sub-agent has its own file beside it; a store holds both.
+        path = (
+            self.ref.path.with_name(f"{agent_id}.json")
+            if self.ref.path.suffix == ".json"
+            else self.ref.path
+        )
+        ref = TranscriptRef(transcript_id=agent_id, path=path)
+        self._children[agent_id] = OpenCodeTranscriptReader(ref, subagent=True)
+        self._child_call[agent_id] = call_id
+
+    def _check_children(self) -> None:
+        """A finished call whose sub-agent left nothing to read: one warning, under it."""
+        for agent_id in self._child_done - self._child_missing:
+            if self._children[agent_id].messages:
+                continue
+            self._child_missing.add(agent_id)
+            self._add(
+                kind="lifecycle",
+                role="system",
+                level="warning",
+                text=f"The sub-agent's session {agent_id} could not be read.",
+                parent_tool_id=self._child_call[agent_id],
+            )
 
     def _detect(self) -> str | None:
         """Where this session's history is: its event log, the store's rows, or legacy
@@ -327,7 +409,8 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         completed = times.get("completed")
         if completed is None:
-            self._state = "working"
+            # Its last step says how it ended, should the message never be marked done.
+            self._state = self._step_state(msg_id)
             return
         if info.get("finish") == _compat.TOOL_CALLS_FINISH and msg_id not in self._rejected:
             self._state = "working"
@@ -337,6 +420,15 @@ class OpenCodeTranscriptReader(TranscriptReader):
         started = _dict((parent or {}).get("time")).get("created")
         if isinstance(started, int) and isinstance(completed, int):
             self._durations[str(info.get("parentID"))] = max(0, completed - started)
+
+    def _step_state(self, msg_id: str) -> State:
+        """The state an assistant message's steps give: ``working`` until a step finished
+        other than by calling tools (then its answer is complete), or after a rejected call.
+        """
+        reason = self._step_reasons.get(msg_id)
+        if reason is None or (reason == _compat.TOOL_CALLS_FINISH and msg_id not in self._rejected):
+            return "working"
+        return "idle"
 
     def _count_usage(self, msg_id: str) -> None:
         """The usage of one assistant message: its steps' (``step-finish`` parts, each once,
@@ -390,57 +482,21 @@ class OpenCodeTranscriptReader(TranscriptReader):
         part_id = str(part["id"])
         msg_id = str(part.get("messageID") or "")
         role = self._roles.get(msg_id)
-        kind = part.get("type")
         info = self._infos.get(msg_id, {})
         when = _stamp(_dict(info.get("time")).get("created"))
-        fields: dict[str, Any] | None = None
-        if kind == "text" and role == "user":
-            text = str(part.get("text") or "")
-            if text and not part.get("synthetic"):
-                fields = {"kind": "text", "role": "user", "text": text}
-        elif kind == "text" and role == "assistant":
-            text = str(part.get("text") or "")
-            if text or part_id in self._parts:
-                fields = {"kind": "text", "role": "assistant", "text": text, "model": self._model}
-        elif kind == "reasoning" and role == "assistant":
-            text = str(part.get("text") or "").strip()
-            hidden = not text and _hidden_reasoning(part.get("metadata"))
-            if text or hidden or part_id in self._parts:
-                fields = {
-                    "kind": "text",
-                    "role": "assistant",
-                    "text": text,
-                    "thinking": True,
-                    "redacted": hidden,
-                    "model": self._model,
-                }
-        elif kind == "step-finish" and role == "assistant":
-            usage = _usage(part.get("tokens"))
-            if usage is not None:
-                self._steps.setdefault(msg_id, {})[part_id] = usage
-                self._count_usage(msg_id)
-        elif kind == "tool":
-            state = _dict(part.get("state"))
-            if _rejected(str(state.get("error") or "")):
-                self._rejected.add(msg_id)
-            fields = {
-                "kind": "tool",
-                "role": "assistant",
-                "tool": self._tool(part),
-                "model": self._model,
-            }
-            if part.get("tool") == _compat.QUESTION_TOOL:
-                fields.update(self._question(state, fields["tool"]))
+        fields = self._fields(part, part_id, msg_id, role, info)
         if fields is None:
             return
         seq = self._parts.get(part_id)
         if seq is None:
-            first = role == "assistant" and msg_id not in self._first_of
-            usage = self._usage.get(msg_id) if first else None
+            first = msg_id not in self._first_of
+            usage = self._usage.get(msg_id) if first and role == "assistant" else None
             message = self._add(native_id=msg_id, timestamp=when, usage=usage, **fields)
             self._parts[part_id] = seq = message.seq
             if first:
                 self._first_of[msg_id] = seq
+            if part.get("type") == _compat.COMPACTION_PART:
+                self._compactions[msg_id] = seq
         else:
             old = self._messages[seq]
             self._replace(old.model_copy(update=dict(fields, usage=old.usage)))
@@ -448,6 +504,109 @@ class OpenCodeTranscriptReader(TranscriptReader):
             self._asking[seq] = None
         else:
             self._asking.pop(seq, None)
+        tool = fields.get("tool")
+        if isinstance(tool, ToolCall) and tool.agent_id in self._children:
+            # What the sub-agent has done so far goes right under its call.
+            self._mirror(tool.agent_id)
+
+    def _fields(
+        self,
+        part: dict[str, Any],
+        part_id: str,
+        msg_id: str,
+        role: str | None,
+        info: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """What one part shows as (``None``: nothing, or not yet); bookkeeping parts
+        (step-finish, a compaction summary's text, a pasted file) update other messages.
+        """
+        kind = part.get("type")
+        text = str(part.get("text") or "")
+        if kind == "text" and role == "user":
+            if text and not part.get("synthetic"):
+                return {"kind": "text", "role": "user", "text": text}
+        elif kind == "text" and role == "assistant":
+            if info.get("summary") is True:
+                self._compaction_summary(info, text)
+                return None
+            if text or part_id in self._parts:
+                return {"kind": "text", "role": "assistant", "text": text, "model": self._model}
+        elif kind == "reasoning" and role == "assistant":
+            text = text.strip()
+            hidden = not text and _hidden_reasoning(part.get("metadata"))
+            if text or hidden or part_id in self._parts:
+                return {
+                    "kind": "text",
+                    "role": "assistant",
+                    "text": text,
+                    "thinking": True,
+                    "redacted": hidden,
+                    "model": self._model,
+                }
+        elif kind == "file" and role is not None:
+            self._file(part, part_id, msg_id, role)
+        elif kind == _compat.COMPACTION_PART:
+            return {"kind": "lifecycle", "role": "system", "level": "info", "text": _COMPACTED}
+        elif kind == "step-finish" and role == "assistant":
+            usage = _usage(part.get("tokens"))
+            if usage is not None:
+                self._steps.setdefault(msg_id, {})[part_id] = usage
+                self._count_usage(msg_id)
+            self._step_reasons[msg_id] = str(part.get("reason") or "")
+            if msg_id == max(self._infos, default=None) and not _dict(info.get("error")):
+                self._state = self._step_state(msg_id)
+        elif kind == "tool":
+            return self._tool_fields(part, msg_id)
+        return None
+
+    def _tool_fields(self, part: dict[str, Any], msg_id: str) -> dict[str, Any]:
+        state = _dict(part.get("state"))
+        if _rejected(str(state.get("error") or "")):
+            self._rejected.add(msg_id)
+        tool = self._tool(part)
+        fields: dict[str, Any] = {
+            "kind": "tool",
+            "role": "assistant",
+            "tool": tool,
+            "model": self._model,
+            "attachments": _attachments(state.get(_compat.ATTACHMENTS_KEY)),
+        }
+        if part.get("tool") == _compat.QUESTION_TOOL:
+            fields.update(self._question(state, tool))
+        if tool.agent_id is not None:
+            self._child(tool.agent_id, tool.id)
+            if tool.status != "running":
+                self._child_done.add(tool.agent_id)
+        return fields
+
+    def _file(self, part: dict[str, Any], part_id: str, msg_id: str, role: str) -> None:
+        """A file the user attached (or a tool returned) as a part of its own: an image
+        goes on the message's first shown part, else on a message of its own.
+        """
+        found = _attachments([part])
+        if not found:
+            return
+        seq = self._first_of.get(msg_id)
+        if seq is None:
+            chat_role = "user" if role == "user" else "assistant"
+            message = self._add(kind="text", role=chat_role, native_id=msg_id, attachments=found)
+            self._parts[part_id] = self._first_of[msg_id] = message.seq
+            return
+        shown = self._messages[seq]
+        keep = [a for a in shown.attachments if a not in found]
+        self._replace(shown.model_copy(update={"attachments": keep + found}))
+
+    def _compaction_summary(self, info: dict[str, Any], text: str) -> None:
+        """A compaction's summary goes under the note its request opened, and so does the
+        summary's usage (the response the note stands for).
+        """
+        seq = self._compactions.get(str(info.get("parentID")))
+        if seq is None:
+            return
+        self._first_of.setdefault(str(info["id"]), seq)
+        note = self._messages[seq]
+        usage = self._usage.get(str(info["id"]), note.usage)
+        self._replace(note.model_copy(update={"detail": text.strip(), "usage": usage}))
 
     @staticmethod
     def _question(state: dict[str, Any], tool: ToolCall) -> dict[str, Any]:
@@ -482,13 +641,51 @@ class OpenCodeTranscriptReader(TranscriptReader):
             result = "error"
             if _rejected(output):
                 output = f"{output} (rejected)"
+        metadata = _dict(state.get("metadata"))
+        agent = metadata.get(_compat.SUBAGENT_KEY)
+        running = metadata.get(_compat.PROGRESS_KEY) if status == "running" else None
         return ToolCall(
             id=str(part.get("callID") or part.get("id")),
             name=str(part.get("tool") or "tool"),
             input=raw_input if isinstance(raw_input, dict) else {},
             status=result,
             output=output,
+            agent_id=agent if isinstance(agent, str) and agent else None,
+            progress=running if isinstance(running, str) and running else None,
         )
+
+
+_COMPACTED = "Conversation compacted"
+
+
+def _attachments(files: Any) -> list[Attachment]:
+    """The images among file parts (``{type: "file", mime, url: "data:<mime>;base64,..."}``);
+    a file the part only names by path or URL is never fetched.
+
+    Examples
+    --------
+    >>> url = "data:image/png;base64,iVBORw0KGgo="
+    >>> [a.media_type for a in _attachments([{"mime": "image/png", "url": url}])]
+    ['image/png']
+    >>> _attachments([{"mime": "image/png", "url": "file:///tmp/x.png"}])
+    []
+    """
+    found: list[Attachment] = []
+    for item in files if isinstance(files, list) else []:
+        url = _dict(item).get("url")
+        if not isinstance(url, str) or not url.startswith("data:"):
+            continue
+        head, _, data = url[len("data:") :].partition(",")
+        media, _, encoding = head.partition(";")
+        if encoding != "base64":
+            continue
+        name = _dict(item).get("filename")
+        made = Attachment.from_base64(
+            _dict(item).get("mime") or media, data, name if isinstance(name, str) else ""
+        )
+        if made is not None:
+            found.append(made)
+    return found
 
 
 def _hidden_reasoning(metadata: Any) -> bool:
