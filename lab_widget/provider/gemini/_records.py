@@ -11,7 +11,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ...schema import AgentScope, Attachment, ModelUsage, Usage
+from ...schema import AgentScope, Attachment, Message, ModelUsage, ToolCall, Usage
 from . import _compat
 
 __all__ = [
@@ -24,9 +24,12 @@ __all__ = [
     "texts",
     "thinking",
     "timestamp",
+    "tool_message",
     "tool_output",
 ]
 
+_EXIT_CODE = re.compile(_compat.EXIT_CODE)
+_FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
 _LEGACY_SHELL = re.compile(_compat.LEGACY_SHELL_OUTPUT, re.DOTALL)
 
@@ -233,3 +236,42 @@ def attachments(parts: Any) -> list[Attachment]:
             if made is not None:
                 found.append(made)
     return found
+
+
+def tool_message(
+    call: dict[str, Any], native: str, stamp: datetime | None, model: str | None
+) -> Message:
+    """One call of a response as a tool message: its status and result (a non-zero exit
+    code fails it, a cancelled call is rejected), its sub-agent, the images it returned.
+    """
+    status = str(call.get("status") or "")
+    args = call.get("args")
+    output: str | None = None
+    final = _FINAL_TOOL.get(status)
+    if final is not None:
+        output = tool_output(call.get("result"))
+        if status == "success":
+            match = _EXIT_CODE.search(output)
+            if match is not None and match.group(1) != "0":
+                final = "error"
+        if status == "cancelled":
+            output = f"{output} (rejected)".strip()
+    agent_id = call.get("agentId")
+    tool = ToolCall(
+        id=str(call.get("id") or ""),
+        name=str(call.get("name") or "tool"),
+        input=args if isinstance(args, dict) else {},
+        status=final or "running",
+        output=output,
+        agent_id=agent_id if isinstance(agent_id, str) and agent_id else None,
+    )
+    return Message(
+        seq=0,
+        kind="tool",
+        role="assistant",
+        tool=tool,
+        native_id=native,
+        timestamp=timestamp(call.get("timestamp")) or stamp,
+        model=model,
+        attachments=attachments(call.get("result")),
+    )

@@ -11,20 +11,27 @@ listing; each file is then read from where the last read stopped).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 from typing import Protocol
 
+from ...schema import Message, ToolCall
 from .._seam import ReadResult, TranscriptRef
 from . import _compat
 
-__all__ = ["AgentReader", "SubAgents", "agents_folder"]
+__all__ = ["AGENT_CALL", "AgentReader", "SubAgents", "agents_folder"]
+
+AGENT_CALL = "agent:"
+"""Id prefix of the stand-in for a sub-agent's call that is not recorded yet."""
 
 
 class AgentReader(Protocol):
     """What a sub-agent's session reader offers the main reader."""
 
     def read(self) -> ReadResult: ...
+
+    @property
+    def messages(self) -> list[Message]: ...
 
 
 def agents_folder(session_file: Path, session_id: str) -> Path:
@@ -55,6 +62,41 @@ class SubAgents:
             if result.changed or result.reset:
                 changed.add(agent_id)
         return changed
+
+    def nested(self, agent_id: str, call_id: str) -> list[Message]:
+        """A sub-agent's messages, nested under the call that started it; one warning when
+        its session cannot be found.
+        """
+        reader = self.readers.get(agent_id)
+        if reader is None:
+            return [
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="system",
+                    level="warning",
+                    text=f"The sub-agent's session {agent_id} was not found.",
+                    parent_tool_id=call_id,
+                )
+            ]
+        return [
+            m.model_copy(update={"parent_tool_id": m.parent_tool_id or call_id})
+            for m in reader.messages
+        ]
+
+    def running(self, linked: Container[str]) -> list[Message]:
+        """Sub-agents at work whose call is not recorded yet (Gemini CLI records a call
+        when it finishes): each under a stand-in for its running call (``agent:<id>``).
+        """
+        out: list[Message] = []
+        for agent_id in self.readers:
+            if agent_id in linked:
+                continue
+            call_id = f"{AGENT_CALL}{agent_id}"
+            call = ToolCall(id=call_id, name=_compat.AGENT_TOOL, agent_id=agent_id)
+            out.append(Message(seq=0, kind="tool", role="assistant", tool=call))
+            out += self.nested(agent_id, call_id)
+        return out
 
 
 def _listing(folder: Path) -> list[tuple[str, Path]]:

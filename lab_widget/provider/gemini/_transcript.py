@@ -25,8 +25,6 @@ read whole on each change. Sub-agents keep sessions of their own beside the main
 from __future__ import annotations
 
 import json
-import re
-from datetime import datetime
 from typing import Any
 
 from ...schema import (
@@ -34,7 +32,6 @@ from ...schema import (
     Message,
     SessionSummary,
     State,
-    ToolCall,
 )
 from .._jsonl import CorruptLine, JsonlTail
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
@@ -49,42 +46,18 @@ from ._records import (
     texts,
     thinking,
     timestamp,
-    tool_output,
+    tool_message,
 )
-from ._signals import approval_dialog, confirmation_id, confirmations
+from ._signals import approval_dialog, confirmation_id, confirmations, turn_state
 from ._subagents import SubAgents, agents_folder
 
-__all__ = ["GeminiTranscriptReader", "turn_state"]
+__all__ = ["GeminiTranscriptReader"]
 
-_EXIT_CODE = re.compile(_compat.EXIT_CODE)
-_FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _LEVELS: dict[str, LifecycleLevel] = {"info": "info", "warning": "warning", "error": "error"}
-_TURN_EVENTS = ("BeforeAgent", "AfterAgent")
-_AGENT_CALL = "agent:"
-"""Id prefix of the stand-in for a sub-agent's call that is not recorded yet."""
 _COMPACTED = "\x00compacted"
 """The type of a stand-in record for a compression of the history."""
 _NOTE = "\x00note"
 """The type of a stand-in record for an unreadable line (no real id or type starts so)."""
-
-
-def turn_state(signals: list[dict[str, Any]], session_id: str) -> State | None:
-    """``working`` between a turn's BeforeAgent and AfterAgent hooks, else ``idle``.
-
-    ``None`` when the spool holds no turn of this session.
-
-    Examples
-    --------
-    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "s"}], "s")
-    'working'
-    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "t"}], "s") is None
-    True
-    """
-    for record in reversed(signals):
-        event = record.get("hook_event_name")
-        if event in _TURN_EVENTS and record.get("session_id") == session_id:
-            return "working" if event == "BeforeAgent" else "idle"
-    return None
 
 
 class GeminiTranscriptReader(TranscriptReader):
@@ -430,42 +403,9 @@ class GeminiTranscriptReader(TranscriptReader):
             for message in self._map(record, self._prompt_time(record), position):
                 messages.append(message.model_copy(update={"seq": len(messages)}))
         self._records_end = len(messages)
-        for message in self._running_agents():
+        for message in self._agents.running(self._linked):
             messages.append(message.model_copy(update={"seq": len(messages)}))
         self._messages = messages
-
-    def _agent_messages(self, agent_id: str, call_id: str) -> list[Message]:
-        """A sub-agent's messages, nested under the call that started it."""
-        reader = self._agents.readers.get(agent_id)
-        if not isinstance(reader, GeminiTranscriptReader):
-            return [
-                Message(
-                    seq=0,
-                    kind="lifecycle",
-                    role="system",
-                    level="warning",
-                    text=f"The sub-agent's session {agent_id} was not found.",
-                    parent_tool_id=call_id,
-                )
-            ]
-        return [
-            m.model_copy(update={"parent_tool_id": m.parent_tool_id or call_id})
-            for m in reader.messages
-        ]
-
-    def _running_agents(self) -> list[Message]:
-        """Sub-agents at work whose call is not recorded yet (Gemini CLI records a call
-        when it finishes): each under a stand-in for its running call.
-        """
-        out: list[Message] = []
-        for agent_id in self._agents.readers:
-            if agent_id in self._linked:
-                continue
-            call_id = f"{_AGENT_CALL}{agent_id}"
-            call = ToolCall(id=call_id, name=_compat.AGENT_TOOL, agent_id=agent_id)
-            out.append(Message(seq=0, kind="tool", role="assistant", tool=call))
-            out += self._agent_messages(agent_id, call_id)
-        return out
 
     def _prompt_time(self, record: dict[str, Any]) -> str:
         """When the user prompt before ``record`` was sent (ISO text, sortable)."""
@@ -585,11 +525,11 @@ class GeminiTranscriptReader(TranscriptReader):
         agents: list[Message] = []
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
-                out.append(self._tool(call, native, stamp, model))
+                out.append(tool_message(call, native, stamp, model))
                 agent_id = call.get("agentId")
                 if isinstance(agent_id, str) and agent_id and not self._subagent:
                     self._linked[agent_id] = position
-                    agents += self._agent_messages(agent_id, str(call.get("id") or ""))
+                    agents += self._agents.nested(agent_id, str(call.get("id") or ""))
                 confirm = self._confirmation(call, position_prompt)
                 tool = out[-1].tool
                 if confirm is not None and tool is not None and tool.status != "running":
@@ -612,39 +552,3 @@ class GeminiTranscriptReader(TranscriptReader):
             # On the response's first message, so summing messages counts it once.
             out[0] = out[0].model_copy(update={"usage": usage})
         return out + agents
-
-    @staticmethod
-    def _tool(
-        call: dict[str, Any], native: str, stamp: datetime | None, model: str | None
-    ) -> Message:
-        status = str(call.get("status") or "")
-        args = call.get("args")
-        output: str | None = None
-        final = _FINAL_TOOL.get(status)
-        if final is not None:
-            output = tool_output(call.get("result"))
-            if status == "success":
-                match = _EXIT_CODE.search(output)
-                if match is not None and match.group(1) != "0":
-                    final = "error"
-            if status == "cancelled":
-                output = f"{output} (rejected)".strip()
-        agent_id = call.get("agentId")
-        tool = ToolCall(
-            id=str(call.get("id") or ""),
-            name=str(call.get("name") or "tool"),
-            input=args if isinstance(args, dict) else {},
-            status=final or "running",
-            output=output,
-            agent_id=agent_id if isinstance(agent_id, str) and agent_id else None,
-        )
-        return Message(
-            seq=0,
-            kind="tool",
-            role="assistant",
-            tool=tool,
-            native_id=native,
-            timestamp=timestamp(call.get("timestamp")) or stamp,
-            model=model,
-            attachments=attachments(call.get("result")),
-        )

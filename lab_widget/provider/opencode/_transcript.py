@@ -23,14 +23,12 @@ reasoning are mapped as ``_compat.py`` describes.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..._answers import describe_answers
 from ...schema import (
     AgentScope,
-    Attachment,
     Dialog,
     LifecycleLevel,
     Message,
@@ -42,7 +40,18 @@ from ...schema import (
 )
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
-from ._dialogs import question_dialog, recorded_answers
+from ._parts import (
+    COMPACTED,
+    as_dict,
+    attachments,
+    hidden_reasoning,
+    load_json_file,
+    question_fields,
+    rejected,
+    stamp,
+    step_usage,
+    tool_call,
+)
 from ._store import (
     EventRow,
     RowChange,
@@ -54,35 +63,6 @@ from ._store import (
 )
 
 __all__ = ["OpenCodeTranscriptReader", "apply_events"]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _stamp(ms: Any) -> datetime | None:
-    if isinstance(ms, bool) or not isinstance(ms, int | float):
-        return None
-    try:
-        return datetime.fromtimestamp(ms / 1000, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def _usage(tokens: Any) -> Usage | None:
-    if not isinstance(tokens, dict):
-        return None
-    cache = _dict(tokens.get("cache"))
-
-    def n(value: Any) -> int:
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    return Usage(
-        input_tokens=n(tokens.get("input")),
-        output_tokens=n(tokens.get("output")) + n(tokens.get("reasoning")),
-        cache_read_tokens=n(cache.get("read")),
-        cache_write_tokens=n(cache.get("write")),
-    )
 
 
 class OpenCodeTranscriptReader(TranscriptReader):
@@ -270,7 +250,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         files; ``None`` while none holds anything yet (decided on a later read).
         """
         if self.ref.path.suffix == ".json":
-            info = _load(self.ref.path)
+            info = load_json_file(self.ref.path)
             if info is not None:
                 self._session_facts(info)
             return "legacy"
@@ -333,7 +313,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         for fact, key in (("cwd", "directory"), ("cli_version", "version")):
             value = info.get(key)
             self._facts[fact] = value if isinstance(value, str) else None
-        self._facts["started_at"] = _stamp(_dict(info.get("time")).get("created"))
+        self._facts["started_at"] = stamp(as_dict(info.get("time")).get("created"))
 
     def apply(self, rows: list[EventRow]) -> None:
         """Map event rows read after the last ones applied."""
@@ -383,8 +363,8 @@ class OpenCodeTranscriptReader(TranscriptReader):
         first = msg_id not in self._roles
         self._roles[msg_id] = str(role)
         self._infos[msg_id] = info
-        times = _dict(info.get("time"))
-        updated = _stamp(times.get("completed") or times.get("created"))
+        times = as_dict(info.get("time"))
+        updated = stamp(times.get("completed") or times.get("created"))
         if updated is not None:
             self._facts["updated_at"] = updated
         if role == "user":
@@ -395,7 +375,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         if isinstance(info.get("modelID"), str) and info["modelID"]:
             self._model = info["modelID"]
-        usage = _usage(info.get("tokens"))
+        usage = step_usage(info.get("tokens"))
         if usage is not None and usage.total:
             # Billed even when the message then failed or was stopped.
             self._message_usage[msg_id] = usage
@@ -417,7 +397,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
             return
         self._state = "idle"
         parent = self._infos.get(str(info.get("parentID")))
-        started = _dict((parent or {}).get("time")).get("created")
+        started = as_dict((parent or {}).get("time")).get("created")
         if isinstance(started, int) and isinstance(completed, int):
             self._durations[str(info.get("parentID"))] = max(0, completed - started)
 
@@ -461,7 +441,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         if msg_id in self._errors:
             return
         self._errors.add(msg_id)
-        data = _dict(error.get("data"))
+        data = as_dict(error.get("data"))
         text = str(data.get("message") or error.get("name") or "Error")
         self._lifecycle(text, "error", when)
 
@@ -483,7 +463,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         msg_id = str(part.get("messageID") or "")
         role = self._roles.get(msg_id)
         info = self._infos.get(msg_id, {})
-        when = _stamp(_dict(info.get("time")).get("created"))
+        when = stamp(as_dict(info.get("time")).get("created"))
         fields = self._fields(part, part_id, msg_id, role, info)
         if fields is None:
             return
@@ -533,7 +513,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
                 return {"kind": "text", "role": "assistant", "text": text, "model": self._model}
         elif kind == "reasoning" and role == "assistant":
             text = text.strip()
-            hidden = not text and _hidden_reasoning(part.get("metadata"))
+            hidden = not text and hidden_reasoning(part.get("metadata"))
             if text or hidden or part_id in self._parts:
                 return {
                     "kind": "text",
@@ -546,33 +526,33 @@ class OpenCodeTranscriptReader(TranscriptReader):
         elif kind == "file" and role is not None:
             self._file(part, part_id, msg_id, role)
         elif kind == _compat.COMPACTION_PART:
-            return {"kind": "lifecycle", "role": "system", "level": "info", "text": _COMPACTED}
+            return {"kind": "lifecycle", "role": "system", "level": "info", "text": COMPACTED}
         elif kind == "step-finish" and role == "assistant":
-            usage = _usage(part.get("tokens"))
+            usage = step_usage(part.get("tokens"))
             if usage is not None:
                 self._steps.setdefault(msg_id, {})[part_id] = usage
                 self._count_usage(msg_id)
             self._step_reasons[msg_id] = str(part.get("reason") or "")
-            if msg_id == max(self._infos, default=None) and not _dict(info.get("error")):
+            if msg_id == max(self._infos, default=None) and not as_dict(info.get("error")):
                 self._state = self._step_state(msg_id)
         elif kind == "tool":
             return self._tool_fields(part, msg_id)
         return None
 
     def _tool_fields(self, part: dict[str, Any], msg_id: str) -> dict[str, Any]:
-        state = _dict(part.get("state"))
-        if _rejected(str(state.get("error") or "")):
+        state = as_dict(part.get("state"))
+        if rejected(str(state.get("error") or "")):
             self._rejected.add(msg_id)
-        tool = self._tool(part)
+        tool = tool_call(part)
         fields: dict[str, Any] = {
             "kind": "tool",
             "role": "assistant",
             "tool": tool,
             "model": self._model,
-            "attachments": _attachments(state.get(_compat.ATTACHMENTS_KEY)),
+            "attachments": attachments(state.get(_compat.ATTACHMENTS_KEY)),
         }
         if part.get("tool") == _compat.QUESTION_TOOL:
-            fields.update(self._question(state, tool))
+            fields.update(question_fields(state, tool))
         if tool.agent_id is not None:
             self._child(tool.agent_id, tool.id)
             if tool.status != "running":
@@ -583,7 +563,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         """A file the user attached (or a tool returned) as a part of its own: an image
         goes on the message's first shown part, else on a message of its own.
         """
-        found = _attachments([part])
+        found = attachments([part])
         if not found:
             return
         seq = self._first_of.get(msg_id)
@@ -607,115 +587,6 @@ class OpenCodeTranscriptReader(TranscriptReader):
         note = self._messages[seq]
         usage = self._usage.get(str(info["id"]), note.usage)
         self._replace(note.model_copy(update={"detail": text.strip(), "usage": usage}))
-
-    @staticmethod
-    def _question(state: dict[str, Any], tool: ToolCall) -> dict[str, Any]:
-        """A question tool's part as a dialog, once its questions are known."""
-        dialog = question_dialog(state.get("input"), tool.id)
-        if not dialog.questions:
-            return {}
-        if tool.status == "ok":
-            answers = recorded_answers(dialog, state.get("metadata"))
-            outcome = describe_answers(dialog, answers or [])
-            dialog = dialog.model_copy(
-                update={"status": "answered", "answers": answers, "outcome": outcome}
-            )
-        elif tool.status == "error":
-            dialog = dialog.model_copy(update={"status": "dismissed", "outcome": "dismissed"})
-        return {"kind": "dialog", "dialog": dialog}
-
-    @staticmethod
-    def _tool(part: dict[str, Any]) -> ToolCall:
-        state = _dict(part.get("state"))
-        raw_input = state.get("input")
-        status = state.get("status")
-        output: str | None = None
-        result = "running"
-        if status == "completed":
-            output = str(state.get("output") or "")
-            metadata = _dict(state.get("metadata"))
-            code = metadata.get("exit")
-            result = "error" if isinstance(code, int) and code != 0 else "ok"
-        elif status == "error":
-            output = str(state.get("error") or "error")
-            result = "error"
-            if _rejected(output):
-                output = f"{output} (rejected)"
-        metadata = _dict(state.get("metadata"))
-        agent = metadata.get(_compat.SUBAGENT_KEY)
-        running = metadata.get(_compat.PROGRESS_KEY) if status == "running" else None
-        return ToolCall(
-            id=str(part.get("callID") or part.get("id")),
-            name=str(part.get("tool") or "tool"),
-            input=raw_input if isinstance(raw_input, dict) else {},
-            status=result,
-            output=output,
-            agent_id=agent if isinstance(agent, str) and agent else None,
-            progress=running if isinstance(running, str) and running else None,
-        )
-
-
-_COMPACTED = "Conversation compacted"
-
-
-def _attachments(files: Any) -> list[Attachment]:
-    """The images among file parts (``{type: "file", mime, url: "data:<mime>;base64,..."}``);
-    a file the part only names by path or URL is never fetched.
-
-    Examples
-    --------
-    >>> url = "data:image/png;base64,iVBORw0KGgo="
-    >>> [a.media_type for a in _attachments([{"mime": "image/png", "url": url}])]
-    ['image/png']
-    >>> _attachments([{"mime": "image/png", "url": "file:///tmp/x.png"}])
-    []
-    """
-    found: list[Attachment] = []
-    for item in files if isinstance(files, list) else []:
-        url = _dict(item).get("url")
-        if not isinstance(url, str) or not url.startswith("data:"):
-            continue
-        head, _, data = url[len("data:") :].partition(",")
-        media, _, encoding = head.partition(";")
-        if encoding != "base64":
-            continue
-        name = _dict(item).get("filename")
-        made = Attachment.from_base64(
-            _dict(item).get("mime") or media, data, name if isinstance(name, str) else ""
-        )
-        if made is not None:
-            found.append(made)
-    return found
-
-
-def _hidden_reasoning(metadata: Any) -> bool:
-    """Whether a reasoning part's provider metadata says the reasoning was kept only
-    encrypted or redacted (``anthropic.redactedData``, ``openai.reasoningEncryptedContent``).
-
-    Examples
-    --------
-    >>> _hidden_reasoning({"anthropic": {"redactedData": "Zm9v"}})
-    True
-    >>> _hidden_reasoning({"anthropic": {"signature": "c2ln"}})
-    False
-    """
-    for provider in _dict(metadata).values():
-        for key in _compat.HIDDEN_REASONING_KEYS:
-            if _dict(provider).get(key):
-                return True
-    return False
-
-
-def _rejected(error: str) -> bool:
-    return any(marker in error for marker in _compat.REJECTED_ERRORS)
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def apply_events(ref: TranscriptRef, rows: list[EventRow]) -> OpenCodeTranscriptReader:
