@@ -3,8 +3,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.lab-widget-installed
 TOOLS  := tools/.lab-widget-installed
-BUNDLE := lab_widget/static/widget.js lab_widget/static/runs.js
-JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs
+# js/bundles.json is the one list of front-end bundles (name -> entry point); each builds to
+# lab_widget/static/<name>.js and .css.
+BUNDLES := $(shell python3 -c 'import json; print(*json.load(open("js/bundles.json")))')
+BUNDLE := $(foreach b,$(BUNDLES),lab_widget/static/$(b).js lab_widget/static/$(b).css)
+JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs \
+	js/bundles.json
 
 .PHONY: lab test setup system lint typecheck docs unit live notebooks bench clean js-dev
 
@@ -29,7 +33,8 @@ $(STAMP): pyproject.toml
 js/node_modules/.package-lock.json: js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 
-$(BUNDLE): $(JS_SRC) js/node_modules/.package-lock.json
+# One build writes every bundle (a grouped target: the recipe runs once for all of them).
+$(BUNDLE) &: $(JS_SRC) js/node_modules/.package-lock.json
 	cd js && npm run build
 
 $(TOOLS): lab_widget/compat.py $(STAMP)

@@ -19,10 +19,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
+import versus
 from _support import Row, machine_rows
 
 SECTIONS = [
     "reader",
+    "versus",
     "append",
     "dom",
     "append-cost",
@@ -58,6 +60,7 @@ def main() -> int:
 
     jobs: dict[str, Callable[[], list[Row]]] = {
         "reader": lambda: cases.reader(args.megabytes, args.repeats),
+        "versus": lambda: versus.versus(args.megabytes, args.repeats),
         "append": lambda: cases.append_latency(args.probes),
         "dom": lambda: browser(args.probes),
         "append-cost": lambda: cases.append_cost(args.sizes, args.appends),

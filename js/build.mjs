@@ -1,9 +1,14 @@
-// Bundles the widget into ../lab_widget/static/ (what RunView serves as _esm and
-// _css) and the standalone demo into dist/.
+// Bundles every widget's front end into ../lab_widget/static/ (what the widget
+// classes serve as _esm and _css) and the standalone demo into dist/.
 //   node build.mjs              production build, minified
 //   node build.mjs --dev        unminified, inline sourcemaps
 //   node build.mjs --watch      rebuild on change (pair with ANYWIDGET_HMR=1)
 //   node build.mjs --serve      build, then serve this folder for demo.html
+//
+// bundles.json is the one list of bundles: name → entry point, built to
+// <name>.js and <name>.css. The Makefile and the packaging test read it too, and
+// each widget class names its bundle (lab_widget/_widgets/_base.py).
+import { readFileSync } from "node:fs";
 import * as esbuild from "esbuild";
 
 const flags = new Set(process.argv.slice(2));
@@ -21,10 +26,14 @@ const common = {
 // The demo is served by name, not by position: targets are added over time.
 const DEMO = "dist/standalone.js";
 
+const bundles = JSON.parse(readFileSync(new URL("./bundles.json", import.meta.url), "utf8"));
+
 const targets = [
-  { ...common, entryPoints: ["src/widget.ts"], outfile: "../lab_widget/static/widget.js" },
-  { ...common, entryPoints: ["src/runs-widget.ts"], outfile: "../lab_widget/static/runs.js" },
-  { ...common, entryPoints: ["src/auth-widget.ts"], outfile: "../lab_widget/static/auth.js" },
+  ...Object.entries(bundles).map(([name, entry]) => ({
+    ...common,
+    entryPoints: [entry],
+    outfile: `../lab_widget/static/${name}.js`,
+  })),
   { ...common, entryPoints: ["src/standalone.ts"], outfile: DEMO },
 ];
 

@@ -10,28 +10,41 @@ from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
 from ._auth_events import AuthChange
 from ._auth_events import subscribe as on_auth_change
-from ._frames import MissingDependencyError, to_dataframe
+from ._frames import to_dataframe
 from ._history import SessionInfo, history
+from ._home import lab_home
 from ._magics import load_ipython_extension
 from ._providers import ProviderInfo, ProviderTable, providers
-from ._run import Run, get_run, lab_home, read_transcript, runs
+from ._run import Run, get_run, runs
 from ._seed import Seed, Workspace
+from ._transcripts import read_transcript
 from .errors import (
     AgentNotReadyError,
+    AnswerMismatchWarning,
     AuthError,
     AuthNotSupportedError,
     AuthRequiredError,
     CLINotFoundError,
+    CommandFileWarning,
+    DialogChangedError,
+    DialogNotAnswerableError,
+    InvalidAnswerError,
     InvalidCodeError,
     InvalidKeyError,
     InvalidSeedError,
     LabWidgetError,
     LoginFailedError,
+    MissingDependencyError,
+    NoDialogError,
     NoLoginInProgressError,
+    ReplyDroppedError,
     RunEndedError,
+    RunNotFoundError,
     ScrubPatternError,
     SeedConflictError,
     SeedMetaError,
+    StaleDialogError,
+    TmuxError,
     UnknownProviderError,
     WaitTimeoutError,
     WorkspaceError,
@@ -41,14 +54,19 @@ from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [
     "AgentNotReadyError",
+    "AnswerMismatchWarning",
     "AuthChange",
     "AuthError",
     "AuthFlow",
     "AuthNotSupportedError",
     "AuthRequiredError",
     "CLINotFoundError",
+    "CommandFileWarning",
+    "DialogChangedError",
+    "DialogNotAnswerableError",
     "Endpoint",
     "FreeText",
+    "InvalidAnswerError",
     "InvalidCodeError",
     "InvalidKeyError",
     "InvalidSeedError",
@@ -56,20 +74,25 @@ __all__ = [
     "LoginFailedError",
     "LoginStart",
     "MissingDependencyError",
+    "NoDialogError",
     "NoLoginInProgressError",
     "ProviderAuthCard",
     "ProviderInfo",
     "ProviderTable",
     "Reply",
+    "ReplyDroppedError",
     "Rule",
     "Run",
     "RunEndedError",
+    "RunNotFoundError",
     "ScriptedModel",
     "ScrubPatternError",
     "Seed",
     "SeedConflictError",
     "SeedMetaError",
     "SessionInfo",
+    "StaleDialogError",
+    "TmuxError",
     "ToolUse",
     "UnknownProviderError",
     "WaitTimeoutError",

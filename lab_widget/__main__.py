@@ -6,14 +6,17 @@ import argparse
 import sys
 
 from ._tools import install_clis, tools_dir
-from .compat import PINS
+from .compat import ORACLE, PINS
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line."""
     parser = argparse.ArgumentParser(prog="lab_widget")
     sub = parser.add_subparsers(dest="command", required=True)
-    install = sub.add_parser("install-clis", help="npm install the pinned agent CLIs")
+    install = sub.add_parser(
+        "install-clis",
+        help=f"npm install the pinned agent CLIs (and {ORACLE.name}, the tests' oracle)",
+    )
     install.add_argument("providers", nargs="*", metavar="PROVIDER", help=", ".join(PINS))
     sub.add_parser("pins", help="print the pinned CLI versions")
     args = parser.parse_args(argv)
@@ -26,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for pin in PINS.values():
             print(f"{pin.provider_id:12} {pin.spec}")
+        print(f"{'test oracle':12} {ORACLE.spec}")
         print(f"tools folder: {tools_dir()}")
     return 0
 

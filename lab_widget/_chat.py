@@ -7,7 +7,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, RunEndedError, WaitTimeoutError
 from .provider import (
     AgentProvider,
@@ -82,6 +84,8 @@ class ChatSession:
         # Tool calls that stopped at a permission prompt: their messages show as dialogs.
         self._approvals: dict[str, Dialog] = {}
         self._signature: object = None
+        self.stopped = False
+        """Set when the run was stopped from Python (so its end is not the agent's doing)."""
 
     # -- reading -----------------------------------------------------------------------
 
@@ -141,6 +145,15 @@ class ChatSession:
             if live is not None and signals_moved:
                 self._sweep(live)
 
+    def watch_paths(self) -> list[Path]:
+        """The folders whose changes may mean something new to read (the tailer's watch)."""
+        paths = self.provider.watch_paths(self.context)
+        if self.transcript_id is not None:
+            ref = self.provider.locate_transcript(self.context, None)
+            if ref is not None:
+                paths += list(ref.watch)
+        return paths
+
     def _count_messages(self, changed: list[Message], reset: bool) -> None:
         # Counted from what changed, never by walking the whole conversation: the cost of
         # an append must not grow with the length of the chat.
@@ -190,11 +203,12 @@ class ChatSession:
         if message.dialog is None and tool is not None and tool.id in self._approvals:
             approval = self._approvals[tool.id]
             if tool.status != "running":
-                rejected = tool.status == "error" and "rejected" in (tool.output or "")
+                # How it was answered is the provider's to read from the call's result.
+                outcome = self.provider.approval_outcome(tool)
                 approval = approval.model_copy(
                     update={
-                        "status": "rejected" if rejected else "answered",
-                        "outcome": "rejected" if rejected else "approved",
+                        "status": "rejected" if outcome == "rejected" else "answered",
+                        "outcome": outcome,
                     }
                 )
             message = message.model_copy(update={"kind": "dialog", "dialog": approval})
@@ -279,29 +293,58 @@ class ChatSession:
         return self._ready
 
     def _state_locked(self) -> State:
-        if self._ended:
-            return "ended"
-        if self.blocker is not None and not self._ready:
-            return "needs_input"
+        return derive_state(self._facts_locked())
+
+    def _facts_locked(self) -> StateFacts:
+        # Gathered in the rule's order, and only as far as the rule looks: the dialog lookup
+        # reads the live channel (and records approval prompts), which an ended run or one
+        # behind its start-up screen must not do.
+        ended = self._ended
+        start_blocked = self.blocker is not None and not self._ready
+        if ended or start_blocked:
+            return StateFacts(ended=ended, start_blocked=start_blocked)
         if self._pending_locked() is not None:
-            return "question"
+            return StateFacts(dialog_pending=True)
+        reader_state: State = self._reader.state if self._reader else "idle"
         live = self.provider.live_signals
-        state: State = self._reader.state if self._reader else "idle"
-        if live is not None and state == "working" and live.blocked(self.context):
-            return "needs_input"
-        if state == "working" and self._interrupted_at is not None:
-            return "idle"
-        if state == "idle" and self._pending_since is not None:
-            if time.monotonic() - self._pending_since < _PENDING_GRACE:
-                return "working"
-            self._pending_since = None
-        return state
+        working = reader_state == "working"
+        blocked = live.blocked(self.context) if live is not None and working else None
+        since = self._pending_since
+        if since is not None and time.monotonic() - since >= _PENDING_GRACE:
+            self._pending_since = None  # a command that records nothing: stop waiting
+        return StateFacts(
+            reader_state=reader_state,
+            live_blocked=blocked,
+            interrupted=self._interrupted_at is not None,
+            send_pending=self._pending_since is not None,
+        )
 
     @property
     def state(self) -> State:
         """The conversational state."""
         with self._lock:
             return self._state_locked()
+
+    @property
+    def needs_input_reason(self) -> str | None:
+        """Why the run is ``needs_input`` before it took input, when it is."""
+        blocker = self.blocker
+        return blocker.reason if blocker is not None and self.state == "needs_input" else None
+
+    @property
+    def state_reason(self) -> str:
+        """Why the run needs input or has ended, in words; empty otherwise."""
+        state = self.state
+        if state == "needs_input":
+            return self.needs_input_reason or ""
+        if state != "ended":
+            return ""
+        if self.stopped:
+            return "This run was stopped."
+        said = self.last_screen.splitlines()[-4:]
+        last = ("\n" + "\n".join(said)) if said else ""
+        name = self.provider.meta.display_name
+        return f"{name} has exited; start a new run to continue.{last}"
 
     # -- acting ------------------------------------------------------------------------
 

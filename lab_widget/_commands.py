@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import CommandFileWarning
 from .schema import CommandSpec
 
 if TYPE_CHECKING:
@@ -39,10 +40,6 @@ Signature = tuple[tuple[str, int, int], ...]
 
 Skipped = Callable[[Path, str], None]
 """Told about each path a walk leaves out, and why."""
-
-
-class CommandFileWarning(UserWarning):
-    """A file that defines a slash command was skipped, or lost a name clash."""
 
 
 def walk_files(

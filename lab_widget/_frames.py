@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._pricing import estimate_cost
-from .errors import LabWidgetError
+from .errors import MissingDependencyError
 from .schema import Chat, Message
 
 __all__ = ["COLUMNS", "MissingDependencyError", "to_dataframe"]
@@ -25,10 +25,13 @@ COLUMNS = (
     "kind",
     "role",
     "text",
+    "thinking",
+    "parent_tool_id",
     "command",
     "tool_name",
     "tool_status",
     "tool_output_len",
+    "attachments",
     "model",
     "input_tokens",
     "output_tokens",
@@ -40,17 +43,6 @@ COLUMNS = (
 """The frame's columns, in order."""
 
 _TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-
-
-class MissingDependencyError(LabWidgetError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
-
-    def __init__(self, module: str, extra: str) -> None:
-        self.module = module
-        self.extra = extra
-        super().__init__(
-            f"{module} is not installed; install it with: pip install 'lab_widget[{extra}]'"
-        )
 
 
 def _pandas() -> Any:
@@ -68,10 +60,13 @@ def _row(message: Message) -> dict[str, Any]:
         "kind": message.kind,
         "role": message.role,
         "text": message.text,
+        "thinking": message.thinking,
+        "parent_tool_id": message.parent_tool_id,
         "command": message.command,
         "tool_name": tool.name if tool else None,
         "tool_status": tool.status if tool else None,
         "tool_output_len": len(tool.output) if tool and tool.output is not None else None,
+        "attachments": len(message.attachments),
         "model": message.model,
         "cost_usd_estimate": estimate_cost(message.model, usage),
         "timestamp": message.timestamp,
@@ -93,8 +88,11 @@ def to_dataframe(messages: Chat | Iterable[Message]) -> Any:
     Returns
     -------
     pandas.DataFrame
-        The columns of :data:`COLUMNS`. Token columns are nullable integers, empty where a
-        message carries no usage (usage belongs to one message per model response);
+        The columns of :data:`COLUMNS`: one row per message, sub-agents' messages included
+        (``parent_tool_id`` names the call that started the sub-agent; filter on it, or on
+        ``thinking`` to leave the model's reasoning out). Token columns are nullable
+        integers, empty where a message carries no usage (usage belongs to one message per
+        model response, with its final figures);
         ``cost_usd_estimate`` is empty for those and for models the price table does not
         know; ``timestamp`` is timezone-aware UTC.
 
@@ -109,6 +107,8 @@ def to_dataframe(messages: Chat | Iterable[Message]) -> Any:
     for name in (*_TOKENS, "tool_output_len"):
         frame[name] = frame[name].astype("Int64")
     frame["seq"] = frame["seq"].astype("int64")
+    frame["attachments"] = frame["attachments"].astype("int64")
+    frame["thinking"] = frame["thinking"].astype("bool")
     frame["cost_usd_estimate"] = frame["cost_usd_estimate"].astype("float64")
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame

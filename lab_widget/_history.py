@@ -9,12 +9,13 @@ should show something stable instead (``len(history())``) or mark the cell to be
 from __future__ import annotations
 
 import html
-import json
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ._home import run_records
+from ._transcripts import read_transcript
 from .provider import AgentProvider, RunContext, get_provider, provider_ids
 from .schema import Chat
 
@@ -58,8 +59,6 @@ class SessionInfo:
 
     def open(self) -> Chat:
         """The whole conversation, read from the transcript (see :func:`read_transcript`)."""
-        from ._run import read_transcript  # noqa: PLC0415 - _run imports the heavy runtime
-
         return read_transcript(
             self.path, provider=self.provider_id, transcript_id=self.transcript_id
         )
@@ -104,21 +103,12 @@ class SessionList(list[SessionInfo]):
 
 def _run_contexts(folder: Path) -> dict[str, list[RunContext]]:
     """lab_widget's own runs in ``folder`` (live or not), by provider id."""
-    from ._run import lab_home  # noqa: PLC0415 - _run imports the heavy runtime
-
     found: dict[str, list[RunContext]] = {}
-    runs_dir = lab_home() / "runs"
-    for record_path in sorted(runs_dir.glob("*/run.json")) if runs_dir.is_dir() else []:
-        try:
-            record = json.loads(record_path.read_text())
-            if Path(str(record["cwd"])) != folder:
-                continue
-            context = RunContext(
-                run_id=str(record["run_id"]), cwd=folder, runtime_dir=record_path.parent
-            )
-            found.setdefault(str(record["provider"]), []).append(context)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a half-written or foreign record is not a session
+    for record in run_records():
+        if record.cwd != folder:
+            continue  # another folder's run (a half-written record is no run at all)
+        context = RunContext(run_id=record.run_id, cwd=folder, runtime_dir=record.runtime_dir)
+        found.setdefault(record.provider, []).append(context)
     return found
 
 

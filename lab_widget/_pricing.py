@@ -83,13 +83,35 @@ def estimate_cost(model: str | None, usage: Usage | None) -> float | None:
 
 
 def enrich_summary(summary: SessionSummary) -> SessionSummary:
-    """``summary`` with the table's cost estimate and context window filled in."""
+    """``summary`` with the table's cost estimates and context window filled in.
+
+    Each model of the breakdown is priced on its own (a sub-agent may run a cheaper
+    model); the session's estimate is their sum, over the models the table knows. A
+    summary without a breakdown is priced as its answering model's.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import ModelUsage
+    >>> s = SessionSummary(model="claude-haiku-4-5", usage=Usage(output_tokens=2_000_000),
+    ...     models=[ModelUsage(model="claude-haiku-4-5", usage=Usage(output_tokens=1_000_000)),
+    ...             ModelUsage(model="claude-haiku-4-5", scope="subagent",
+    ...                        usage=Usage(output_tokens=1_000_000))])
+    >>> e = enrich_summary(s)
+    >>> e.cost_usd_estimate, [m.cost_usd_estimate for m in e.models]
+    (10.0, [5.0, 5.0])
+    """
+    update: dict[str, object] = {}
+    if summary.models:
+        models = [
+            m.model_copy(update={"cost_usd_estimate": estimate_cost(m.model, m.usage)})
+            for m in summary.models
+        ]
+        known = [m.cost_usd_estimate for m in models if m.cost_usd_estimate is not None]
+        update["models"] = models
+        update["cost_usd_estimate"] = round(sum(known), 9) if known else None
+    else:
+        update["cost_usd_estimate"] = estimate_cost(summary.model, summary.usage)
     price = price_for(summary.model)
-    if price is None:
-        return summary
-    return summary.model_copy(
-        update={
-            "cost_usd_estimate": estimate_cost(summary.model, summary.usage),
-            "context_window": price.context_window,
-        }
-    )
+    if price is not None:
+        update["context_window"] = price.context_window
+    return summary.model_copy(update=update)

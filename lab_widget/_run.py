@@ -2,43 +2,33 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
-import tempfile
 import threading
 import time
-import uuid
 import warnings
-import weakref
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._answers import UserAnswer, describe_answers, normalise_answer
-from ._auth_card import offer_login
+from ._answering import mismatch, play_answer, resolution
+from ._answers import UserAnswer
 from ._chat import ChatEvent, ChatSession
 from ._commands import CommandCatalog
-from ._dashboard import RunList
 from ._frames import to_dataframe
+from ._home import RunRecord
+from ._launch import accept_startup, launch, new_run_id
+from ._launch import runner as _runner
+from ._live import announce, find, live_records, register
 from ._pricing import enrich_summary
-from ._runner import TmuxRunner, TmuxTerminal
-from ._seed import Seed, Workspace, prepare_workspace
+from ._runner import TmuxTerminal
+from ._seed import Seed, Workspace
 from ._tailer import Tailer
-from ._tools import find_binary
-from ._view import RunView
-from ._watch import announce
-from .compat import PINS
+from ._transcripts import read_chat
+from ._widgets import RunList, RunView, offer_login
 from .errors import (
-    AgentNotReadyError,
     AnswerMismatchWarning,
     AuthRequiredError,
-    DialogChangedError,
-    DialogNotAnswerableError,
     LabWidgetError,
-    NoDialogError,
     RunNotFoundError,
     WaitTimeoutError,
 )
@@ -46,9 +36,7 @@ from .provider import (
     AgentProvider,
     Endpoint,
     RunContext,
-    SpawnRequest,
     StartupBlocker,
-    TranscriptRef,
     default_provider,
     get_provider,
     require_login,
@@ -62,36 +50,11 @@ from .schema import (
     SessionSummary,
     State,
     Usage,
+    subagent_threads,
 )
 from .scripted import ScriptedModel
 
-__all__ = ["Run", "lab_home", "read_transcript", "runs"]
-
-_RUN_FILE = "run.json"
-_live: weakref.WeakValueDictionary[str, Run] = weakref.WeakValueDictionary()
-_live_lock = threading.Lock()
-
-
-def lab_home() -> Path:
-    """Where runs keep their private files: ``$LAB_WIDGET_HOME`` or
-    ``~/.local/state/lab_widget``.
-    """
-    env = os.environ.get("LAB_WIDGET_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".local" / "state" / "lab_widget"
-
-
-def _socket_path(home: Path) -> Path:
-    # Unix socket paths are limited to ~108 bytes: keep it short, one server per lab home.
-    digest = hashlib.sha1(str(home.resolve()).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"lab_widget-{os.getuid()}" / f"{digest}.sock"
-
-
-def _runner() -> TmuxRunner:
-    return TmuxRunner(_socket_path(lab_home()))
-
-
-def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "-", text)[:40]
+__all__ = ["Run", "get_run", "runs"]
 
 
 class Run:
@@ -147,10 +110,7 @@ class Run:
             endpoint = Endpoint(base_url=model.base_url, api_key=model.api_key)
         elif isinstance(model, str):
             model_name = model
-        run_id = _safe_name(name) if name else f"{provider_id}-{uuid.uuid4().hex[:8]}"
-        runtime_dir = lab_home() / "runs" / run_id
-        if runtime_dir.exists() and run_id in _runner().sessions():
-            raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
+        run_id = new_run_id(provider_id, name)
         if endpoint is None:
             # The user's own credentials: refuse before spawning rather than strand a TUI
             # on its login screen; in a notebook the login card shows above the error.
@@ -159,55 +119,26 @@ class Run:
             except AuthRequiredError:
                 offer_login(provider_id)
                 raise
-        runtime_dir.mkdir(parents=True, exist_ok=True)
-        workspace = prepare_workspace(
-            folder,
+        started = launch(
+            self._provider,
+            provider_id,
             run_id,
-            self._provider.seed_meta(),
-            seed,
+            folder,
+            endpoint=endpoint,
+            model=model_name,
+            seed=seed,
             worktree=worktree,
-            worktrees_home=lab_home() / "worktrees",
+            options=options,
         )
-        folder = workspace.cwd
-        context = RunContext(run_id=run_id, cwd=folder, runtime_dir=runtime_dir)
-        binary = (
-            find_binary(PINS[provider_id], self._provider.meta.display_name)
-            if (provider_id in PINS)
-            else Path(self._provider.meta.binary)
-        )
-        request = SpawnRequest(
-            context=context, binary=binary, model=model_name, endpoint=endpoint, options=options
-        )
-        try:
-            blocker = self._provider.startup_blocker(request)
-            plan = self._provider.plan_spawn(request)
-            terminal = _runner().spawn(run_id, plan.argv, plan.env, plan.cwd, unset=plan.unset_env)
-        except BaseException:
-            workspace.cleanup(discard=True)  # nothing ran in it yet
-            raise
-        record = {
-            "run_id": run_id,
-            "provider": provider_id,
-            "cwd": str(folder),
-            "created": datetime.now(UTC).isoformat(),
-            "isolated": endpoint is not None,
-            "model": model_name,
-            "workspace": workspace.to_record(),
-        }
-        (runtime_dir / _RUN_FILE).write_text(json.dumps(record, indent=2))
-        self._setup(context, terminal, blocker, record)
+        self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
 
     @classmethod
-    def _adopt(cls, record: dict[str, Any], terminal: TmuxTerminal) -> Run:
+    def _adopt(cls, record: RunRecord, terminal: TmuxTerminal) -> Run:
         run = cls.__new__(cls)
-        run._provider = get_provider(str(record["provider"]))
+        run._provider = get_provider(record.provider)
         run.scripted_model = None
-        context = RunContext(
-            run_id=str(record["run_id"]),
-            cwd=Path(str(record["cwd"])),
-            runtime_dir=lab_home() / "runs" / str(record["run_id"]),
-        )
+        context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
         run._setup(context, terminal, None, record)
         run._spawned_at = 0.0
         return run
@@ -217,32 +148,23 @@ class Run:
         context: RunContext,
         terminal: TmuxTerminal,
         blocker: StartupBlocker | None,
-        record: dict[str, Any],
+        record: RunRecord,
     ) -> None:
         self._context = context
         self._commands = CommandCatalog(self._provider, context.cwd)
         self._view: RunView | None = None
-        self._stopped = False
+        self._view_lock = threading.Lock()
         self._terminal = terminal
         self._record = record
         self._workspace = Workspace.from_record(
-            record.get("workspace") or {"cwd": str(context.cwd)}, self._provider.seed_meta()
+            record.workspace or {"cwd": str(context.cwd)}, self._provider.seed_meta()
         )
         self._chat = ChatSession(self._provider, context, terminal, blocker)
-        self._tailer = Tailer(self._watch_paths, self._chat.refresh).start()
+        self._tailer = Tailer(self._chat.watch_paths, self._chat.refresh).start()
         self._chat.refresh()
         terminal.on_exit(self._on_exit)
-        with _live_lock:
-            _live[context.run_id] = self
+        register(self)
         announce(self, True)
-
-    def _watch_paths(self) -> list[Path]:
-        paths = self._provider.watch_paths(self._context)
-        if self._chat.transcript_id is not None:
-            ref = self._provider.locate_transcript(self._context, None)
-            if ref is not None:
-                paths += list(ref.watch)
-        return paths
 
     def _on_exit(self) -> None:
         self._chat.refresh()  # read what the agent wrote last
@@ -283,13 +205,20 @@ class Run:
         return self._chat.messages
 
     @property
+    def subagents(self) -> dict[str, list[Message]]:
+        """Each sub-agent's messages, keyed by the id of the call that started it (the
+        call's ``tool.agent_id`` names the sub-agent); ``messages`` holds them too.
+        """
+        return subagent_threads(self.messages)
+
+    @property
     def session(self) -> SessionSummary:
         """Model, token totals, cost estimate, context use, cwd and branch of the current
         epoch.
         """
         summary = self._chat.summary
-        requested = self._record.get("model")
-        if summary.model_requested is None and isinstance(requested, str):
+        requested = self._record.model
+        if summary.model_requested is None and requested is not None:
             summary = summary.model_copy(update={"model_requested": requested})
         return enrich_summary(summary)
 
@@ -324,22 +253,12 @@ class Run:
     @property
     def needs_input_reason(self) -> str | None:
         """Why the run is ``needs_input``, when it is."""
-        blocker = self._chat.blocker
-        return blocker.reason if blocker is not None and self.state == "needs_input" else None
+        return self._chat.needs_input_reason
 
     @property
     def state_reason(self) -> str:
         """Why the run needs input or has ended; empty otherwise."""
-        state = self.state
-        if state == "needs_input":
-            return self.needs_input_reason or ""
-        if state == "ended":
-            if self._stopped:
-                return "This run was stopped."
-            said = self._chat.last_screen.splitlines()[-4:]
-            last = ("\n" + "\n".join(said)) if said else ""
-            return f"{self.display_name} has exited; start a new run to continue.{last}"
-        return ""
+        return self._chat.state_reason
 
     @property
     def display_name(self) -> str:
@@ -354,7 +273,7 @@ class Run:
     @property
     def view(self) -> RunView:
         """The run's chat widget (one per run; every display shows it)."""
-        with _live_lock:
+        with self._view_lock:
             if self._view is None:
                 self._view = RunView(self)
             return self._view
@@ -398,18 +317,7 @@ class Run:
 
     def history(self) -> list[Chat]:
         """The conversations this run had before each clear, oldest first."""
-        out = []
-        for ref in self._chat.past_epochs:
-            reader = self._provider.open_reader(ref)
-            reader.read()
-            out.append(
-                Chat(
-                    messages=reader.messages,
-                    state=reader.state,
-                    session=enrich_summary(reader.summary),
-                )
-            )
-        return out
+        return [read_chat(self._provider, ref) for ref in self._chat.past_epochs]
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -449,30 +357,20 @@ class Run:
         InvalidAnswerError
             The answer does not fit the dialog: nothing is typed.
         """
-        with self._chat.lock:
-            dialog = self._chat.pending_dialog
-            if dialog is None:
-                raise NoDialogError("no dialog is pending (it may have been answered already)")
-            if isinstance(answers, DialogAnswer) and answers.tool_id not in (None, dialog.tool_id):
-                raise DialogChangedError("the pending dialog is not the one this answer is for")
-            if not dialog.answerable:
-                raise DialogNotAnswerableError(
-                    f"answer this dialog in the terminal: {self.attach_command}"
-                )
-            intended = normalise_answer(dialog, answers)
-            self._provider.answer(self._context, self._terminal, dialog, intended)
-        tool_id = dialog.tool_id
+        dialog, intended = play_answer(self._chat, self._terminal, answers, self.attach_command)
+        ended: list[Dialog] = []
 
         def resolved(run: Run) -> bool:
-            dialogs = [m.dialog for m in run.messages if m.dialog is not None]
-            return any(d.tool_id == tool_id and d.status != "pending" for d in dialogs)
+            ended[:] = [d for d in [resolution(run.messages, dialog.tool_id)] if d is not None]
+            return bool(ended)
 
         if not self.wait_for(resolved, timeout):
             raise WaitTimeoutError(timeout, "question")
-        final = next(
-            m.dialog for m in reversed(self.messages) if m.dialog and m.dialog.tool_id == tool_id
-        )
-        self._verify(final, intended)
+        final = ended[0]
+        warning = mismatch(final, intended)
+        if warning is not None:
+            self._chat.note_mismatch(final.tool_id or "", warning)
+            warnings.warn(warning, AnswerMismatchWarning, stacklevel=2)
         if feedback and final.status == "rejected":
             self.send(feedback)
         return final
@@ -480,19 +378,6 @@ class Run:
     def answer_dialog(self, answer: DialogAnswer) -> None:
         """Answer with a complete :class:`DialogAnswer` (the widget's form uses this)."""
         self.answer(answer)
-
-    def _verify(self, dialog: Dialog, intended: DialogAnswer) -> None:
-        if dialog.answers is None or dialog.kind != "question":
-            return
-        recorded = [(sorted(a.selected), (a.text or "").strip()) for a in dialog.answers]
-        wanted = [(sorted(a.selected), (a.text or "").strip()) for a in intended.answers]
-        if recorded != wanted:
-            warning = (
-                "The agent recorded other answers than the ones sent: "
-                f"recorded {dialog.outcome!r}, sent {describe_answers(dialog, intended.answers)!r}"
-            )
-            self._chat.note_mismatch(dialog.tool_id or "", warning)
-            warnings.warn(warning, AnswerMismatchWarning, stacklevel=3)
 
     def clear(self) -> None:
         """Start a new conversation with the provider's own clear command."""
@@ -504,25 +389,7 @@ class Run:
 
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
-        blocker = self._chat.blocker
-        if blocker is None:
-            return
-        if not blocker.acceptable:
-            raise LabWidgetError(f"{blocker.reason} Attach with: {self.attach_command}")
-        # The screen cannot be seen (never scraped), so give the TUI its pinned start-up time
-        # to draw it before keys arrive, then confirm through the ready signal.
-        settle = self._provider.startup_settle - (time.monotonic() - self._spawned_at)
-        if settle > 0:
-            time.sleep(settle)
-        self._provider.accept_startup(self._terminal, blocker)
-        self._chat.blocker = None
-        self._chat.refresh()
-        try:
-            self._chat.wait_ready(timeout)
-        except AgentNotReadyError as exc:
-            raise AgentNotReadyError(
-                f"{exc}; answer it in the terminal: {self.attach_command}"
-            ) from exc
+        accept_startup(self._chat, self._terminal, self._spawned_at, timeout, self.attach_command)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.
@@ -534,7 +401,7 @@ class Run:
         its own (a kept branch is named in a warning); without a worktree, seeded files
         are deleted unless they were edited.
         """
-        self._stopped = True
+        self._chat.stopped = True
         self._terminal.kill()
         self._chat.wait_for(lambda: self._chat.ended, 5.0)
         self._chat.mark_ended()
@@ -576,28 +443,16 @@ class Run:
         return self._terminal.capture()
 
 
-def runs() -> RunList:
+def runs() -> RunList[Run]:
     """Every live run, re-adopting runs started by an earlier kernel (same lab home).
 
     A re-adopted run reads its history back from the agent's transcript. The list displays
     in a notebook as a live dashboard (state, activity, tokens, cost; open or stop a run).
     """
-    runner = _runner()
-    live = set(runner.sessions())
     found: list[Run] = []
-    runs_dir = lab_home() / "runs"
-    records = sorted(runs_dir.glob(f"*/{_RUN_FILE}")) if runs_dir.is_dir() else []
-    for record_path in records:
-        try:
-            record = json.loads(record_path.read_text())
-        except (OSError, ValueError):
-            continue
-        run_id = str(record.get("run_id"))
-        if run_id not in live:
-            continue
-        with _live_lock:
-            existing = _live.get(run_id)
-        found.append(existing or Run._adopt(record, runner.terminal(run_id)))
+    for record, terminal in live_records(_runner()):
+        existing = find(record.run_id)
+        found.append(existing if isinstance(existing, Run) else Run._adopt(record, terminal))
     return RunList(found)
 
 
@@ -607,24 +462,3 @@ def get_run(run_id: str) -> Run:
         if run.id == run_id:
             return run
     raise RunNotFoundError(f"no live run {run_id!r}")
-
-
-def read_transcript(
-    path: str | os.PathLike[str], provider: str | None = None, transcript_id: str | None = None
-) -> Chat:
-    """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
-
-    No tmux, no agent: for history, analysis and tests. The state is what the transcript
-    alone tells (``idle`` or ``working``). ``transcript_id`` names the session in a file
-    that holds several (a database); by default it is the file's name without suffix.
-    """
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise FileNotFoundError(f"no transcript at {file}")
-    reader = get_provider(provider or default_provider()).open_reader(
-        TranscriptRef(transcript_id=transcript_id or file.stem, path=file)
-    )
-    reader.read()
-    return Chat(
-        messages=reader.messages, state=reader.state, session=enrich_summary(reader.summary)
-    )

@@ -7,10 +7,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .compat import PINS, CLIPin, install_command
+from .compat import ORACLE, PINS, CLIPin, ToolPin, install_command
 from .errors import CLINotFoundError, LabWidgetError
 
-__all__ = ["find_binary", "install_clis", "tools_dir"]
+__all__ = ["find_binary", "find_tool", "install_clis", "tools_dir"]
 
 
 def tools_dir() -> Path:
@@ -38,12 +38,23 @@ def find_binary(pin: CLIPin, display_name: str) -> Path:
     raise CLINotFoundError(display_name, pin.binary, install_command())
 
 
+def find_tool(pin: ToolPin) -> Path | None:
+    """A pinned tool's executable in the tools folder (never from PATH: another version
+    there would not be the pinned one), or ``None`` when it is not installed.
+    """
+    local = tools_dir() / "node_modules" / ".bin" / pin.binary
+    return local if local.exists() else None
+
+
 def install_clis(providers: list[str] | None = None) -> Path:
-    """``npm install`` the pinned CLIs (all by default) into :func:`tools_dir`."""
+    """``npm install`` the pinned CLIs (all by default) into :func:`tools_dir`, with the
+    pinned test oracle (:data:`~lab_widget.compat.ORACLE`) beside them.
+    """
     npm = shutil.which("npm")
     if npm is None:
         raise LabWidgetError("npm is needed to install the agent CLIs; install Node.js first")
-    pins = [PINS[p] for p in (providers or list(PINS))]
+    pins: list[CLIPin | ToolPin] = [PINS[p] for p in (providers or list(PINS))]
+    pins.append(ORACLE)
     target = tools_dir()
     target.mkdir(parents=True, exist_ok=True)
     manifest = target / "package.json"

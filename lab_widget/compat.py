@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PINS", "CLIPin", "install_command"]
+__all__ = ["ORACLE", "PINS", "CLIPin", "ToolPin", "install_command"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,33 @@ PINS: dict[str, CLIPin] = {
         CLIPin("opencode", "opencode-ai", "1.18.33", "opencode"),
     )
 }
+
+
+@dataclass(frozen=True)
+class ToolPin:
+    """A tool the tests run beside the agents (not an agent: no provider has its id)."""
+
+    name: str
+    npm_package: str
+    version: str
+    binary: str
+
+    @property
+    def spec(self) -> str:
+        """The npm install spec, ``package@version``."""
+        return f"{self.npm_package}@{self.version}"
+
+
+ORACLE = ToolPin("ccusage", "ccusage", "20.0.24", "ccusage")
+"""The independent reader of the agents' own files whose token totals the oracle tests
+compare with ours. 20.0.26's Linux native package is missing from the registry; 20.0.24
+installs and runs. Installed into the tools folder with the CLIs.
+
+Examples
+--------
+>>> ORACLE.spec
+'ccusage@20.0.24'
+"""
 
 
 def install_command() -> str:

@@ -1,5 +1,5 @@
-"""Typed errors: every failure a user can meet has its own class and a message that says
-what to do.
+"""Typed errors and warnings: every failure a user can meet has its own class and a message
+that says what to do. Every class here is exported from :mod:`lab_widget` too.
 
 Examples
 --------
@@ -20,6 +20,7 @@ __all__ = [
     "AuthNotSupportedError",
     "AuthRequiredError",
     "CLINotFoundError",
+    "CommandFileWarning",
     "DialogChangedError",
     "DialogNotAnswerableError",
     "InvalidAnswerError",
@@ -28,6 +29,7 @@ __all__ = [
     "InvalidSeedError",
     "LabWidgetError",
     "LoginFailedError",
+    "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
     "ReplyDroppedError",
@@ -125,6 +127,21 @@ class InvalidAnswerError(LabWidgetError, ValueError):
 
 class AnswerMismatchWarning(UserWarning):
     """The answers the agent recorded differ from the ones lab_widget played."""
+
+
+class CommandFileWarning(UserWarning):
+    """A file that defines a slash command was skipped, or lost a name clash."""
+
+
+class MissingDependencyError(LabWidgetError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        self.module = module
+        self.extra = extra
+        super().__init__(
+            f"{module} is not installed; install it with: pip install 'lab_widget[{extra}]'"
+        )
 
 
 class SeedMetaError(LabWidgetError):

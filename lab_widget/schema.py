@@ -53,6 +53,7 @@ __all__ = [
     "ToolCall",
     "ToolStatus",
     "Usage",
+    "subagent_threads",
 ]
 
 State = Literal["idle", "working", "needs_input", "question", "ended"]
@@ -527,9 +528,40 @@ class SessionSummary(_Model):
     updated_at: datetime | None = None
 
 
+def subagent_threads(messages: list[Message]) -> dict[str, list[Message]]:
+    """Each sub-agent's messages, keyed by the id of the call that started it.
+
+    Examples
+    --------
+    >>> ms = [Message(seq=0, kind="text", role="user", text="go"),
+    ...       Message(seq=1, kind="text", role="user", text="count", parent_tool_id="t1")]
+    >>> {k: [m.text for m in v] for k, v in subagent_threads(ms).items()}
+    {'t1': ['count']}
+    """
+    threads: dict[str, list[Message]] = {}
+    for message in messages:
+        if message.parent_tool_id is not None:
+            threads.setdefault(message.parent_tool_id, []).append(message)
+    return threads
+
+
 class Chat(_Model):
-    """A whole conversation as read from a transcript."""
+    """A whole conversation as read from a transcript.
+
+    ``messages`` holds the sub-agents' messages too, each with the ``parent_tool_id`` of the
+    call that started it; :attr:`main` leaves them out and :attr:`subagents` groups them.
+    """
 
     messages: list[Message]
     state: State
     session: SessionSummary
+
+    @property
+    def main(self) -> list[Message]:
+        """The conversation with the agent itself, without its sub-agents' messages."""
+        return [m for m in self.messages if m.parent_tool_id is None]
+
+    @property
+    def subagents(self) -> dict[str, list[Message]]:
+        """Each sub-agent's messages, keyed by the id of the call that started it."""
+        return subagent_threads(self.messages)

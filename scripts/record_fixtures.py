@@ -1,13 +1,19 @@
-"""Record transcript fixtures from the real pinned agent CLIs against the scripted model.
+"""Record Claude Code transcript fixtures from the real CLI against the scripted model.
 
-Usage: ``python scripts/record_fixtures.py [scenario ...]``. Writes
-``tests/fixtures/<provider>/<scenario>.jsonl`` (and ``manifest.json`` with the CLI version).
-Temporary paths are replaced by stable placeholders so fixtures are reproducible; bulky
-bookkeeping strings (system prompt snapshots) are shortened — chain entries are kept whole.
+Usage: ``python scripts/record_fixtures.py [--version V] [scenario ...]``. Writes
+``tests/fixtures/claude-code/<scenario>.jsonl`` (and ``manifest.json`` with the CLI version)
+from the pinned version, or ``tests/fixtures/claude-code/v<V>/`` from another one (installed
+outside the project by ``scripts/cli_versions.py``): users' histories hold files of many
+versions, and every one must read. A session's sub-agent transcripts are recorded beside it
+(``<scenario>/subagents/``). Temporary paths are replaced by stable placeholders so fixtures
+are reproducible; bulky bookkeeping strings (system prompt snapshots) are shortened — chain
+entries are kept whole.
 """
 
 from __future__ import annotations
 
+import argparse
+import base64
 import json
 import os
 import sys
@@ -19,50 +25,116 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from cli_versions import cli_version  # noqa: E402
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 
-OUT = ROOT / "tests" / "fixtures" / "claude-code"
+FIXTURES = ROOT / "tests" / "fixtures" / "claude-code"
+OUT = FIXTURES
 CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
 CHAIN = {"user", "assistant", "system"}
 LIMIT = 400
 
-SCRIPT = ScriptedModel(
-    rules=[
-        Rule(
-            "use a tool",
-            [
-                Reply(
-                    "Let me check.",
-                    tools=[
-                        ToolUse("Bash", {"command": "echo tool-output-42", "description": "Echo"})
-                    ],
-                ),
-                Reply("The tool said tool-output-42."),
-            ],
-        ),
-        Rule(
-            "failing tool",
-            [
-                Reply(
-                    tools=[
-                        ToolUse(
-                            "Bash",
-                            {"command": "cat missing-file.txt", "description": "Read a file"},
-                        )
-                    ]
-                ),
-                Reply("That command failed."),
-            ],
-        ),
-        Rule("slow", Reply("This takes a while. " * 40, chunk_delay=0.3)),
-        Rule("hello", "Hello from the scripted model."),
-    ],
-    fallback="Noted.",
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
+IMAGE = "pixel.png"
+
+
+def subagent_tool(version: str) -> str:
+    """The sub-agent tool of a version: ``Agent`` since 2.1.332 took over ``Task``."""
+    parts = tuple(int(p) for p in version.split("."))
+    return "Agent" if parts >= (2, 1, 300) else "Task"
+
+
+def script(work: Path, version: str) -> ScriptedModel:
+    """The scripted model of one recording, in the run's folder ``work``."""
+    # A sub-agent of 2.1.332 runs in the background and hands its report back through
+    # SubagentHandback; an older one answers in plain text, in the foreground.
+    background = subagent_tool(version) == "Agent"
+    report = "There is one file."
+    sub_end = (
+        Reply(tools=[ToolUse("SubagentHandback", {"message": report})])
+        if background
+        else Reply(report)
+    )
+    delegate = ToolUse(
+        subagent_tool(version),
+        {
+            "description": "Count files",
+            "prompt": "count the files",
+            "subagent_type": "general-purpose",
+        },
+    )
+    return ScriptedModel(
+        rules=[
+            Rule(
+                "count the files",
+                [
+                    Reply(
+                        "Counting.",
+                        tools=[ToolUse("Bash", {"command": "ls | wc -l", "description": "Count"})],
+                    ),
+                    sub_end,
+                ],
+            ),
+            Rule("Subagent hand-back", "The sub-agent found one file."),
+            Rule(
+                "please delegate",
+                [
+                    Reply("I will ask a sub-agent.", tools=[delegate]),
+                    Reply(
+                        "Waiting for the sub-agent."
+                        if background
+                        else "The sub-agent found one file."
+                    ),
+                ],
+            ),
+            Rule(
+                "look at the image",
+                [
+                    Reply(tools=[ToolUse("Read", {"file_path": str(work / IMAGE)})]),
+                    Reply("One pixel."),
+                ],
+            ),
+            Rule(
+                "use a tool",
+                [
+                    Reply(
+                        "Let me check.",
+                        tools=[
+                            ToolUse(
+                                "Bash", {"command": "echo tool-output-42", "description": "Echo"}
+                            )
+                        ],
+                    ),
+                    Reply("The tool said tool-output-42."),
+                ],
+            ),
+            Rule(
+                "failing tool",
+                [
+                    Reply(
+                        tools=[
+                            ToolUse(
+                                "Bash",
+                                {"command": "cat missing-file.txt", "description": "Read a file"},
+                            )
+                        ]
+                    ),
+                    Reply("That command failed."),
+                ],
+            ),
+            Rule("slow", Reply("This takes a while. " * 40, chunk_delay=0.3)),
+            Rule("hello", "Hello from the scripted model."),
+        ],
+        fallback="Noted.",
+    )
 
 
 def _shorten(value: Any) -> Any:
@@ -75,19 +147,25 @@ def _shorten(value: Any) -> Any:
     return value
 
 
-def _normalise(path: Path, run: Run, home: Path) -> str:
-    text = path.read_text()
+def _replacements(run: Run, home: Path) -> dict[str, str]:
     slug_cwd = "".join(c if c.isalnum() else "-" for c in str(run.cwd))
-    replacements = {
+    return {
         str(home): HOME_PLACEHOLDER,
         str(run.cwd): CWD_PLACEHOLDER,
         slug_cwd: "".join(c if c.isalnum() else "-" for c in CWD_PLACEHOLDER),
     }
+
+
+def _replace_paths(text: str, run: Run, home: Path) -> str:
+    for old, new in _replacements(run, home).items():
+        text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+    return text
+
+
+def _normalise(path: Path, run: Run, home: Path) -> str:
     out = []
-    for raw in text.splitlines():
-        line = raw
-        for old, new in replacements.items():
-            line = line.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+    for raw in path.read_text().splitlines():
+        line = _replace_paths(raw, run, home)
         entry = json.loads(line)
         if entry.get("type") not in CHAIN:
             entry = _shorten(entry)
@@ -98,8 +176,18 @@ def _normalise(path: Path, run: Run, home: Path) -> str:
 def _save(name: str, run: Run, path: Path | None) -> None:
     assert path is not None and path.exists(), f"{name}: no transcript"
     home = run._context.runtime_dir / "home"
+    OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.jsonl").write_text(_normalise(path, run, home))
     print(f"recorded {name}: {path.stat().st_size} bytes")
+    subagents = path.with_suffix("") / "subagents"
+    for file in sorted(subagents.glob("agent-*")) if subagents.is_dir() else []:
+        target = OUT / name / "subagents" / file.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if file.suffix == ".jsonl":
+            target.write_text(_normalise(file, run, home))
+        else:
+            target.write_text(_replace_paths(file.read_text(), run, home))
+        print(f"recorded {name}/subagents/{file.name}")
 
 
 def hello(run: Run) -> None:
@@ -146,30 +234,78 @@ def interrupt(run: Run) -> None:
     _save("interrupt", run, run.transcript_path)
 
 
+def subagent(run: Run) -> None:
+    run.send("please delegate")
+    run.wait(timeout=180)
+    assert run.wait_for(lambda r: any("found one file" in m.text for m in r.messages), 120)
+    assert run.wait(timeout=120) == "idle"
+    _save("subagent", run, run.transcript_path)
+
+
+def image(run: Run) -> None:
+    (run.cwd / IMAGE).write_bytes(PIXEL)
+    run.send("look at the image")
+    run.wait(timeout=120)
+    _save("image", run, run.transcript_path)
+
+
+def compact(run: Run) -> None:
+    # Some versions compact only a conversation of a few turns.
+    for prompt in ("hello", "please use a tool", "now a failing tool"):
+        run.send(prompt)
+        run.wait(timeout=120)
+    run.send("/compact")
+    compacted = lambda r: any(m.detail for m in r.messages)  # noqa: E731
+    if not run.wait_for(compacted, 20):
+        # Some older versions leave the command menu open on the first Enter.
+        run._terminal.keys("Enter")
+    assert run.wait_for(compacted, 120)
+    _save("compact", run, run.transcript_path)
+    assert run.wait(timeout=120) == "idle"
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tool,
     "clear": clear,
     "paste": paste,
     "interrupt": interrupt,
+    "subagent": subagent,
+    "image": image,
+    "compact": compact,
 }
+OLDER = ("hello", "tools", "subagent", "image", "compact")
+"""What is recorded from an older version: what its users' histories hold."""
 
 
-def main(names: list[str]) -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
+def main(argv: list[str]) -> int:
+    global OUT  # noqa: PLW0603 - the scenarios save where main says
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--version", help="another Claude Code version to record from")
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=", ".join(SCENARIOS))
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.scenarios if n not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(unknown)}")
+    pinned = PINS["claude-code"].version
+    older = args.version not in (None, pinned)
+    OUT = FIXTURES / f"v{args.version}" if older else FIXTURES
     os.environ["LAB_WIDGET_HOME"] = tempfile.mkdtemp(prefix="lab-widget-record-")
-    try:
-        for name in names or list(SCENARIOS):
-            work = Path(tempfile.mkdtemp(prefix="record-work-"))
-            run = Run("claude-code", cwd=work, model=SCRIPT, name=f"record-{name}")
-            try:
-                SCENARIOS[name](run)
-            finally:
-                run.stop()
-    finally:
-        _runner().kill_server()
-        SCRIPT.stop()
-    manifest = {"provider": "claude-code", "version": PINS["claude-code"].version}
+    with cli_version("claude-code", args.version) as version:
+        try:
+            for name in args.scenarios or (OLDER if older else list(SCENARIOS)):
+                work = Path(tempfile.mkdtemp(prefix="record-work-"))
+                model = script(work, version)
+                run = Run("claude-code", cwd=work, model=model, name=f"record-{name}")
+                try:
+                    SCENARIOS[name](run)
+                finally:
+                    run.stop()
+                    model.stop()
+        finally:
+            _runner().kill_server()
+    OUT.mkdir(parents=True, exist_ok=True)
+    manifest = {"provider": "claude-code", "version": version}
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return 0
 

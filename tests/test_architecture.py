@@ -42,6 +42,111 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    """The dotted name of the module at ``path`` in the package at ``root``."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Which modules of the package each module imports.
+
+    Every ``import`` and ``from ... import`` statement counts, wherever it is: at module
+    level, inside functions, and inside ``if TYPE_CHECKING:`` blocks. Type-only imports
+    count on purpose: a type a lower layer needs from a higher one belongs lower down (a
+    protocol), not behind a guard, so one graph without cycles holds at run time and for
+    the type checker alike. ``from package import name`` is an edge to the submodule when
+    ``name`` is one, else to the package itself (its ``__init__`` must have run). The edge
+    every submodule has to its parent package is implied by Python, not drawn.
+    """
+    modules = {module_name(p, root): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.add(sub if sub in modules else base)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as ``[a, b, ..., a]``, or ``None`` when the graph has none."""
+    done: set[str] = set()
+    path: list[str] = []
+    on_path: set[str] = set()
+
+    def visit(node: str) -> list[str] | None:
+        path.append(node)
+        on_path.add(node)
+        for target in sorted(graph[node]):
+            if target in on_path:
+                return [*path[path.index(target) :], target]
+            if target not in done and (cycle := visit(target)) is not None:
+                return cycle
+        path.pop()
+        on_path.discard(node)
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        if start not in done and (cycle := visit(start)) is not None:
+            return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycles() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_sees_every_kind_of_import(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .a import A\n")
+    (package / "a.py").write_text("from .sub import b\nA = 1\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "b.py").write_text("def f():\n    from .. import c\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
+    )
+    graph = import_graph(package)
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.c"}
+    assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
+    (package / "c.py").write_text("import pkg.sub\n")
+    assert find_cycle(import_graph(package)) is None
+
+
+def imported_closure(module: str) -> set[str]:
+    graph = import_graph()
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in graph[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+RUNTIME = {"lab_widget._runner", "lab_widget._tailer", "lab_widget._launch", "lab_widget._run"}
+
+
+def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
+    for module in ("lab_widget._transcripts", "lab_widget._history", "lab_widget._home"):
+        assert imported_closure(module) & RUNTIME == set(), module
+
+
 def test_there_is_at_least_one_concrete_provider() -> None:
     assert "claude_code" in CONCRETE
 
@@ -145,3 +250,22 @@ def test_js_user_facing_text_never_names_a_provider() -> None:
         if pattern.search(text)
     ]
     assert offenders == []
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_module_map_names_every_core_module() -> None:
+    # The map says what each module holds and which layer it is in; a new module joins it.
+    text = ARCHITECTURE.read_text()
+    table = text[text.index("## Module map") : text.index("## The provider seam")]
+    missing = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.glob("*.py"))
+        + sorted((PACKAGE / "_widgets").glob("*.py"))
+        + sorted(PROVIDERS.glob("*.py"))
+        if path.name != "__init__.py"
+        and f"`{path.relative_to(PACKAGE)}`" not in table
+        and f"`{path.name}`" not in table
+    ]
+    assert missing == []

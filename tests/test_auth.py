@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import lab_widget
-from lab_widget import _auth_card, _auth_events
-from lab_widget._auth_card import ProviderAuthCard, login
+from lab_widget import _auth_events
+from lab_widget._widgets import _auth_card
+from lab_widget._widgets._auth_card import ProviderAuthCard, login
 from lab_widget.errors import (
     AuthNotSupportedError,
     AuthRequiredError,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,14 @@ from lab_widget import read_transcript
 from lab_widget.compat import PINS
 from lab_widget.provider import TranscriptRef
 from lab_widget.provider.claude_code import ClaudeTranscriptReader, project_slug
+from lab_widget.schema import subagent_threads
 
 from .conftest import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
 ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl"))
+# Sessions whose sub-agents sit beside them: their messages interleave by arrival.
+SINGLE = [name for name in ALL if not (CLAUDE / name.removesuffix(".jsonl")).is_dir()]
 
 
 def chat(name: str):  # type: ignore[no-untyped-def]
@@ -186,7 +190,8 @@ def test_rewritten_file_resets_the_reader(tmp_path: Path) -> None:
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    name=st.sampled_from(ALL), cuts=st.lists(st.integers(min_value=0, max_value=10**6), max_size=25)
+    name=st.sampled_from(SINGLE),
+    cuts=st.lists(st.integers(min_value=0, max_value=10**6), max_size=25),
 )
 def test_any_split_equals_one_shot(tmp_path: Path, name: str, cuts: list[int]) -> None:
     data = (CLAUDE / name).read_bytes()
@@ -213,7 +218,7 @@ def test_any_split_equals_one_shot(tmp_path: Path, name: str, cuts: list[int]) -
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(garbage=st.lists(st.binary(max_size=300), max_size=6), name=st.sampled_from(ALL))
+@given(garbage=st.lists(st.binary(max_size=300), max_size=6), name=st.sampled_from(SINGLE))
 def test_garbage_lines_never_raise_and_keep_valid_entries(
     tmp_path: Path, garbage: list[bytes], name: str
 ) -> None:
@@ -241,3 +246,258 @@ def test_project_slug(cwd: str, slug: str) -> None:
 def test_long_project_slug_gets_a_hash_suffix() -> None:
     slug = project_slug("/" + "a" * 250)
     assert slug.startswith("-" + "a" * 199 + "-") and len(slug) > 201
+
+
+# -- real sessions: final usage, thinking, sub-agents, images, compaction ----------------
+
+
+def _lines(name: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (CLAUDE / name).read_text().splitlines()]
+
+
+def _write(path: Path, entries: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries))
+    return path
+
+
+def test_usage_takes_the_final_figures_of_each_response_whatever_the_order(
+    tmp_path: Path,
+) -> None:
+    # A real stream makes the CLI write each block as it finishes: every entry of a response
+    # but the last carries the partial usage of the stream's start and no stop reason.
+    entries = _lines("tools.jsonl")
+    first = next(e for e in entries if e.get("type") == "assistant")
+    message = first["message"]
+    assert isinstance(message, dict)
+    final = dict(message["usage"])
+    message["usage"] = dict(final, output_tokens=1)
+    message["stop_reason"] = None
+    streamed = read_transcript(_write(tmp_path / "streamed.jsonl", entries), "claude-code")
+    clean = chat("tools.jsonl")
+    assert streamed.session.usage == clean.session.usage
+    shown = [m.usage for m in streamed.messages if m.usage is not None]
+    assert shown == [m.usage for m in clean.messages if m.usage is not None]
+    # The final copy first and a stale partial one after: still the final figures.
+    i = entries.index(first)
+    entries[i], entries[i + 1] = entries[i + 1], entries[i]
+    swapped = read_transcript(_write(tmp_path / "swapped.jsonl", entries), "claude-code")
+    assert swapped.session.usage == clean.session.usage
+
+
+def test_thinking_is_a_quiet_message_and_hidden_thinking_says_so(tmp_path: Path) -> None:
+    entries = _lines("hello.jsonl")
+    answer = next(e for e in entries if e.get("type") == "assistant")
+    thought = json.loads(json.dumps(answer))
+    thought["uuid"] = "thinking-entry"
+    thought["message"]["content"] = [
+        {"type": "thinking", "thinking": "The user greets me.", "signature": "sig"}
+    ]
+    hidden = json.loads(json.dumps(thought))
+    hidden["uuid"] = "hidden-entry"
+    hidden["message"]["content"] = [{"type": "redacted_thinking", "data": "opaque"}]
+    i = entries.index(answer)
+    c = read_transcript(
+        _write(tmp_path / "t.jsonl", [*entries[:i], thought, hidden, *entries[i:]]), "claude-code"
+    )
+    kinds = [(m.role, m.thinking, m.redacted, m.text) for m in c.messages]
+    assert kinds == [
+        ("user", False, False, "hello"),
+        ("assistant", True, False, "The user greets me."),
+        ("assistant", True, True, ""),
+        ("assistant", False, False, "Hello from the scripted model."),
+    ]
+    # One response: its usage is shown once, on its first message, and counted once.
+    assert [m.usage is not None for m in c.messages] == [False, True, False, False]
+    assert c.session.usage == chat("hello.jsonl").session.usage
+
+
+def test_a_sub_agent_is_nested_under_the_call_that_started_it() -> None:
+    c = chat("subagent.jsonl")
+    call = next(m for m in c.messages if m.tool is not None and m.tool.name == "Agent")
+    assert call.tool is not None and call.tool.agent_id and call.tool.status == "ok"
+    assert call.tool.output == "There is one file."
+    nested = c.subagents[call.tool.id]
+    assert [(m.role, m.kind, m.text) for m in nested if m.kind == "text"] == [
+        ("user", "text", "count the files"),
+        ("assistant", "text", "Counting."),
+    ]
+    assert [m.tool.name for m in nested if m.tool is not None] == ["Bash", "SubagentHandback"]
+    assert [m.text for m in c.main if m.kind == "text" and m.role == "assistant"] == [
+        "I will ask a sub-agent.",
+        "Waiting for the sub-agent.",
+        "The sub-agent found one file.",
+    ]
+    notice = next(m for m in c.main if m.kind == "lifecycle")
+    assert notice.detail == "There is one file."
+    assert c.state == "idle"
+
+
+def test_a_sub_agents_tokens_roll_up_into_the_session() -> None:
+    c = chat("subagent.jsonl")
+    scopes = {m.scope: m for m in c.session.models}
+    assert set(scopes) == {"main", "subagent"}
+    assert scopes["main"].usage + scopes["subagent"].usage == c.session.usage
+    nested_usage = [m.usage for m in c.messages if m.parent_tool_id and m.usage]
+    assert scopes["subagent"].requests == len(nested_usage) > 0
+    # The context meter follows the main agent, not its sub-agents.
+    main_last = [m.usage for m in c.main if m.usage is not None][-1]
+    assert c.session.context_tokens == main_last.input_tokens + main_last.cache_read_tokens + (
+        main_last.cache_write_tokens
+    )
+
+
+def _copy_session(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / "projects" / "-w"
+    shutil.copytree(CLAUDE / name.removesuffix(".jsonl"), target / name.removesuffix(".jsonl"))
+    shutil.copy(CLAUDE / name, target / name)
+    return target / name
+
+
+def test_a_missing_sub_agent_file_costs_only_its_messages(tmp_path: Path) -> None:
+    path = _copy_session(tmp_path, "subagent.jsonl")
+    for file in (path.with_suffix("") / "subagents").glob("agent-*.jsonl"):
+        file.unlink()
+    c = read_transcript(path, "claude-code")
+    whole = chat("subagent.jsonl")
+    assert [m.text for m in c.main if m.kind != "lifecycle"] == [
+        m.text for m in whole.main if m.kind != "lifecycle"
+    ]
+    warning = next(m for m in c.messages if m.level == "warning")
+    assert warning.parent_tool_id is not None and "missing" in warning.text
+    assert c.state == "idle"
+
+
+def test_a_corrupt_sub_agent_line_is_a_nested_warning(tmp_path: Path) -> None:
+    path = _copy_session(tmp_path, "subagent.jsonl")
+    file = next((path.with_suffix("") / "subagents").glob("agent-*.jsonl"))
+    lines = file.read_text().splitlines()
+    file.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+    c = read_transcript(path, "claude-code")
+    warning = next(m for m in c.messages if m.level == "warning")
+    assert warning.parent_tool_id is not None and "line 2" in warning.text
+    assert c.session.usage == chat("subagent.jsonl").session.usage
+
+
+def test_a_sub_agent_is_read_live_as_both_files_grow(tmp_path: Path) -> None:
+    source = _copy_session(tmp_path / "source", "subagent.jsonl")
+    path = tmp_path / "live" / "projects" / "-w" / "subagent.jsonl"
+    sub = path.with_suffix("") / "subagents"
+    sub.mkdir(parents=True)
+    path.write_bytes(b"")
+    reader = ClaudeTranscriptReader(TranscriptRef("subagent", path))
+    main_lines = source.read_bytes().splitlines(keepends=True)
+    sub_source = source.with_suffix("") / "subagents"
+    agent = next(sub_source.glob("agent-*.jsonl"))
+    shutil.copy(agent.with_suffix(".meta.json"), sub / agent.with_suffix(".meta.json").name)
+    agent_lines = agent.read_bytes().splitlines(keepends=True)
+    with path.open("ab") as main, (sub / agent.name).open("ab") as child:
+        for i in range(max(len(main_lines), len(agent_lines))):
+            for handle, lines in ((main, main_lines), (child, agent_lines)):
+                if i < len(lines):
+                    handle.write(lines[i])
+                    handle.flush()
+            reader.read()
+    whole = chat("subagent.jsonl")
+    assert {k: [m.text for m in v] for k, v in subagent_threads(reader.messages).items()} == {
+        k: [m.text for m in v] for k, v in whole.subagents.items()
+    }
+    assert reader.summary.usage == whole.session.usage
+    assert reader.state == "idle"
+
+
+def test_a_tool_returned_image_is_an_attachment() -> None:
+    c = chat("image.jsonl")
+    read = next(m for m in c.messages if m.tool is not None)
+    assert [a.media_type for a in read.attachments] == ["image/png"]
+    assert read.attachments[0].size == 70 and read.attachments[0].data
+
+
+def test_compaction_shows_its_summary_collapsed() -> None:
+    c = chat("compact.jsonl")
+    compacted = next(m for m in c.messages if m.kind == "lifecycle" and m.detail)
+    assert compacted.text.startswith("Conversation compacted")
+    assert "continued from a previous conversation" in compacted.detail
+    assert c.state == "idle"
+
+
+def test_a_finished_turn_without_stop_reasons_is_not_working(tmp_path: Path) -> None:
+    # Older versions left stop_reason null on every entry and wrote no turn_duration.
+    entries = [
+        e
+        for e in _lines("tools.jsonl")
+        if not (e.get("type") == "system" and e.get("subtype") == "turn_duration")
+    ]
+    for e in entries:
+        if e.get("type") == "assistant":
+            e["message"]["stop_reason"] = None  # type: ignore[index]
+    path = _write(tmp_path / "t.jsonl", entries)
+    assert read_transcript(path, "claude-code").state == "idle"
+    # Live, the same entries never end the turn early: a tool call may still follow.
+    reader = ClaudeTranscriptReader(TranscriptRef("t", path))
+    reader.read()
+    assert reader.state == "working"
+    # Cut right after a tool call: the file stops mid-turn, and says so.
+    cut = next(
+        i
+        for i, e in enumerate(entries)
+        if e.get("type") == "assistant"
+        and any(b.get("type") == "tool_use" for b in e["message"]["content"])  # type: ignore[index, union-attr]
+    )
+    assert read_transcript(
+        _write(tmp_path / "c.jsonl", entries[: cut + 1]), "claude-code"
+    ).state == ("working")
+
+
+# -- every recorded version reads ------------------------------------------------------
+
+VERSIONS = [CLAUDE, *sorted(p for p in CLAUDE.glob("v*") if p.is_dir())]
+
+
+def _version(folder: Path) -> str:
+    return str(json.loads((folder / "manifest.json").read_text())["version"])
+
+
+def test_older_versions_are_recorded() -> None:
+    # Users' histories span versions: at least two older ones beside the pinned one.
+    older = [_version(v) for v in VERSIONS[1:]]
+    assert len(older) >= 2 and PINS["claude-code"].version not in older
+
+
+@pytest.mark.parametrize("folder", VERSIONS, ids=_version)
+def test_every_version_reads_a_plain_turn_and_tools(folder: Path) -> None:
+    hello = read_transcript(folder / "hello.jsonl", "claude-code")
+    assert [(m.role, m.text) for m in hello.messages if m.kind == "text"] == [
+        ("user", "hello"),
+        ("assistant", "Hello from the scripted model."),
+    ]
+    assert hello.state == "idle" and hello.session.cli_version == _version(folder)
+    assert hello.session.usage.output_tokens > 0 and hello.session.models
+    tools = read_transcript(folder / "tools.jsonl", "claude-code")
+    assert [(m.tool.name, m.tool.status) for m in tools.messages if m.tool] == [
+        ("Bash", "ok"),
+        ("Bash", "error"),
+    ]
+    assert tools.state == "idle"
+
+
+@pytest.mark.parametrize("folder", VERSIONS, ids=_version)
+def test_every_version_nests_its_sub_agent(folder: Path) -> None:
+    c = read_transcript(folder / "subagent.jsonl", "claude-code")
+    call = next(m for m in c.main if m.tool is not None and m.tool.name in ("Agent", "Task"))
+    assert call.tool is not None and call.tool.agent_id and call.tool.status == "ok"
+    assert "There is one file." in (call.tool.output or "")
+    nested = c.subagents[call.tool.id]
+    assert nested[0].text == "count the files"
+    assert any(m.tool is not None and m.tool.name == "Bash" for m in nested)
+    assert {m.scope for m in c.session.models} == {"main", "subagent"}
+    assert any(m.text == "The sub-agent found one file." for m in c.main)
+    assert c.state == "idle"
+
+
+@pytest.mark.parametrize("folder", VERSIONS, ids=_version)
+def test_every_version_shows_images_and_compaction(folder: Path) -> None:
+    image = read_transcript(folder / "image.jsonl", "claude-code")
+    assert [a.media_type for m in image.messages for a in m.attachments] == ["image/png"]
+    compact = read_transcript(folder / "compact.jsonl", "claude-code")
+    assert any(m.kind == "lifecycle" and m.detail for m in compact.messages)
+    assert compact.state == "idle"

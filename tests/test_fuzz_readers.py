@@ -69,7 +69,12 @@ def _enlarge_gemini(entry: dict[str, Any], text: str) -> bool:
 READERS = [
     ReaderCase(
         provider="claude-code",
-        fixtures=tuple(sorted((FIXTURES / "claude-code").glob("*.jsonl"))),
+        # Single files: a session with sub-agents reads its folder too (tested on its own).
+        fixtures=tuple(
+            p
+            for p in sorted((FIXTURES / "claude-code").glob("*.jsonl"))
+            if not p.with_suffix("").is_dir()
+        ),
         known_types=frozenset({"user", "assistant", "system", "cost-state", "api-request"}),
         valid=_not_warning,
         enlarge=_enlarge_claude,

@@ -261,3 +261,64 @@ def test_interrupt_before_any_answer_returns_to_idle(lab_home: Path, workdir: Pa
         assert run.messages[-1].text == "Second answer."
     finally:
         run.stop()
+
+
+def test_a_sub_agent_is_nested_live_and_its_tokens_roll_up(lab_home: Path, workdir: Path) -> None:
+    # 2.1.332 runs sub-agents in the background: the call returns at once, the sub-agent's
+    # own requests come in beside the main thread's, its report arrives as a message.
+    sub_turn = [
+        Reply("Counting.", tools=[ToolUse("Bash", {"command": "sleep 2; ls | wc -l"})]),
+        Reply(tools=[ToolUse("SubagentHandback", {"message": "There are no files."})]),
+    ]
+    main_turn = [
+        Reply(
+            "I will ask a sub-agent.",
+            tools=[
+                ToolUse(
+                    "Agent",
+                    {
+                        "description": "Count files",
+                        "prompt": "count the files",
+                        "subagent_type": "general-purpose",
+                    },
+                )
+            ],
+        ),
+        Reply("Waiting for the sub-agent."),
+    ]
+    model = ScriptedModel(
+        rules=[
+            Rule("count the files", sub_turn),
+            Rule("Subagent hand-back", "The sub-agent found no files."),
+            Rule("please delegate", main_turn),
+        ]
+    )
+    run = Run("claude-code", cwd=workdir, model=model)
+    nested_while_running: list[str] = []
+
+    def watch(_event: object) -> None:
+        calls = [m for m in run.messages if m.tool is not None and m.tool.name == "Agent"]
+        if calls and calls[0].tool is not None and calls[0].tool.status == "running":
+            nested_while_running.extend(m.text for m in run.subagents.get(calls[0].tool.id, []))
+
+    unsubscribe = run.subscribe(watch)
+    try:
+        run.send("please delegate")
+        # The main turn ends while its sub-agent works: the run stays working until the
+        # sub-agent has reported and the main agent has answered.
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert run.messages[-1].text != "Waiting for the sub-agent."
+        assert any(m.text == "The sub-agent found no files." for m in run.messages)
+        call = next(m for m in run.messages if m.tool is not None and m.tool.name == "Agent")
+        assert call.tool is not None and call.tool.agent_id and call.tool.status == "ok"
+        assert call.tool.output == "There are no files."
+        nested = run.subagents[call.tool.id]
+        assert nested[0].text == "count the files"
+        assert any(m.tool is not None and m.tool.name == "Bash" for m in nested)
+        assert "count the files" in nested_while_running  # tailed while it worked
+        scopes = {m.scope: m.usage for m in run.session.models}
+        assert scopes["subagent"].output_tokens > 0
+        assert scopes["main"] + scopes["subagent"] == run.session.usage
+    finally:
+        unsubscribe()
+        run.stop()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import signal
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 
 import comm
@@ -13,8 +17,10 @@ import pytest
 from comm import DummyComm
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget._chat import ChatEvent
 from lab_widget.provider import get_provider
 from lab_widget.provider.codex import _compat
+from lab_widget.schema import Usage
 
 from .processes import run_processes
 from .waiting import retry_until
@@ -81,8 +87,8 @@ def test_tool_call_paired_with_result_and_reasoning(lab_home: Path, workdir: Pat
         assert tools[0].tool.input == {"cmd": "echo tool-output-42"}
         assert tools[0].tool.status == "ok"
         assert "tool-output-42" in (tools[0].tool.output or "")
-        notes = [m.text for m in run.messages if m.kind == "lifecycle" and m.role == "assistant"]
-        assert notes == ["The user wants a tool call."]
+        thinking = [(m.text, m.redacted) for m in run.messages if m.thinking]
+        assert thinking == [("The user wants a tool call.", False)]
         assert run.messages[-1].text == "The tool said tool-output-42."
     finally:
         run.stop()
@@ -327,3 +333,189 @@ def test_users_own_codex_home_with_folder_trust_accepted(
     finally:
         run.stop()
         model.stop()
+
+
+# -- reasoning, sub-agents, compaction, images, long commands ---------------------------
+
+
+def _png() -> bytes:
+    """A red PNG of two by two pixels."""
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + (chunk(b"IEND", b""))
+    )
+
+
+def _rollout_total(path: Path) -> Usage:
+    total: dict[str, int] = {}
+    for line in path.read_text().splitlines():
+        payload = json.loads(line).get("payload") or {}
+        info = payload.get("info") if payload.get("type") == "token_count" else None
+        if isinstance(info, dict) and info.get("total_token_usage"):
+            total = info["total_token_usage"]
+    cached = total.get("cached_input_tokens", 0)
+    return Usage(
+        input_tokens=total.get("input_tokens", 0) - cached,
+        output_tokens=total.get("output_tokens", 0),
+        cache_read_tokens=cached,
+    )
+
+
+def test_a_pause_inside_a_turn_never_ends_the_wait(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "pause",
+                [
+                    Reply(
+                        "Let me check.",
+                        tools=[ToolUse("Bash", {"command": "echo before-the-pause"})],
+                        reasoning="First a command.",
+                    ),
+                    Reply("Done after the pause.", delay=5),
+                ],
+            )
+        ]
+    )
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("pause between steps")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert run.messages[-1].text == "Done after the pause."
+        assert [m.text for m in run.messages if m.thinking] == ["First a command."]
+    finally:
+        run.stop()
+
+
+def test_a_subagent_works_nested_under_its_call_and_its_tokens_roll_up(
+    lab_home: Path, workdir: Path
+) -> None:
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "child task",
+                [
+                    Reply(
+                        tools=[ToolUse("Bash", {"command": "sleep 3; echo child-output"})],
+                        reasoning="The child plans.",
+                    ),
+                    Reply("The child is done."),
+                ],
+            ),
+            Rule(
+                "delegate",
+                [
+                    Reply(tools=[ToolUse("spawn_agent", {"message": "child task: echo"})]),
+                    # Held until the child is done, so its notification lands in this turn.
+                    Reply("A sub-agent is on it.", delay=8),
+                ],
+            ),
+            Rule("subagent_notification", Reply("The sub-agent finished.")),
+        ]
+    )
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("please delegate")
+
+        def child_running(r: Run) -> bool:
+            return any(
+                m.parent_tool_id and m.tool is not None and m.tool.status == "running"
+                for m in r.messages
+            )
+
+        # Live: the sub-agent's command shows under the spawn call while it runs.
+        assert run.wait_for(child_running, timeout=90), run.screen()
+        assert run.state == "working"
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert run.messages[-1].text == "The sub-agent finished."
+        spawn = next(m.tool for m in run.messages if m.tool and m.tool.name == "spawn_agent")
+        assert spawn is not None and spawn.agent_id
+        nested = [m for m in run.messages if m.parent_tool_id == spawn.id]
+        assert [m.text for m in nested if m.kind == "text"] == [
+            "child task: echo",
+            "The child plans.",
+            "The child is done.",
+        ]
+        assert not any("subagent_notification" in m.text for m in run.messages)
+        # Tokens: the parent's and the sub-agent's rollouts, each response once.
+        assert run.transcript_path is not None
+        child = next(run.transcript_path.parent.glob(f"rollout-*-{spawn.agent_id}.jsonl"))
+        parent_total, child_total = _rollout_total(run.transcript_path), _rollout_total(child)
+        assert run.session.usage == parent_total + child_total
+        scopes = {u.scope: (u.requests, u.usage) for u in run.session.models}
+        assert scopes == {"main": (3, parent_total), "subagent": (2, child_total)}
+    finally:
+        run.stop()
+
+
+def test_compact_is_one_lifecycle_message_with_the_summary(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(
+        rules=[Rule("hello", "Hello from the scripted model.")],
+        fallback="Summary: the user said hello.",
+    )
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        run.send("/compact")
+
+        def compacted(r: Run) -> bool:
+            return any(m.text == "Conversation compacted" for m in r.messages)
+
+        assert run.wait_for(compacted, timeout=60), run.screen()
+        assert run.wait(timeout=60) == "idle"
+        notes = [m for m in run.messages if m.kind == "lifecycle"]
+        assert len(notes) == 1 and "Summary: the user said hello." in notes[0].detail
+        assert not any(m.text.startswith("Summary:") for m in run.messages)
+        assert sum(u.requests for u in run.session.models) == 2  # the summary is billed
+    finally:
+        run.stop()
+
+
+def test_an_image_the_agent_views_is_an_attachment_of_the_call(
+    lab_home: Path, workdir: Path
+) -> None:
+    (workdir / "red.png").write_bytes(_png())
+    view = ToolUse("view_image", {"path": str(workdir / "red.png")})
+    model = ScriptedModel(rules=[Rule("image", [Reply(tools=[view]), Reply("A red square.")])])
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("look at the image")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        call = next(m for m in run.messages if m.tool is not None)
+        assert call.tool is not None and call.tool.status == "ok"
+        assert [a.media_type for a in call.attachments] == ["image/png"]
+        assert base64.b64decode(call.attachments[0].data) == _png()
+    finally:
+        run.stop()
+
+
+def test_a_long_command_shows_running_then_its_whole_output(lab_home: Path, workdir: Path) -> None:
+    # 0.171.0 records no output while a command runs (no output deltas in the rollout, no
+    # hook between PreToolUse and PostToolUse): the call is running, then complete.
+    stream = ToolUse("Bash", {"command": "sleep 1; echo a; sleep 1; echo b"})
+    model = ScriptedModel(rules=[Rule("stream", [Reply(tools=[stream]), Reply("Both lines.")])])
+    run = Run("codex", cwd=workdir, model=model)
+    seen: list[tuple[str, str | None]] = []
+
+    def listener(event: ChatEvent) -> None:
+        seen.extend((m.tool.status, m.tool.progress) for m in event.changed if m.tool)
+
+    run.subscribe(listener)
+    try:
+        run.send("stream a command")
+        assert run.wait(timeout=60) == "idle", run.screen()
+        call = next(m.tool for m in run.messages if m.tool is not None)
+        assert call is not None and call.status == "ok" and "a\nb" in (call.output or "")
+        assert ("running", None) in seen and all(progress is None for _, progress in seen)
+    finally:
+        run.stop()

@@ -56,9 +56,14 @@ def test_isolated_claude_runs_never_inherit_the_users_config_dir(
 
 def test_an_agent_that_ignores_the_hangup_is_terminated(lab_home: Path, workdir: Path) -> None:
     terminal = _runner().spawn(
-        "stubborn", ["sh", "-c", "trap '' HUP; while :; do sleep 0.2; done"], {}, workdir
+        "stubborn",
+        ["sh", "-c", "trap '' HUP; touch trapped; while :; do sleep 0.2; done"],
+        {},
+        workdir,
     )
     retry_until(terminal.alive, 10)
+    # Alive is not yet trapped: a hang-up sent before the shell ran `trap` ends it.
+    retry_until((workdir / "trapped").exists, 10)
     pid = terminal.pid()
     assert pid is not None
     os.kill(pid, signal.SIGHUP)  # the control: a hang-up alone does not end it

@@ -18,7 +18,9 @@ ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl"))
 
 
 def entries(name: str) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (CLAUDE / name).read_text().splitlines()]
+    """A session's entries, its sub-agents' transcripts (beside it) included."""
+    files = [CLAUDE / name, *sorted((CLAUDE / name.removesuffix(".jsonl")).glob("*/*.jsonl"))]
+    return [json.loads(line) for file in files for line in file.read_text().splitlines()]
 
 
 def session(name: str) -> SessionSummary:
@@ -31,6 +33,7 @@ def test_usage_totals_count_each_api_message_once(name: str) -> None:
     for e in entries(name):
         message = e.get("message")
         if e.get("type") == "assistant" and isinstance(message, dict) and "usage" in message:
+            # The last copy of a response carries its final figures.
             per_id[str(message["id"])] = message["usage"]
     expected = Usage(
         input_tokens=sum(u["input_tokens"] for u in per_id.values()),

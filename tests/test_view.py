@@ -203,7 +203,7 @@ def act(view: RunView, source: StubSource, **content: Any) -> dict[str, Any]:
     source.done.clear()
     view._on_custom(view, {"kind": "action", "id": "req-1", **content}, [])
     assert source.done.wait(5)
-    view._actions.submit(lambda: None).result(5)  # the result is sent right after
+    assert view._channel.idle(5)  # the result is sent right after
     return [m for m in view_comm(view).customs() if m["kind"] == "result"][-1]
 
 
@@ -242,7 +242,7 @@ def test_action_errors_come_back_to_the_view(comms: list[RecordingComm]) -> None
 def test_bad_actions_are_answered_with_an_error(comms: list[RecordingComm]) -> None:
     view = RunView(StubSource())
     view._on_custom(view, {"kind": "action", "id": "x", "action": "explode"}, [])
-    view._actions.submit(lambda: None).result(5)
+    assert view._channel.idle(5)
     assert view_comm(view).customs()[-1] == {
         "kind": "result",
         "id": "x",

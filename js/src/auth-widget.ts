@@ -1,5 +1,5 @@
-// The anywidget entry point of ProviderAuthCard: traits in, actions out as
-// request/response messages with ids. All rendering lives in auth.ts.
+// The anywidget entry point of ProviderAuthCard: traits in, actions out through
+// channel.ts. All rendering lives in auth.ts.
 import "./auth.css";
 import type { AnyModel, Render } from "@anywidget/types";
 import {
@@ -10,7 +10,8 @@ import {
   type AuthActions,
   type AuthCardState,
 } from "./auth";
-import { ACTION_TIMEOUT_MS } from "./channel";
+import { ACTION_TIMEOUT_MS, ActionChannel } from "./channel";
+import type { AuthActionArgs } from "./types";
 
 export interface AuthTraits {
   provider_name: string;
@@ -30,15 +31,6 @@ const TRAITS = [
   "has_stored_key",
 ] as const;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
-
-let counter = 0;
-function newId(): string {
-  counter += 1;
-  return `${Date.now().toString(36)}-${counter.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
 export function readState(model: AnyModel<AuthTraits>): AuthCardState {
   const name: unknown = model.get("provider_name");
   const error: unknown = model.get("status_error");
@@ -52,54 +44,21 @@ export function readState(model: AnyModel<AuthTraits>): AuthCardState {
   };
 }
 
-/** Actions over custom messages: each settles with the kernel's matching result. */
+/** The card's actions over the model's custom messages; each settles with the kernel's result. */
 export function kernelActions(
   model: AnyModel<AuthTraits>,
   timeoutMs = ACTION_TIMEOUT_MS,
 ): AuthActions & { dispose(): void } {
-  const pending = new Map<string, { resolve(): void; reject(e: Error): void; timer: number }>();
-  const onMessage = (msg: unknown) => {
-    if (!isObj(msg) || msg.kind !== "result" || typeof msg.id !== "string") return;
-    const entry = pending.get(msg.id);
-    if (!entry) return;
-    pending.delete(msg.id);
-    clearTimeout(entry.timer);
-    if (msg.ok === true) entry.resolve();
-    else entry.reject(new Error(typeof msg.error === "string" ? msg.error : "the action failed"));
-  };
-  model.on("msg:custom", onMessage);
-  const request = (action: string, args: Obj = {}) =>
-    new Promise<void>((resolve, reject) => {
-      const id = newId();
-      const timer = setTimeout(() => {
-        pending.delete(id);
-        reject(new Error("no answer from the kernel"));
-      }, timeoutMs) as unknown as number;
-      pending.set(id, { resolve, reject, timer });
-      try {
-        model.send({ ...args, kind: "action", id, action });
-      } catch (error) {
-        clearTimeout(timer);
-        pending.delete(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+  const channel = new ActionChannel<AuthActionArgs>(model, { timeoutMs });
   return {
-    refresh: () => request("refresh"),
-    start: (kind) => request("start", { login_kind: kind }),
-    cancel: () => request("cancel"),
-    submitCode: (code) => request("submit_code", { code }),
-    saveKey: (key) => request("save_key", { key }),
-    forgetKey: () => request("forget_key"),
-    logout: () => request("logout"),
-    dispose: () => {
-      model.off("msg:custom", onMessage);
-      for (const entry of pending.values()) {
-        clearTimeout(entry.timer);
-        entry.reject(new Error("the widget was closed"));
-      }
-      pending.clear();
-    },
+    refresh: () => channel.request("refresh"),
+    start: (kind) => channel.request("start", { login_kind: kind }),
+    cancel: () => channel.request("cancel"),
+    submitCode: (code) => channel.request("submit_code", { code }),
+    saveKey: (key) => channel.request("save_key", { key }),
+    forgetKey: () => channel.request("forget_key"),
+    logout: () => channel.request("logout"),
+    dispose: () => channel.dispose(),
   };
 }
 

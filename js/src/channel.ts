@@ -1,151 +1,159 @@
-// The custom-message protocol with RunView in the kernel: deltas and snapshots
-// in, sync requests and actions out, one channel per widget model.
-import type { AnyModel } from "@anywidget/types";
-import { ConversationStore } from "./store";
-import type { ActionArgs, ActionKind, DeltaMsg, FrontendMsg, Snapshot, Traits } from "./types";
+// The request/response action channel of every widget's front end (the chat view,
+// the runs table, the login card); lab_widget/_widgets/_channel.py is the kernel side.
+//
+// - Each request gets an id unique across browser tabs: every tab on the kernel
+//   sees every result, and must settle only its own.
+// - Each request has its own timeout. When it passes, the request fails with
+//   "no answer from the kernel" and a cancel goes to the kernel, which skips the
+//   action if it has not started; a result that still arrives for it is ignored.
+// - A failed action rejects with the kernel's error, for the view to show.
+import type { ActionMsg, CancelMsg, ResultMsg } from "./types";
 
 export const ACTION_TIMEOUT_MS = 30_000;
-/** A sync that got no snapshot back by then may be asked again. */
-const SYNC_RETRY_MS = 5_000;
+
+/** Why an action failed. */
+export type ActionFailure = "failed" | "timeout" | "closed" | "unsent";
+
+/** A failed action: the kernel's error, a timeout, a closed widget or a send that threw. */
+export class ActionError extends Error {
+  readonly action: string;
+  readonly id: string;
+  readonly reason: ActionFailure;
+
+  constructor(message: string, action: string, id: string, reason: ActionFailure) {
+    super(message);
+    this.name = "ActionError";
+    this.action = action;
+    this.id = id;
+    this.reason = reason;
+  }
+}
+
+/** The part of an anywidget model the channel uses. */
+export interface MessagePort {
+  on(event: "msg:custom", handler: (msg: unknown) => void): void;
+  off(event: "msg:custom", handler: (msg: unknown) => void): void;
+  send(msg: object): void;
+}
+
+export interface RequestOptions {
+  /** This request's timeout; the channel's default otherwise. */
+  timeoutMs?: number;
+}
 
 export interface ChannelOptions {
   timeoutMs?: number;
 }
 
+let counter = 0;
+
+function randomPart(): string {
+  // crypto.randomUUID needs a secure context, which plain-http notebook servers
+  // are not; getRandomValues does not.
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === "function") {
+    const bytes = c.getRandomValues(new Uint8Array(8));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return Math.random().toString(16).slice(2, 18).padEnd(16, "0");
+}
+
+/** An id no other tab or widget will make: time, a per-page counter, 64 random bits. */
+export function newActionId(): string {
+  counter += 1;
+  return `${Date.now().toString(36)}-${counter.toString(36)}-${randomPart()}`;
+}
+
 interface Pending {
+  action: string;
   resolve(): void;
-  reject(error: Error): void;
+  reject(error: ActionError): void;
   timer: ReturnType<typeof setTimeout>;
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
 
-let counter = 0;
+/** Arguments are optional for actions that carry none. */
+type ArgsOf<M, K extends keyof M> =
+  Record<string, never> extends M[K]
+    ? [args?: M[K], options?: RequestOptions]
+    : [args: M[K], options?: RequestOptions];
 
-// Every browser tab on the kernel sees every result, so ids must not collide
-// across tabs; crypto.randomUUID needs a secure context, which plain-http
-// notebook servers are not.
-function newId(): string {
-  counter += 1;
-  return `${Date.now().toString(36)}-${counter.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-export class KernelChannel {
-  readonly store: ConversationStore;
-
-  readonly #model: AnyModel<Traits>;
+/**
+ * Actions over one model's custom messages. `M` maps each action name to what it
+ * carries (e.g. `ChatActionArgs`); a request settles with the kernel's result.
+ */
+export class ActionChannel<M extends { [K in keyof M]: object }> {
+  readonly #model: MessagePort;
   readonly #timeoutMs: number;
   readonly #pending = new Map<string, Pending>();
-  readonly #unsubscribe: () => void;
-  /** The `_snapshot` value this front end set last, to tell our echo from the kernel's. */
-  #published: unknown;
-  #syncSentAt: number | null = null;
 
-  constructor(model: AnyModel<Traits>, options: ChannelOptions = {}) {
+  constructor(model: MessagePort, options: ChannelOptions = {}) {
     this.#model = model;
     this.#timeoutMs = options.timeoutMs ?? ACTION_TIMEOUT_MS;
-    this.#published = model.get("_snapshot");
-    this.store = new ConversationStore(this.#published);
-    this.#unsubscribe = this.store.subscribe(() => this.#publish());
     model.on("msg:custom", this.#onMessage);
-    model.on("change:_snapshot", this.#onSnapshotTrait);
-    // Messages the kernel sent before this front end existed are lost: ask for
-    // the current conversation.
-    this.#requestSync();
   }
 
-  /** Run an action in the kernel; settles with its result, or fails after the timeout. */
-  request(action: ActionKind, args: ActionArgs = {}): Promise<void> {
-    const id = newId();
+  /** Requests still waiting for their result. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  /** Run `action` in the kernel; settles with its result, or fails after the timeout. */
+  request<K extends keyof M & string>(action: K, ...[args, options]: ArgsOf<M, K>): Promise<void> {
+    const id = newActionId();
     // Absent, not undefined: the kernel reads the keys that are there.
-    const extra = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
-    const msg: FrontendMsg = { ...extra, kind: "action", id, action };
+    const extra = Object.fromEntries(Object.entries(args ?? {}).filter(([, v]) => v !== undefined));
+    const msg: ActionMsg = { ...extra, kind: "action", id, action };
+    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error("no answer from the kernel"));
-      }, this.#timeoutMs);
-      this.#pending.set(id, { resolve, reject, timer });
+      const timer = setTimeout(() => this.#expire(id), timeoutMs);
+      this.#pending.set(id, { action, resolve, reject, timer });
       try {
         this.#model.send(msg);
       } catch (error) {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        this.#fail(id, error instanceof Error ? error.message : String(error), "unsent");
       }
     });
   }
 
+  /** Stop listening; every waiting request fails with "the widget was closed". */
   dispose(): void {
     this.#model.off("msg:custom", this.#onMessage);
-    this.#model.off("change:_snapshot", this.#onSnapshotTrait);
-    this.#unsubscribe();
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(new Error("the widget was closed"));
-    }
-    this.#pending.clear();
+    for (const id of [...this.#pending.keys()]) this.#fail(id, "the widget was closed", "closed");
   }
 
   readonly #onMessage = (msg: unknown): void => {
-    if (!isObj(msg)) return;
-    switch (msg.kind) {
-      case "delta":
-        if (
-          typeof msg.base !== "number" ||
-          typeof msg.version !== "number" ||
-          this.store.applyDelta(msg as unknown as DeltaMsg) === "gap"
-        ) {
-          this.#requestSync();
-        }
-        break;
-      case "snapshot":
-        this.#syncSentAt = null;
-        this.store.applySnapshot(msg);
-        break;
-      case "result":
-        this.#settle(msg);
-        break;
+    if (!isObj(msg) || msg.kind !== "result" || typeof msg.id !== "string") return;
+    const result = msg as unknown as ResultMsg;
+    const pending = this.#pending.get(result.id);
+    // Another tab's action, or the late result of one that timed out: not ours to settle.
+    if (!pending) return;
+    this.#pending.delete(result.id);
+    clearTimeout(pending.timer);
+    if (result.ok === true) pending.resolve();
+    else {
+      const error = typeof result.error === "string" ? result.error : "the action failed";
+      pending.reject(new ActionError(error, pending.action, result.id, "failed"));
     }
   };
 
-  readonly #onSnapshotTrait = (): void => {
-    const value = this.#model.get("_snapshot");
-    if (value === this.#published) return;
-    this.#published = value;
-    this.store.applySnapshot(value);
-  };
+  #expire(id: string): void {
+    if (!this.#pending.has(id)) return;
+    this.#fail(id, "no answer from the kernel", "timeout");
+    try {
+      this.#model.send({ kind: "cancel", id } satisfies CancelMsg);
+    } catch {
+      // No kernel to tell: nothing will run it either.
+    }
+  }
 
-  #settle(msg: Obj): void {
-    const id = typeof msg.id === "string" ? msg.id : "";
+  #fail(id: string, message: string, reason: ActionFailure): void {
     const pending = this.#pending.get(id);
-    if (!pending) return; // another tab's action, or one that already timed out
+    if (!pending) return;
     this.#pending.delete(id);
     clearTimeout(pending.timer);
-    if (msg.ok === true) pending.resolve();
-    else pending.reject(new Error(typeof msg.error === "string" ? msg.error : "the action failed"));
-  }
-
-  // Deltas that arrive while a snapshot is on its way all fail to apply; one
-  // request is enough for all of them.
-  #requestSync(): void {
-    const now = Date.now();
-    if (this.#syncSentAt !== null && now - this.#syncSentAt < SYNC_RETRY_MS) return;
-    this.#syncSentAt = now;
-    try {
-      this.#model.send({ kind: "sync" } satisfies FrontendMsg);
-    } catch {
-      // No kernel (a saved notebook opened read-only): the saved snapshot is all there is.
-    }
-  }
-
-  // The kernel never re-sends the whole conversation, so keep the trait current
-  // here: a notebook saved with widget state then holds all of it. No
-  // save_changes(): the kernel has it already, and it can be large.
-  #publish(): void {
-    const snapshot: Snapshot = this.store.snapshot();
-    this.#published = snapshot;
-    this.#model.set("_snapshot", snapshot);
+    pending.reject(new ActionError(message, pending.action, id, reason));
   }
 }

@@ -26,7 +26,7 @@ import {
   toolSummary,
   truncateText,
 } from "./store";
-import type { Answer, Dialog, Message, ToolCall } from "./types";
+import type { Answer, Attachment, Dialog, Message, ToolCall } from "./types";
 
 /** What dialog cards need beyond their message; the view owns it. */
 export interface DialogContext {
@@ -66,18 +66,73 @@ export function renderMessage(message: Message, ctx: RenderContext): HTMLElement
 function renderBody(message: Message, ctx: RenderContext): HTMLElement {
   switch (message.kind) {
     case "tool":
-      return message.tool ? renderTool(message.seq, message.tool, ctx) : renderText(message);
+      return message.tool ? renderTool(message, message.tool, ctx) : renderText(message);
     case "dialog":
       return message.dialog ? renderDialog(message.dialog, ctx.dialogs) : renderText(message);
     case "lifecycle":
-      return h(
-        "div",
-        { class: "lw-lifecycle", "data-level": message.level ?? "info" },
-        h("span", { class: "lw-note" }, message.text),
-      );
+      return renderLifecycle(message);
     default:
+      if (message.thinking) return renderThinking(message);
       return message.command ? renderCommand(message) : renderText(message);
   }
+}
+
+function renderLifecycle(message: Message): HTMLElement {
+  const note = h("span", { class: "lw-note" }, message.text);
+  const attrs = { class: "lw-lifecycle", "data-level": message.level ?? "info" };
+  if (message.detail.trim() === "") return h("div", attrs, note);
+  // What the note summarises (a compaction's summary, a sub-agent's report) stays one
+  // click away: it is long and rarely read.
+  return h("details", attrs, h("summary", {}, note), markdownBlock(message.detail, false));
+}
+
+export const THINKING_LABEL = "Thinking";
+export const HIDDEN_THINKING_LABEL = "Thinking (hidden by the agent)";
+
+/** The model's reasoning: quiet and collapsed; redacted reasoning says so, never blank. */
+function renderThinking(message: Message): HTMLElement {
+  const hidden = message.redacted || message.text.trim() === "";
+  const el = h(
+    "details",
+    { class: "lw-thinking", "data-redacted": hidden },
+    h("summary", {}, hidden ? HIDDEN_THINKING_LABEL : THINKING_LABEL),
+  );
+  if (!hidden) el.append(markdownBlock(message.text, false));
+  return el;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} kB`;
+  return `${bytes} B`;
+}
+
+/** Images from the transcript's own data; an omitted one is named, never fetched. */
+function renderAttachments(attachments: readonly Attachment[]): HTMLElement | false {
+  if (attachments.length === 0) return false;
+  return h(
+    "div",
+    { class: "lw-attachments" },
+    ...attachments.map((a) => {
+      const kind = a.media_type.replace("image/", "");
+      const label = a.name || `${kind} image`;
+      if (a.data === "") {
+        const why = a.omitted ? `: ${a.omitted}` : "";
+        return h(
+          "div",
+          { class: "lw-attachment-omitted" },
+          `${label} (${formatSize(a.size)})${why}`,
+        );
+      }
+      return h("img", {
+        class: "lw-attachment",
+        src: `data:${a.media_type};base64,${a.data}`,
+        alt: label,
+        title: `${label}, ${formatSize(a.size)}`,
+        loading: "lazy",
+      });
+    }),
+  );
 }
 
 function markdownBlock(text: string, breaks: boolean): HTMLElement {
@@ -88,13 +143,17 @@ function markdownBlock(text: string, breaks: boolean): HTMLElement {
 
 function renderText(message: Message): HTMLElement {
   const el = h("div", { class: `lw-text lw-${message.role}` });
-  if (message.text.trim() === "") {
+  const images = renderAttachments(message.attachments);
+  if (message.text.trim() === "" && !images) {
     el.classList.add("lw-blank");
     return el;
   }
-  const bubble = markdownBlock(message.text, message.role === "user");
-  bubble.classList.add("lw-bubble");
-  el.append(bubble);
+  if (message.text.trim() !== "") {
+    const bubble = markdownBlock(message.text, message.role === "user");
+    bubble.classList.add("lw-bubble");
+    el.append(bubble);
+  }
+  if (images) el.append(images);
   return el;
 }
 
@@ -106,15 +165,21 @@ function renderCommand(message: Message): HTMLElement {
   );
 }
 
-function renderTool(seq: number, tool: ToolCall, ctx: RenderContext): HTMLElement {
+function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLElement {
+  const seq = message.seq;
   const summary = toolSummary(tool);
   const input = formatInput(tool.input);
   const output = tool.output == null ? "" : plainOutput(tool.output);
+  const progress = tool.progress == null ? "" : plainOutput(tool.progress);
 
   let outputBlock: HTMLElement;
   if (output !== "") outputBlock = longText(output, `${seq}:output`, ctx);
-  else if (tool.status === "running") outputBlock = h("div", { class: "lw-pending" }, "Running…");
-  else outputBlock = h("div", { class: "lw-pending" }, "No output");
+  else if (tool.status === "running" && progress !== "") {
+    outputBlock = longText(progress, `${seq}:progress`, ctx, true);
+    outputBlock.classList.add("lw-progress");
+  } else if (tool.status === "running") {
+    outputBlock = h("div", { class: "lw-pending" }, "Running…");
+  } else outputBlock = h("div", { class: "lw-pending" }, "No output");
 
   return h(
     "details",
@@ -136,16 +201,36 @@ function renderTool(seq: number, tool: ToolCall, ctx: RenderContext): HTMLElemen
       { class: "lw-tool-body" },
       input && h("div", { class: "lw-label" }, "Input"),
       input && longText(input, `${seq}:input`, ctx),
-      h("div", { class: "lw-label" }, tool.status === "error" ? "Error" : "Output"),
+      h("div", { class: "lw-label" }, outputLabel(tool, progress !== "")),
       outputBlock,
+      renderAttachments(message.attachments),
+      // A sub-agent's own messages go here (the view fills it).
+      tool.agent_id != null && subthread(),
     ),
   );
 }
 
-/** Plain text in a <pre>, cut short with a "show more" toggle when long. */
-function longText(full: string, key: string, ctx: RenderContext): HTMLElement {
+function outputLabel(tool: ToolCall, streaming: boolean): string {
+  if (tool.status === "error") return "Error";
+  return tool.status === "running" && streaming ? "Output so far" : "Output";
+}
+
+/** The container of a sub-agent's messages inside its call's card. */
+export function subthread(): HTMLElement {
+  return h("div", { class: "lw-subthread", role: "group", "aria-label": "Sub-agent" });
+}
+
+/**
+ * Plain text in a <pre>, cut short with a "show more" toggle when long; `tail` keeps
+ * the end instead (a running command's latest lines).
+ */
+function longText(full: string, key: string, ctx: RenderContext, tail = false): HTMLElement {
   const pre = h("pre", { class: "lw-pre" });
   const wrap = h("div", { class: "lw-long" }, pre);
+  if (tail) {
+    pre.textContent = tailText(full);
+    return wrap;
+  }
   const cut = truncateText(full);
   if (!cut.truncated) {
     pre.textContent = full;
@@ -167,6 +252,13 @@ function longText(full: string, key: string, ctx: RenderContext): HTMLElement {
   show(ctx.expanded.has(key));
   wrap.append(toggle);
   return wrap;
+}
+
+const TAIL_LINES = 12;
+
+function tailText(text: string): string {
+  const lines = text.split("\n");
+  return lines.length <= TAIL_LINES ? text : lines.slice(-TAIL_LINES).join("\n");
 }
 
 // -- dialogs ----------------------------------------------------------------

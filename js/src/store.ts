@@ -2,6 +2,7 @@
 // that does not need a DOM: render groups, truncation, summaries, composer state.
 import type {
   ActionKind,
+  Attachment,
   DeltaMsg,
   Dialog,
   DialogKind,
@@ -49,6 +50,31 @@ function normalizeTool(v: unknown): ToolCall | null {
     input: isObj(v.input) ? v.input : {},
     status: oneOf(v.status, TOOL_STATUSES, "running"),
     output: optStr(v.output),
+    progress: optStr(v.progress),
+    agent_id: optStr(v.agent_id),
+  };
+}
+
+/** Raster images only: an SVG can carry script. */
+export const IMAGE_TYPES: readonly string[] = [
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+];
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function normalizeAttachment(v: unknown): Attachment | null {
+  if (!isObj(v) || !IMAGE_TYPES.includes(str(v.media_type))) return null;
+  const data = str(v.data);
+  return {
+    media_type: str(v.media_type),
+    // Anything but plain base64 is dropped rather than put into a URL.
+    data: BASE64.test(data) ? data : "",
+    size: num(v.size),
+    name: str(v.name),
+    omitted: str(v.omitted) || (BASE64.test(data) ? "" : "unreadable image data"),
   };
 }
 
@@ -109,6 +135,13 @@ export function normalizeMessage(v: unknown): Message | null {
     level: LEVELS.includes(v.level as LifecycleLevel) ? (v.level as LifecycleLevel) : null,
     model: optStr(v.model),
     usage: normalizeUsage(v.usage),
+    thinking: v.thinking === true,
+    redacted: v.redacted === true,
+    parent_tool_id: optStr(v.parent_tool_id),
+    attachments: list(v.attachments)
+      .map(normalizeAttachment)
+      .filter((a): a is Attachment => a !== null),
+    detail: str(v.detail),
   };
 }
 
@@ -277,6 +310,10 @@ export type RenderGroup =
   | { type: "message"; key: string; message: Message }
   | { type: "tools"; key: string; messages: Message[] };
 
+/**
+ * Consecutive tool calls of one thread as one group. Pass one thread's messages:
+ * the conversation's top level, or one sub-agent's (see `threads`).
+ */
 export function groupMessages(messages: readonly Message[]): RenderGroup[] {
   const groups: RenderGroup[] = [];
   for (const message of messages) {
@@ -290,6 +327,26 @@ export function groupMessages(messages: readonly Message[]): RenderGroup[] {
     }
   }
   return groups;
+}
+
+/** Top-level messages, and each sub-agent's messages keyed by the call that started it. */
+export function threads(messages: readonly Message[]): {
+  top: Message[];
+  children: Map<string, Message[]>;
+} {
+  const top: Message[] = [];
+  const children = new Map<string, Message[]>();
+  for (const message of messages) {
+    const parent = message.parent_tool_id;
+    if (!parent) {
+      top.push(message);
+      continue;
+    }
+    const list = children.get(parent);
+    if (list) list.push(message);
+    else children.set(parent, [message]);
+  }
+  return { top, children };
 }
 
 export function toolGroupLabel(messages: readonly Message[]): string {

@@ -23,6 +23,20 @@ export interface ToolCall {
   input: Record<string, unknown>;
   status: ToolStatus;
   output?: string | null;
+  /** Output streamed while the call runs; `output` takes over when it ends. */
+  progress?: string | null;
+  /** The sub-agent this call runs; its messages carry this call's id as `parent_tool_id`. */
+  agent_id?: string | null;
+}
+
+/** An image the conversation carries inline (never fetched). */
+export interface Attachment {
+  media_type: string;
+  /** Base64 of the image; "" when it was left out (see `omitted`). */
+  data: string;
+  size: number;
+  name: string;
+  omitted: string;
 }
 
 export interface Option {
@@ -85,6 +99,15 @@ export interface Message {
   level?: LifecycleLevel | null;
   model?: string | null;
   usage?: Usage | null;
+  /** The model's reasoning before it answered: shown collapsed. */
+  thinking: boolean;
+  /** Reasoning the CLI kept only encrypted or redacted (its text is empty). */
+  redacted: boolean;
+  /** For a sub-agent's message: the call that started the sub-agent. */
+  parent_tool_id?: string | null;
+  attachments: Attachment[];
+  /** Text shown collapsed under the message (a compaction's summary). */
+  detail: string;
 }
 
 /** The conversation as one value: the `_snapshot` trait and the `snapshot` message. */
@@ -107,6 +130,23 @@ export interface SnapshotMsg extends Snapshot {
   kind: "snapshot";
 }
 
+// -- Actions: request/response over custom messages, the same for every widget ----------
+// (js/src/channel.ts here, lab_widget/_widgets/_channel.py in the kernel).
+
+/** An action to the kernel: its name, an id unique across tabs, and its arguments. */
+export type ActionMsg<K extends string = string, Args extends object = object> = {
+  kind: "action";
+  id: string;
+  action: K;
+} & Args;
+
+/** Sent once this front end stopped waiting for an action: the kernel skips it if queued. */
+export interface CancelMsg {
+  kind: "cancel";
+  id: string;
+}
+
+/** The kernel's one answer to an action; `error` says why it failed. */
 export interface ResultMsg {
   kind: "result";
   id: string;
@@ -114,23 +154,47 @@ export interface ResultMsg {
   error?: string | null;
 }
 
-/** Custom messages from the kernel. */
-export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg;
-
-export type ActionKind = "send" | "interrupt" | "clear" | "answer";
-
-/** What an action carries besides its kind: `text` for send, the rest for answer. */
-export interface ActionArgs {
-  text?: string;
-  /** The pending dialog's tool_id: the kernel answers only the dialog it is waiting on. */
-  tool_id?: string | null;
-  /** One per question of the dialog, in order. */
-  answers?: Answer[];
+/** The chat view's actions (RunView) and what each carries. */
+export interface ChatActionArgs {
+  send: { text: string };
+  interrupt: Record<string, never>;
+  clear: Record<string, never>;
+  answer: {
+    /** The pending dialog's tool_id: the kernel answers only the dialog it is waiting on. */
+    tool_id?: string | null;
+    /** One per question of the dialog, in order. */
+    answers: Answer[];
+  };
 }
 
+/** The runs dashboard's actions (RunsDashboard); `close` needs no run. */
+export interface RunsActionArgs {
+  open: { run_id: string };
+  stop: { run_id: string };
+  close: { run_id: string };
+}
+
+/** The login card's actions (ProviderAuthCard); a key or code travels only here, once. */
+export interface AuthActionArgs {
+  refresh: Record<string, never>;
+  start: { login_kind?: string };
+  cancel: Record<string, never>;
+  submit_code: { code: string };
+  save_key: { key: string };
+  forget_key: Record<string, never>;
+  logout: Record<string, never>;
+}
+
+export type ActionKind = keyof ChatActionArgs & string;
+
+/** What a chat action carries besides its kind: `text` for send, the rest for answer. */
+export type ActionArgs = Partial<ChatActionArgs["send"] & ChatActionArgs["answer"]>;
+
+/** Custom messages from the kernel to the chat view. */
+export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg;
+
 /** Custom messages to the kernel. */
-export type FrontendMsg =
-  { kind: "sync" } | ({ kind: "action"; id: string; action: ActionKind } & ActionArgs);
+export type FrontendMsg = { kind: "sync" } | CancelMsg | ActionMsg;
 
 /** The synced traits of RunView. */
 export interface Traits {

@@ -7,6 +7,7 @@ import { SessionMeter } from "./meter";
 import {
   createToolGroup,
   renderMessage,
+  subthread,
   syncDialogForm,
   type RenderContext,
   type ToolGroupView,
@@ -17,10 +18,11 @@ import {
   groupMessages,
   normalizeDialog,
   stateLabel,
+  threads,
   toolGroupLabel,
   type StoreChange,
 } from "./store";
-import type { ActionKind, Answer, DeltaMsg, Dialog, State } from "./types";
+import type { ActionKind, Answer, DeltaMsg, Dialog, Message, State } from "./types";
 
 export interface ChatActions {
   send(text: string): Promise<void>;
@@ -400,10 +402,14 @@ export class ChatView {
     this.#scrollToBottom();
   }
 
-  /** Put message elements into groups and order, touching only what moved. */
+  /**
+   * Put message elements into groups and order, touching only what moved. A sub-agent's
+   * messages go inside the card of the call that started it, grouped the same way.
+   */
   #layout(): void {
     const groups = new Map<string, ToolGroupView>();
-    const top: HTMLElement[] = [];
+    const { top, children } = threads(this.store.messages);
+    const placed = new Set<string>();
     const elementOf = (seq: number): HTMLElement => {
       let el = this.#messageEls.get(seq);
       if (!el) {
@@ -412,32 +418,59 @@ export class ChatView {
       }
       return el;
     };
-    for (const group of groupMessages(this.store.messages)) {
-      if (group.type === "message") {
-        top.push(elementOf(group.message.seq));
-        continue;
+    const nest = (el: HTMLElement, message: Message): void => {
+      const id = message.tool?.id;
+      if (!id) return;
+      const body = el.querySelector<HTMLElement>(":scope > .lw-tool-body") ?? el;
+      let box = body.querySelector<HTMLElement>(":scope > .lw-subthread");
+      const kids = placed.has(id) ? undefined : children.get(id);
+      if (!kids) {
+        if (box) syncChildren(box, []);
+        return;
       }
-      const view = this.#groups.get(group.key) ?? createToolGroup();
-      groups.set(group.key, view);
-      syncChildren(
-        view.list,
-        group.messages.map((m) => elementOf(m.seq)),
-      );
-      const label = toolGroupLabel(group.messages);
-      if (view.labelText !== label) {
-        view.label.textContent = label;
-        view.labelText = label;
+      placed.add(id); // a malformed parent chain must not loop
+      if (!box) {
+        box = subthread();
+        body.append(box);
       }
-      const count = String(group.messages.length);
-      if (view.el.dataset.count !== count) {
-        view.el.dataset.count = count;
-        // A lone call has no group header to reopen it with.
-        if (group.messages.length === 1) view.el.open = true;
+      arrange(box, kids);
+    };
+    const arrange = (container: Element, list: readonly Message[]): void => {
+      const out: HTMLElement[] = [];
+      for (const group of groupMessages(list)) {
+        if (group.type === "message") {
+          const el = elementOf(group.message.seq);
+          nest(el, group.message);
+          out.push(el);
+          continue;
+        }
+        const view = this.#groups.get(group.key) ?? createToolGroup();
+        groups.set(group.key, view);
+        syncChildren(
+          view.list,
+          group.messages.map((m) => {
+            const el = elementOf(m.seq);
+            nest(el, m);
+            return el;
+          }),
+        );
+        const label = toolGroupLabel(group.messages);
+        if (view.labelText !== label) {
+          view.label.textContent = label;
+          view.labelText = label;
+        }
+        const count = String(group.messages.length);
+        if (view.el.dataset.count !== count) {
+          view.el.dataset.count = count;
+          // A lone call has no group header to reopen it with.
+          if (group.messages.length === 1) view.el.open = true;
+        }
+        out.push(view.el);
       }
-      top.push(view.el);
-    }
+      syncChildren(container, out);
+    };
+    arrange(this.#log, top);
     this.#groups = groups;
-    syncChildren(this.#log, top);
   }
 
   // -- scrolling -------------------------------------------------------------

@@ -1,9 +1,11 @@
 // The anywidget entry point: wires RunView's traits and custom messages to a
-// ChatView. All protocol logic lives in channel.ts, all rendering in view.ts.
+// ChatView. The conversation's protocol lives in sync.ts, actions in channel.ts,
+// all rendering in view.ts.
 import "./styles.css";
 import type { AnyModel, Initialize, Render } from "@anywidget/types";
-import { KernelChannel } from "./channel";
-import type { Traits } from "./types";
+import { ActionChannel } from "./channel";
+import { ConversationSync } from "./sync";
+import type { ChatActionArgs, Traits } from "./types";
 import { ChatView, type RunInfo } from "./view";
 
 const INFO_TRAITS = [
@@ -14,9 +16,25 @@ const INFO_TRAITS = [
   "clear_command",
 ] as const;
 
-// One channel per model, shared by every view of it (a run displayed twice):
-// each delta is applied, and `_snapshot` updated, once.
-const channels = new WeakMap<AnyModel<Traits>, KernelChannel>();
+/** What every view of one model shares. */
+class ModelLink {
+  readonly sync: ConversationSync;
+  readonly actions: ActionChannel<ChatActionArgs>;
+
+  constructor(model: AnyModel<Traits>) {
+    this.sync = new ConversationSync(model);
+    this.actions = new ActionChannel<ChatActionArgs>(model);
+  }
+
+  dispose(): void {
+    this.actions.dispose();
+    this.sync.dispose();
+  }
+}
+
+// One link per model, shared by every view of it (a run displayed twice): each
+// delta is applied, and `_snapshot` updated, once.
+const links = new WeakMap<AnyModel<Traits>, ModelLink>();
 
 function readInfo(model: AnyModel<Traits>): RunInfo {
   const text = (key: (typeof INFO_TRAITS)[number]) => {
@@ -33,28 +51,29 @@ function readInfo(model: AnyModel<Traits>): RunInfo {
 }
 
 const initialize: Initialize<Traits> = ({ model }) => {
-  const channel = new KernelChannel(model);
-  channels.set(model, channel);
+  const link = new ModelLink(model);
+  links.set(model, link);
   return () => {
-    channels.delete(model);
-    channel.dispose();
+    links.delete(model);
+    link.dispose();
   };
 };
 
 const render: Render<Traits> = ({ model, el }) => {
   // Hosts that never call initialize still get a working view.
-  const borrowed = channels.get(model);
-  const channel = borrowed ?? new KernelChannel(model);
+  const borrowed = links.get(model);
+  const link = borrowed ?? new ModelLink(model);
+  const { actions } = link;
   const view = new ChatView(
     el,
     {
-      send: (text) => channel.request("send", { text }),
-      interrupt: () => channel.request("interrupt"),
-      clear: () => channel.request("clear"),
-      answer: (toolId, answers) => channel.request("answer", { tool_id: toolId, answers }),
+      send: (text) => actions.request("send", { text }),
+      interrupt: () => actions.request("interrupt"),
+      clear: () => actions.request("clear"),
+      answer: (toolId, answers) => actions.request("answer", { tool_id: toolId, answers }),
     },
     {
-      store: channel.store,
+      store: link.sync.store,
       info: readInfo(model),
       pendingDialog: model.get("pending_dialog"),
       commands: model.get("commands"),
@@ -75,7 +94,7 @@ const render: Render<Traits> = ({ model, el }) => {
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);
     view.destroy();
-    if (!borrowed) channel.dispose();
+    if (!borrowed) link.dispose();
   };
 };
 

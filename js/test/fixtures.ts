@@ -1,11 +1,20 @@
 import type { DeltaMsg, Dialog, Message, ToolCall } from "../src/types";
 
+/** The fields every message has on the wire once normalised. */
+export const PLAIN: Pick<Message, "thinking" | "redacted" | "attachments" | "detail"> = {
+  thinking: false,
+  redacted: false,
+  attachments: [],
+  detail: "",
+};
+
 export function text(seq: number, role: Message["role"], body: string): Message {
-  return { seq, kind: "text", role, text: body };
+  return { ...PLAIN, seq, kind: "text", role, text: body };
 }
 
 export function tool(seq: number, call: Partial<ToolCall> = {}): Message {
   return {
+    ...PLAIN,
     seq,
     kind: "tool",
     role: "assistant",
@@ -15,7 +24,7 @@ export function tool(seq: number, call: Partial<ToolCall> = {}): Message {
 }
 
 export function lifecycle(seq: number, body: string, level: Message["level"] = "info"): Message {
-  return { seq, kind: "lifecycle", role: "system", text: body, level };
+  return { ...PLAIN, seq, kind: "lifecycle", role: "system", text: body, level };
 }
 
 export function delta(
@@ -72,5 +81,5 @@ export function dialogOf(over: Partial<Dialog> = {}): Dialog {
 }
 
 export function dialog(seq: number, over: Partial<Dialog> = {}): Message {
-  return { seq, kind: "dialog", role: "assistant", text: "", dialog: dialogOf(over) };
+  return { ...PLAIN, seq, kind: "dialog", role: "assistant", text: "", dialog: dialogOf(over) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { ConversationStore } from "../src/store";
 import { deferred, flush, INFO, mount, press, type } from "./harness";
-import { delta, lifecycle, text, tool } from "./fixtures";
+import { delta, lifecycle, PLAIN, text, tool } from "./fixtures";
 
 describe("header", () => {
   it("shows provider, state, reason and attach command from the data", () => {
@@ -141,6 +141,7 @@ describe("messages", () => {
   it("renders a pending dialog it is not asked to answer read-only", () => {
     const { msg } = mount([
       {
+        ...PLAIN,
         seq: 0,
         kind: "dialog",
         role: "assistant",

@@ -17,6 +17,7 @@ from ._jsonl import CorruptLine, JsonlTail, Line
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
 from ._seam import (
     AgentProvider,
+    ApprovalOutcome,
     Endpoint,
     LiveSignals,
     ProviderMeta,
@@ -29,10 +30,12 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from ._usage import UsageLedger
 
 __all__ = [
     "DEFAULT_PROVIDER",
     "AgentProvider",
+    "ApprovalOutcome",
     "AuthFlow",
     "CorruptLine",
     "CredentialStore",
@@ -51,6 +54,7 @@ __all__ = [
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "UsageLedger",
     "credentials",
     "default_provider",
     "get_provider",

@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from ..errors import DialogNotAnswerableError
 from ..schema import (
@@ -34,11 +34,13 @@ from ..schema import (
     SeedMeta,
     SessionSummary,
     State,
+    ToolCall,
 )
 from ._auth import AuthFlow, DescribedAuthFlow
 
 __all__ = [
     "AgentProvider",
+    "ApprovalOutcome",
     "Endpoint",
     "LiveSignals",
     "ProviderMeta",
@@ -51,6 +53,10 @@ __all__ = [
     "TranscriptReader",
     "TranscriptRef",
 ]
+
+
+ApprovalOutcome = Literal["approved", "rejected"]
+"""How the user answered a permission prompt for a tool call."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +187,16 @@ class TranscriptReader(ABC):
     @abstractmethod
     def summary(self) -> SessionSummary:
         """Session-wide facts read so far."""
+
+    def settled_state(self) -> State:
+        """The state of a transcript nobody writes any more (history, a finished session).
+
+        A live reader must not call a turn finished before its records say so (a model may
+        pause between blocks); once nobody writes, a turn whose last response answered
+        without asking for tools is over. ``working`` here means the file stops mid-turn.
+        The default is :attr:`state`.
+        """
+        return self.state
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -313,6 +329,15 @@ class AgentProvider(ABC):
             f"{self.meta.display_name} dialogs cannot be answered from lab_widget yet; "
             "answer it in the terminal (see the run's attach command)"
         )
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """How a call that stopped at a permission prompt was answered, read from how it ended.
+
+        Asked once the call is no longer ``running``. The default takes a failed call for a
+        rejected one; a provider whose transcript tells a declined call from one that failed
+        after approval says so here.
+        """
+        return "rejected" if tool.status == "error" else "approved"
 
     @abstractmethod
     def commands(self, cwd: Path) -> list[CommandSpec]:

@@ -1,5 +1,5 @@
 """Small pieces every adapter needs the same way: builtin command rows, JSON files read
-leniently, and a run's hook spool read incrementally.
+leniently, a run's hook spool read incrementally, and a declined call told by its result.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LabWidgetError
-from ..schema import CommandSpec, Dialog, DialogAnswer
-from ._seam import Terminal
+from ..schema import CommandSpec, Dialog, DialogAnswer, ToolCall
+from ._seam import ApprovalOutcome, Terminal
 
 __all__ = [
     "approval_key",
+    "approval_said_in_result",
     "builtin_command",
     "load_json",
     "play_keys",
@@ -209,3 +210,20 @@ def spool_signature(spool: Path) -> tuple[str, ...]:
     ()
     """
     return tuple(_names(spool))
+
+
+def approval_said_in_result(tool: ToolCall, word: str = "rejected") -> ApprovalOutcome:
+    """``"rejected"`` for a failed call whose output says ``word``, else ``"approved"``.
+
+    For adapters whose CLI (or reader) writes the refusal into the declined call's result.
+
+    Examples
+    --------
+    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error",
+    ...                                  output="aborted by user (rejected)"))
+    'rejected'
+    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error", output="exit 1"))
+    'approved'
+    """
+    failed = tool.status == "error" and word in (tool.output or "")
+    return "rejected" if failed else "approved"

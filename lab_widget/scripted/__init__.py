@@ -1,6 +1,6 @@
 """A deterministic model server for running real agent CLIs offline."""
 
-from ._script import Reply, Rule, Script, ToolUse
+from ._script import Reply, Rule, Script, Thinking, ToolUse
 from ._server import RecordedRequest, ScriptedModel
 
-__all__ = ["RecordedRequest", "Reply", "Rule", "Script", "ScriptedModel", "ToolUse"]
+__all__ = ["RecordedRequest", "Reply", "Rule", "Script", "ScriptedModel", "Thinking", "ToolUse"]

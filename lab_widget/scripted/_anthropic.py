@@ -1,17 +1,53 @@
-"""The Anthropic Messages API as agent CLIs use it: a JSON probe and streaming SSE turns."""
+"""The Anthropic Messages API as agent CLIs use it: a JSON probe and streaming SSE turns.
+
+A streamed response is what the real API sends: ``message_start`` (the input and cache
+figures, and a small partial ``output_tokens``), a ``ping``, then one content block after
+the other (``content_block_start``, its deltas, ``content_block_stop``), then
+``message_delta`` with the stop reason and the final, cumulative usage, then
+``message_stop``. Reasoning is a ``thinking`` block (``thinking_delta`` deltas, then one
+``signature_delta``) or, redacted, a ``redacted_thinking`` block whose ``data`` comes whole
+in its start event; it is sent only when the request enables thinking (``thinking.type``
+``enabled`` or ``adaptive``) and its tokens count inside ``output_tokens``. A request that
+lists the ``thinking-token-count`` beta also gets ``output_tokens_details.thinking_tokens``.
+
+Sub-agents: Claude Code's ``Agent`` tool (``Task`` is its alias) makes the CLI send the
+sub-agent's own requests here. They carry the sub-agent prompt as their first user text
+and ``cc_is_subagent=true`` in the billing line at the top of the system prompt; the
+sub-agent gets its own tool list (no ``AskUserQuestion``). A portable
+``ToolUse("Task", ...)`` is called as ``Agent`` when the request offers that name.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
-from ._script import Reply
-from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
+from ._script import Reply, Thinking, ToolUse
+from ._wire import (
+    BURST,
+    Conversation,
+    Pace,
+    SseEvent,
+    Tokens,
+    WireResponse,
+    opaque,
+    partial_output,
+    text_chunks,
+    tokens,
+)
 
-__all__ = ["conversation", "respond"]
+__all__ = ["betas", "conversation", "respond", "tool_name"]
 
 _REMINDER = "<system-reminder>"
+# The agent's mark of a sub-agent's request, in the first system block.
+_SUBAGENT_MARK = "cc_is_subagent=true"
+
+_TOOL_ALIASES: dict[str, tuple[str, ...]] = {"Task": ("Agent",)}
+"""Portable tool names and the agent tools that play them, when the portable name itself
+is not offered."""
+
+_THINKING_BETA = "thinking-token-count"
 
 
 def _user_texts(content: Any) -> list[str]:
@@ -28,10 +64,29 @@ def _user_texts(content: Any) -> list[str]:
     return texts
 
 
+def _is_subagent(body: dict[str, Any]) -> bool:
+    system = body.get("system")
+    blocks = system if isinstance(system, list) else [system]
+    return any(
+        _SUBAGENT_MARK in str(b.get("text", "") if isinstance(b, dict) else b) for b in blocks[:2]
+    )
+
+
 def conversation(body: dict[str, Any]) -> Conversation:
-    """Find the latest user text and how many model steps answered it so far."""
+    """Find the latest user text and how many model steps answered it so far.
+
+    Examples
+    --------
+    >>> c = conversation({"messages": [{"role": "user", "content": "hi"}]})
+    >>> c.user_text, c.step, c.subagent
+    ('hi', 0, False)
+    >>> system = [{"type": "text", "text": "x-anthropic-billing-header: cc_is_subagent=true;"}]
+    >>> conversation({"system": system, "messages": []}).subagent
+    True
+    """
     messages = body.get("messages") or []
     steps = 0
+    subagent = _is_subagent(body)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") == "assistant":
@@ -42,39 +97,148 @@ def conversation(body: dict[str, Any]) -> Conversation:
         texts = _user_texts(message.get("content"))
         if texts:
             key = json.dumps(messages[: index + 1], sort_keys=True, default=str)
-            return Conversation(user_text="\n".join(texts), step=steps, key=key)
-    return Conversation(user_text="", step=steps, key="")
+            return Conversation("\n".join(texts), steps, key, subagent)
+    return Conversation("", steps, "", subagent)
 
 
-def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, int]:
-    return {
-        "input_tokens": reply.input_tokens
-        if reply.input_tokens is not None
-        else estimate_tokens(json.dumps(body.get("messages", []))),
-        "output_tokens": reply.output_tokens
-        if reply.output_tokens is not None
-        else estimate_tokens(reply.text) + 10 * len(reply.tools),
-        "cache_read_input_tokens": reply.cache_read_tokens,
-        "cache_creation_input_tokens": reply.cache_write_tokens,
+def betas(headers: Mapping[str, str]) -> frozenset[str]:
+    """The beta features a request lists in its ``anthropic-beta`` header.
+
+    Examples
+    --------
+    >>> sorted(betas({"anthropic-beta": "a-1, b-2"}))
+    ['a-1', 'b-2']
+    """
+    # The Messages API has one header that ends so; its name is the vendor's.
+    raw = next((v for k, v in headers.items() if k.lower().endswith("-beta")), "")
+    return frozenset(b.strip() for b in raw.split(",") if b.strip())
+
+
+def tool_name(tool: ToolUse, body: dict[str, Any]) -> str:
+    """The tool name that plays ``tool`` for this request's agent.
+
+    Examples
+    --------
+    >>> tool_name(ToolUse("Task"), {"tools": [{"name": "Agent"}]})
+    'Agent'
+    >>> tool_name(ToolUse("Task"), {"tools": [{"name": "Task"}]})
+    'Task'
+    """
+    offered = {str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)}
+    if tool.name in offered:
+        return tool.name
+    return next((n for n in _TOOL_ALIASES.get(tool.name, ()) if n in offered), tool.name)
+
+
+def _thinks(body: dict[str, Any]) -> bool:
+    thinking = body.get("thinking")
+    return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+
+def _blocks(reply: Reply, body: dict[str, Any]) -> list[Thinking | str | ToolUse]:
+    return [b for b in reply.content if not isinstance(b, Thinking) or _thinks(body)]
+
+
+def _usage(figures: Tokens, output: int, beta: Collection[str]) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "input_tokens": figures.input,
+        "cache_creation_input_tokens": figures.cache_write,
+        "cache_read_input_tokens": figures.cache_read,
+        "output_tokens": output,
     }
+    if any(b.startswith(_THINKING_BETA) for b in beta):
+        usage["output_tokens_details"] = {"thinking_tokens": figures.reasoning}
+    return usage
 
 
-def _content(reply: Reply, tool_ids: list[str]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    if reply.text:
-        blocks.append({"type": "text", "text": reply.text})
-    for tool, tool_id in zip(reply.tools, tool_ids, strict=True):
-        blocks.append({"type": "tool_use", "id": tool_id, "name": tool.name, "input": tool.input})
-    return blocks
+def _full_usage(figures: Tokens, output: int, beta: Collection[str]) -> dict[str, Any]:
+    usage = _usage(figures, output, beta)
+    usage["cache_creation"] = {
+        "ephemeral_5m_input_tokens": figures.cache_write,
+        "ephemeral_1h_input_tokens": 0,
+    }
+    usage["service_tier"] = "standard"
+    return usage
+
+
+def _final(reply: Reply, body: dict[str, Any], figures: Tokens) -> int:
+    thought = any(isinstance(b, Thinking) for b in _blocks(reply, body))
+    return figures.output + (figures.reasoning if thought else 0)
+
+
+def _content(reply: Reply, body: dict[str, Any], tool_ids: list[str]) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    ids = iter(tool_ids)
+    for block in _blocks(reply, body):
+        if isinstance(block, Thinking):
+            content.append(_thinking_block(block))
+        elif isinstance(block, str):
+            content.append({"type": "text", "text": block})
+        else:
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": next(ids),
+                    "name": tool_name(block, body),
+                    "input": block.input,
+                }
+            )
+    return content
+
+
+def _thinking_block(block: Thinking) -> dict[str, Any]:
+    if block.redacted:
+        return {"type": "redacted_thinking", "data": opaque("redacted", block.text)}
+    return {"type": "thinking", "thinking": block.text, "signature": opaque("sig", block.text)}
+
+
+def _safeguard_results(body: dict[str, Any], tool_ids: list[str]) -> list[dict[str, Any]]:
+    """The server-side checks a request asks for, answered: every tool call is fine.
+
+    Claude Code asks the API to judge its tool calls (``safeguards``, type
+    ``dangerous_tool_use``) and, in its ``auto`` permission mode, holds a call it cannot get a
+    verdict for. A real API sends the verdicts in ``message_delta``; so does this one.
+
+    Examples
+    --------
+    >>> verdicts = _safeguard_results({"safeguards": [{"type": "dangerous_tool_use"}]}, ["t1"])
+    >>> verdicts[0]["status"]["tool_uses"]
+    {'t1': {'type': 'evaluated', 'outcome': 'not_flagged'}}
+    >>> _safeguard_results({}, ["t1"])
+    []
+    """
+    asked = body.get("safeguards")
+    if not isinstance(asked, list) or not tool_ids:
+        return []
+    verdict = {"type": "evaluated", "outcome": "not_flagged"}
+    return [
+        {
+            "type": "dangerous_tool_use",
+            "status": {"type": "available", "tool_uses": {t: dict(verdict) for t in tool_ids}},
+        }
+        for check in asked
+        if isinstance(check, dict) and check.get("type") == "dangerous_tool_use"
+    ]
 
 
 def _stream(
-    reply: Reply, body: dict[str, Any], message_id: str, tool_ids: list[str]
+    reply: Reply,
+    body: dict[str, Any],
+    message_id: str,
+    tool_ids: list[str],
+    pace: Pace,
+    beta: Collection[str],
 ) -> Iterator[SseEvent]:
-    usage = _usage(reply, body)
-    start_usage = dict(usage, output_tokens=1)
-    yield SseEvent(
-        "message_start",
+    figures = tokens(reply, json.dumps(body.get("messages", [])))
+    final = _final(reply, body, figures)
+
+    def event(data: dict[str, Any], delay: float = 0.0) -> SseEvent:
+        return SseEvent(str(data["type"]), data, delay=delay)
+
+    def delta(index: int, payload: dict[str, Any], delay: float = 0.0) -> SseEvent:
+        return event({"type": "content_block_delta", "index": index, "delta": payload}, delay)
+
+    yield event(
         {
             "type": "message_start",
             "message": {
@@ -85,81 +249,73 @@ def _stream(
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": start_usage,
+                "usage": _full_usage(figures, partial_output(final), ()),
             },
-        },
+        }
     )
-    index = 0
-    if reply.text:
-        yield SseEvent(
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {"type": "text", "text": ""},
-            },
+    yield event({"type": "ping"})
+    pause = 0.0  # the pause after a block falls before whatever comes next
+    for index, block in enumerate(_content(reply, body, tool_ids)):
+        kind = block["type"]
+        if kind == "thinking":
+            opening: dict[str, Any] = {"type": "thinking", "thinking": "", "signature": ""}
+        elif kind == "text":
+            opening = {"type": "text", "text": ""}
+        elif kind == "tool_use":
+            opening = dict(block, input={})
+        else:
+            opening = block  # redacted_thinking comes whole in its start event
+        yield event(
+            {"type": "content_block_start", "index": index, "content_block": opening}, pause
         )
-        for chunk in text_chunks(reply.text):
-            yield SseEvent(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "text_delta", "text": chunk},
-                },
-                delay=reply.chunk_delay,
-            )
-        yield SseEvent("content_block_stop", {"type": "content_block_stop", "index": index})
-        index += 1
-    for tool, tool_id in zip(reply.tools, tool_ids, strict=True):
-        yield SseEvent(
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {
-                    "type": "tool_use",
-                    "id": tool_id,
-                    "name": tool.name,
-                    "input": {},
-                },
-            },
-        )
-        yield SseEvent(
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool.input)},
-            },
-        )
-        yield SseEvent("content_block_stop", {"type": "content_block_stop", "index": index})
-        index += 1
-    yield SseEvent(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-            "usage": {"output_tokens": usage["output_tokens"]},
-        },
+        if kind == "thinking":
+            for piece in text_chunks(block["thinking"]):
+                yield delta(index, {"type": "thinking_delta", "thinking": piece}, pace.chunk)
+            yield delta(index, {"type": "signature_delta", "signature": block["signature"]})
+        elif kind == "text":
+            for piece in text_chunks(block["text"]):
+                yield delta(index, {"type": "text_delta", "text": piece}, pace.chunk)
+        elif kind == "tool_use":
+            yield delta(index, {"type": "input_json_delta", "partial_json": ""})
+            for piece in text_chunks(json.dumps(block["input"])):
+                yield delta(index, {"type": "input_json_delta", "partial_json": piece}, pace.chunk)
+        yield event({"type": "content_block_stop", "index": index})
+        pause = pace.block
+    closing: dict[str, Any] = {"stop_reason": reply.stop_reason, "stop_sequence": None}
+    verdicts = _safeguard_results(body, tool_ids)
+    if verdicts:
+        closing["safeguard_results"] = verdicts
+    yield event(
+        {"type": "message_delta", "delta": closing, "usage": _usage(figures, final, beta)},
+        pause,
     )
-    yield SseEvent("message_stop", {"type": "message_stop"})
+    yield event({"type": "message_stop"})
 
 
 def respond(
-    reply: Reply, body: dict[str, Any], message_id: str, tool_ids: list[str]
+    reply: Reply,
+    body: dict[str, Any],
+    message_id: str,
+    tool_ids: list[str],
+    pace: Pace = BURST,
+    beta: Collection[str] = (),
 ) -> WireResponse:
-    """Answer one ``POST /v1/messages`` with ``reply``, streamed when the request asks."""
+    """Answer one ``POST /v1/messages`` with ``reply``, streamed when the request asks.
+
+    ``tool_ids`` supplies one id per tool call; ``beta`` is what :func:`betas` found.
+    """
     if body.get("stream"):
-        return WireResponse(events=_stream(reply, body, message_id, tool_ids), delay=reply.delay)
+        events = _stream(reply, body, message_id, tool_ids, pace, beta)
+        return WireResponse(events=events, delay=reply.delay)
+    figures = tokens(reply, json.dumps(body.get("messages", [])))
     payload = {
         "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": body.get("model", "scripted"),
-        "content": _content(reply, tool_ids),
+        "content": _content(reply, body, tool_ids),
         "stop_reason": reply.stop_reason,
         "stop_sequence": None,
-        "usage": _usage(reply, body),
+        "usage": _full_usage(figures, _final(reply, body, figures), beta),
     }
     return WireResponse(json_body=payload, delay=reply.delay)

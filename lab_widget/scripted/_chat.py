@@ -1,14 +1,23 @@
 """The OpenAI Chat Completions API as OpenCode uses it: ``POST /v1/chat/completions``, SSE.
 
 A request carries the whole conversation as ``messages`` (``system``, ``user``,
-``assistant`` with ``tool_calls``, ``tool`` results). Tool calls stream as ``tool_calls``
-deltas; a finished stream ends with a usage chunk (the agent asks for it with
-``stream_options.include_usage``) and ``data: [DONE]``.
+``assistant`` with ``tool_calls``, ``tool`` results). A streamed response is a chunk per
+delta: reasoning as ``reasoning_content`` deltas (the field ``@ai-sdk/openai-compatible``
+reads first, before ``reasoning``; the API has no redacted form, so redacted reasoning is
+left out), text as ``content`` deltas, tool calls as ``tool_calls`` deltas, then a chunk
+with the ``finish_reason``. Usage comes only when the request asks for it with
+``stream_options.include_usage``: every chunk then carries ``"usage": null`` and a last
+chunk without choices carries the figures (reasoning counted in ``completion_tokens`` and
+in ``completion_tokens_details.reasoning_tokens``), before ``data: [DONE]``.
 
 A script's :class:`~lab_widget.scripted.ToolUse` names the tool as any agent knows it:
 when the request offers a function by that name it is called as written; a portable name
-(``"Bash"``) is translated to the shell function the request offers, keeping only the
-arguments that function declares.
+(``"Bash"``, ``"Task"``) is translated to the function the request offers, keeping only
+the arguments that function declares (OpenCode's sub-agent tool is ``task``, with
+``description``, ``prompt`` and ``subagent_type``, ``general`` unless the script names
+another). The sub-agent's session sends requests like the main one's, with its own tool
+list (no ``task``, no ``question``) and no other mark: its prompt, the one the script
+handed over, is what tells it apart.
 """
 
 from __future__ import annotations
@@ -17,13 +26,16 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ._script import Reply, ToolUse
-from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
+from ._script import Reply, Thinking, ToolUse
+from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, text_chunks, tokens
 
 __all__ = ["conversation", "function_call", "is_side_query", "respond"]
 
-_SHELL_ALIASES: dict[str, tuple[str, ...]] = {"Bash": ("bash", "shell")}
+_TOOL_ALIASES: dict[str, tuple[str, ...]] = {"Bash": ("bash", "shell"), "Task": ("task",)}
 """Portable tool names and the agent functions that play them, most preferred first."""
+
+_DEFAULT_ARGUMENTS: dict[str, dict[str, Any]] = {"task": {"subagent_type": "general"}}
+"""Arguments an agent function requires that a portable call may leave out."""
 
 
 def _texts(content: Any) -> list[str]:
@@ -114,14 +126,18 @@ def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, A
     ('bash', {'command': 'ls'})
     >>> function_call(ToolUse("custom", {"a": 1}), {"tools": tools})
     ('custom', {'a': 1})
+    >>> task = {"type": "function", "function": {"name": "task", "parameters": {
+    ...     "properties": {"description": {}, "prompt": {}, "subagent_type": {}}}}}
+    >>> function_call(ToolUse("Task", {"description": "d", "prompt": "p"}), {"tools": [task]})
+    ('task', {'subagent_type': 'general', 'description': 'd', 'prompt': 'p'})
     """
     offered = _offered(body)
-    if tool.name in offered or tool.name not in _SHELL_ALIASES:
+    if tool.name in offered or tool.name not in _TOOL_ALIASES:
         return tool.name, dict(tool.input)
-    name = next((n for n in _SHELL_ALIASES[tool.name] if n in offered), None)
+    name = next((n for n in _TOOL_ALIASES[tool.name] if n in offered), None)
     if name is None:
         return tool.name, dict(tool.input)
-    arguments = dict(tool.input)
+    arguments = _DEFAULT_ARGUMENTS.get(name, {}) | dict(tool.input)
     params = offered[name].get("parameters") or {}
     known = params.get("properties") if isinstance(params, dict) else None
     if isinstance(known, dict):
@@ -130,29 +146,31 @@ def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, A
 
 
 def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-    prompt = (
-        reply.input_tokens
-        if reply.input_tokens is not None
-        else estimate_tokens(json.dumps(body.get("messages", [])))
-    )
-    completion = (
-        reply.output_tokens
-        if reply.output_tokens is not None
-        else estimate_tokens(reply.text) + 10 * len(reply.tools)
-    )
-    # Chat completions count cached tokens inside prompt_tokens.
-    total_prompt = prompt + reply.cache_read_tokens
+    figures = tokens(reply, json.dumps(body.get("messages", [])))
+    reasoning = figures.reasoning if _reasoning(reply) else 0
+    # Chat completions count cached tokens inside prompt_tokens, reasoning inside
+    # completion_tokens.
+    prompt = figures.input + figures.cache_read
+    completion = figures.output + reasoning
     return {
-        "prompt_tokens": total_prompt,
+        "prompt_tokens": prompt,
         "completion_tokens": completion,
-        "total_tokens": total_prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": reply.cache_read_tokens},
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": figures.cache_read},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
     }
+
+
+def _reasoning(reply: Reply) -> str:
+    """The reasoning the wire can carry: every block that is not redacted."""
+    return "\n\n".join(
+        b.text for b in reply.content if isinstance(b, Thinking) and not b.redacted and b.text
+    )
 
 
 def _calls(reply: Reply, body: dict[str, Any], call_ids: list[str]) -> list[dict[str, Any]]:
     calls = []
-    for index, (tool, call_id) in enumerate(zip(reply.tools, call_ids, strict=True)):
+    for index, (tool, call_id) in enumerate(zip(reply.calls, call_ids, strict=True)):
         name, arguments = function_call(tool, body)
         calls.append(
             {
@@ -166,37 +184,56 @@ def _calls(reply: Reply, body: dict[str, Any], call_ids: list[str]) -> list[dict
 
 
 def _stream(
-    reply: Reply, body: dict[str, Any], base: dict[str, Any], calls: list[dict[str, Any]]
+    reply: Reply,
+    body: dict[str, Any],
+    base: dict[str, Any],
+    calls: list[dict[str, Any]],
+    pace: Pace,
 ) -> Iterator[SseEvent]:
+    usage_asked = bool((body.get("stream_options") or {}).get("include_usage"))
+    # Asked for usage, the API puts a null usage on every chunk before the last one.
+    extra: dict[str, Any] = {"usage": None} if usage_asked else {}
+
     def chunk(delta: dict[str, Any], finish: str | None = None, delay: float = 0.0) -> SseEvent:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        return SseEvent(None, dict(base, choices=[choice]), delay=delay)
+        return SseEvent(None, dict(base, choices=[choice], **extra), delay=delay)
 
     yield chunk({"role": "assistant", "content": ""})
-    for text in text_chunks(reply.text):
-        yield chunk({"content": text}, delay=reply.chunk_delay)
-    for call in calls:
-        # The name and id open a call; its arguments follow as a separate delta.
-        head = dict(call, function={"name": call["function"]["name"], "arguments": ""})
-        yield chunk({"tool_calls": [head]})
-        yield chunk(
-            {
-                "tool_calls": [
-                    {
-                        "index": call["index"],
-                        "function": {"arguments": call["function"]["arguments"]},
-                    }
-                ]
-            }
-        )
-    yield chunk({}, finish="tool_calls" if calls else "stop")
-    if (body.get("stream_options") or {}).get("include_usage"):
+    pending = iter(calls)
+    pause = 0.0  # the pause after a block falls before whatever comes next
+    for block in reply.content:
+        if isinstance(block, Thinking):
+            if block.redacted or not block.text:
+                continue
+            for number, piece in enumerate(text_chunks(block.text)):
+                yield chunk(
+                    {"reasoning_content": piece}, delay=pause if number == 0 else pace.chunk
+                )
+        elif isinstance(block, str):
+            for number, piece in enumerate(text_chunks(block)):
+                yield chunk({"content": piece}, delay=pause if number == 0 else pace.chunk)
+        else:
+            call = next(pending)
+            # The name and id open a call; its arguments follow as separate deltas.
+            head = dict(call, function={"name": call["function"]["name"], "arguments": ""})
+            yield chunk({"tool_calls": [head]}, delay=pause)
+            for piece in text_chunks(call["function"]["arguments"]):
+                arguments = {"index": call["index"], "function": {"arguments": piece}}
+                yield chunk({"tool_calls": [arguments]}, delay=pace.chunk)
+        pause = pace.block
+    yield chunk({}, finish="tool_calls" if calls else "stop", delay=pause)
+    if usage_asked:
         yield SseEvent(None, dict(base, choices=[], usage=_usage(reply, body)))
     yield SseEvent(None, "[DONE]")
 
 
 def respond(
-    reply: Reply, body: dict[str, Any], completion_id: str, call_ids: list[str], created: int
+    reply: Reply,
+    body: dict[str, Any],
+    completion_id: str,
+    call_ids: list[str],
+    created: int,
+    pace: Pace = BURST,
 ) -> WireResponse:
     """Answer one ``POST /v1/chat/completions`` with ``reply``, streamed when asked.
 
@@ -210,8 +247,11 @@ def respond(
         "model": body.get("model", "scripted"),
     }
     if body.get("stream"):
-        return WireResponse(events=_stream(reply, body, base, calls), delay=reply.delay)
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        return WireResponse(events=_stream(reply, body, base, calls, pace), delay=reply.delay)
+    text = "".join(b for b in reply.content if isinstance(b, str))
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if _reasoning(reply):
+        message["reasoning_content"] = _reasoning(reply)
     if calls:
         message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in calls]
     choice = {

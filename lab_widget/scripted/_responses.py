@@ -6,18 +6,36 @@ along as user or developer messages wrapped in known tags; it is never the user'
 
 A script's :class:`~lab_widget.scripted.ToolUse` names the tool as any agent knows it:
 when the request offers a tool by that name it is called as written; a portable name
-(``"Bash"``) is translated to the shell tool the request offers, keeping only the
-arguments that tool declares.
+(``"Bash"``, ``"Task"``) is translated to the tool the request offers, keeping only the
+arguments that tool declares. Tools may come grouped in a ``namespace`` tool; a call of one
+of them names its namespace (Codex's sub-agent tools are ``spawn_agent``, ``wait_agent``,
+``send_input``, ``close_agent`` in ``multi_agent_v1``).
+
+A streamed response is what the real API sends: ``response.created`` and
+``response.in_progress`` (usage ``null``), then each output item (``output_item.added``,
+its parts and deltas, ``output_item.done``), then ``response.completed``, the only event
+with usage. Reasoning is a ``reasoning`` item: its summary streams as
+``reasoning_summary_part.added``, ``reasoning_summary_text.delta``/``.done`` and
+``reasoning_summary_part.done`` when the request asks for a summary (``reasoning.summary``),
+and it carries ``encrypted_content`` when the request includes
+``reasoning.encrypted_content``; its tokens count in ``output_tokens`` and in
+``output_tokens_details.reasoning_tokens``.
+
+Sub-agents: a Codex sub-agent's requests carry ``x-openai-subagent`` in their
+``client_metadata``, the parent's ``prompt_cache_key`` and the spawn message as their user
+text; its report comes back to the parent as a ``<subagent_notification>`` user message,
+which is the agent's, never the user's.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
-from ._script import Reply, ToolUse
-from ._wire import Conversation, SseEvent, WireResponse, estimate_tokens, text_chunks
+from ._script import Reply, Thinking, ToolUse
+from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, opaque, text_chunks, tokens
 
 __all__ = ["conversation", "function_call", "is_side_query", "respond", "side_reply"]
 
@@ -28,6 +46,7 @@ _CONTEXT_PREFIXES = (
     "<skills_instructions>",
     "<turn_aborted>",
     "<user_shell_command>",
+    "<subagent_notification>",
     "# AGENTS.md instructions",
 )
 """User-role messages the agent writes itself; never what the user typed."""
@@ -43,11 +62,23 @@ _MODEL_ITEMS = frozenset(
     }
 )
 
-_SHELL_ALIASES: dict[str, tuple[str, ...]] = {"Bash": ("exec_command", "shell")}
+_TOOL_ALIASES: dict[str, tuple[str, ...]] = {
+    "Bash": ("exec_command", "shell"),
+    "Task": ("spawn_agent",),
+}
 """Portable tool names and the agent tools that play them, most preferred first."""
 
-_ARGUMENT_ALIASES: dict[str, dict[str, str]] = {"exec_command": {"command": "cmd"}}
+_ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
+    "exec_command": {"command": "cmd"},
+    "spawn_agent": {"prompt": "message"},
+}
 """Argument renames from the portable tool's shape to the agent tool's."""
+
+# The ``client_metadata`` key that marks a sub-agent's request is ``x-<vendor>-subagent``.
+_SUBAGENT_METADATA = "-subagent"
+
+_SUMMARIES = frozenset({"auto", "concise", "detailed"})
+_ENCRYPTED = "reasoning.encrypted_content"
 
 
 def _texts(content: Any) -> list[str]:
@@ -116,8 +147,13 @@ def conversation(body: dict[str, Any]) -> Conversation:
         # conversation, whatever context the agent re-sends around them.
         history = [t for t in (_user_text(i) for i in items[: index + 1]) if t is not None]
         key = json.dumps([body.get("prompt_cache_key"), history])
-        return Conversation(user_text=text, step=steps, key=key)
-    return Conversation(user_text="", step=0, key="")
+        return Conversation(text, steps, key, _is_subagent(body))
+    return Conversation("", 0, "", _is_subagent(body))
+
+
+def _is_subagent(body: dict[str, Any]) -> bool:
+    meta = body.get("client_metadata")
+    return isinstance(meta, dict) and any(str(k).endswith(_SUBAGENT_METADATA) for k in meta)
 
 
 def _turn_metadata(body: dict[str, Any]) -> dict[str, Any]:
@@ -180,13 +216,40 @@ def side_reply(body: dict[str, Any], text: str) -> Reply:
     return Reply(text)
 
 
-def _offered(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    tools = body.get("tools") or []
-    return {
-        str(t.get("name")): t
-        for t in tools
-        if isinstance(t, dict) and t.get("type") == "function" and t.get("name")
-    }
+def _offered(body: dict[str, Any]) -> dict[str, tuple[str | None, dict[str, Any]]]:
+    """Every function the request offers: its namespace (``None`` at top level) and spec."""
+    offered: dict[str, tuple[str | None, dict[str, Any]]] = {}
+
+    def walk(tools: Any, namespace: str | None) -> None:
+        for tool in tools if isinstance(tools, list) else []:
+            if not isinstance(tool, dict) or not tool.get("name"):
+                continue
+            if tool.get("type") == "namespace":
+                walk(tool.get("tools"), str(tool["name"]))
+            elif tool.get("type") == "function":
+                offered.setdefault(str(tool["name"]), (namespace, tool))
+
+    walk(body.get("tools"), None)
+    return offered
+
+
+def _call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, str | None, dict[str, Any]]:
+    offered = _offered(body)
+    if tool.name in offered:
+        return tool.name, offered[tool.name][0], dict(tool.input)
+    name = next((n for n in _TOOL_ALIASES.get(tool.name, ()) if n in offered), None)
+    if name is None:
+        return tool.name, None, dict(tool.input)
+    namespace, spec = offered[name]
+    renames = _ARGUMENT_ALIASES.get(name, {})
+    arguments = {renames.get(k, k): v for k, v in tool.input.items()}
+    if name == "shell" and isinstance(arguments.get("command"), str):
+        arguments["command"] = ["bash", "-lc", arguments["command"]]
+    params = spec.get("parameters") or {}
+    known = params.get("properties") if isinstance(params, dict) else None
+    if isinstance(known, dict):
+        arguments = {k: v for k, v in arguments.items() if k in known}
+    return name, namespace, arguments
 
 
 def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -201,81 +264,81 @@ def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, A
     ('exec_command', {'cmd': 'ls'})
     >>> function_call(ToolUse("custom", {"a": 1}), {"tools": tools})
     ('custom', {'a': 1})
+    >>> spawn = {"type": "function", "name": "spawn_agent", "parameters": {
+    ...     "properties": {"message": {}, "model": {}}}}
+    >>> agents = {"type": "namespace", "name": "multi_agent_v1", "tools": [spawn]}
+    >>> function_call(ToolUse("Task", {"description": "d", "prompt": "count"}),
+    ...               {"tools": [agents]})
+    ('spawn_agent', {'message': 'count'})
     """
-    offered = _offered(body)
-    if tool.name in offered or tool.name not in _SHELL_ALIASES:
-        return tool.name, dict(tool.input)
-    name = next((n for n in _SHELL_ALIASES[tool.name] if n in offered), None)
-    if name is None:
-        return tool.name, dict(tool.input)
-    renames = _ARGUMENT_ALIASES.get(name, {})
-    arguments = {renames.get(k, k): v for k, v in tool.input.items()}
-    if name == "shell" and isinstance(arguments.get("command"), str):
-        arguments["command"] = ["bash", "-lc", arguments["command"]]
-    params = offered[name].get("parameters") or {}
-    known = params.get("properties") if isinstance(params, dict) else None
-    if isinstance(known, dict):
-        arguments = {k: v for k, v in arguments.items() if k in known}
+    name, _, arguments = _call(tool, body)
     return name, arguments
 
 
 def _usage(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-    input_tokens = (
-        reply.input_tokens
-        if reply.input_tokens is not None
-        else estimate_tokens(json.dumps(body.get("input", [])))
-    )
-    output_tokens = (
-        reply.output_tokens
-        if reply.output_tokens is not None
-        else estimate_tokens(reply.text) + 10 * len(reply.tools)
-    )
-    # Responses count cached tokens inside input_tokens.
-    total_input = input_tokens + reply.cache_read_tokens
-    reasoning = estimate_tokens(reply.reasoning) if reply.reasoning else 0
+    figures = tokens(reply, json.dumps(body.get("input", [])))
+    # Responses count cached tokens inside input_tokens and reasoning inside output_tokens.
+    total_input = figures.input + figures.cache_read
+    reasoning = figures.reasoning if any(isinstance(b, Thinking) for b in reply.content) else 0
+    output = figures.output + reasoning
     return {
         "input_tokens": total_input,
-        "input_tokens_details": {"cached_tokens": reply.cache_read_tokens},
-        "output_tokens": output_tokens,
+        "input_tokens_details": {"cached_tokens": figures.cache_read},
+        "output_tokens": output,
         "output_tokens_details": {"reasoning_tokens": reasoning},
-        "total_tokens": total_input + output_tokens,
+        "total_tokens": total_input + output,
     }
+
+
+def _summarises(body: dict[str, Any]) -> bool:
+    reasoning = body.get("reasoning")
+    return isinstance(reasoning, dict) and reasoning.get("summary") in _SUMMARIES
+
+
+def _encrypts(body: dict[str, Any]) -> bool:
+    include = body.get("include")
+    return isinstance(include, list) and _ENCRYPTED in include
 
 
 def _items(
     reply: Reply, body: dict[str, Any], ids: Iterator[str], call_ids: list[str]
 ) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    if reply.reasoning:
-        items.append(
-            {
+    calls = iter(call_ids)
+    for block in reply.content:
+        if isinstance(block, Thinking):
+            summary = block.text if _summarises(body) and not block.redacted else ""
+            item: dict[str, Any] = {
                 "type": "reasoning",
                 "id": next(ids),
-                "summary": [{"type": "summary_text", "text": reply.reasoning}],
+                "summary": [{"type": "summary_text", "text": summary}] if summary else [],
             }
-        )
-    if reply.text:
-        items.append(
-            {
-                "type": "message",
-                "id": next(ids),
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
-            }
-        )
-    for tool, call_id in zip(reply.tools, call_ids, strict=True):
-        name, arguments = function_call(tool, body)
-        items.append(
-            {
+            if _encrypts(body):
+                item["encrypted_content"] = opaque("reasoning", block.text)
+            items.append(item)
+        elif isinstance(block, str):
+            items.append(
+                {
+                    "type": "message",
+                    "id": next(ids),
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": block, "annotations": []}],
+                }
+            )
+        else:
+            name, namespace, arguments = _call(block, body)
+            call: dict[str, Any] = {
                 "type": "function_call",
                 "id": next(ids),
-                "call_id": call_id,
+                "call_id": next(calls),
                 "name": name,
                 "arguments": json.dumps(arguments),
                 "status": "completed",
             }
-        )
+            if namespace is not None:
+                call["namespace"] = namespace
+            items.append(call)
     return items
 
 
@@ -284,83 +347,74 @@ def _in_progress(item: dict[str, Any]) -> dict[str, Any]:
         return dict(item, status="in_progress", content=[])
     if item["type"] == "function_call":
         return dict(item, status="in_progress", arguments="")
-    return dict(item, summary=[])
+    return {k: v for k, v in item.items() if k != "encrypted_content"} | {"summary": []}
+
+
+def _item_events(item: dict[str, Any], index: int) -> Iterator[dict[str, Any]]:
+    """The events between an item's ``output_item.added`` and ``output_item.done``."""
+    where = {"item_id": item["id"], "output_index": index}
+    if item["type"] == "reasoning":
+        for number, part in enumerate(item["summary"]):
+            at = dict(where, summary_index=number)
+            empty = {"type": "summary_text", "text": ""}
+            yield {"type": "response.reasoning_summary_part.added", **at, "part": empty}
+            for piece in text_chunks(part["text"]):
+                yield {"type": "response.reasoning_summary_text.delta", **at, "delta": piece}
+            yield {"type": "response.reasoning_summary_text.done", **at, "text": part["text"]}
+            yield {"type": "response.reasoning_summary_part.done", **at, "part": part}
+    elif item["type"] == "message":
+        part = item["content"][0]
+        at = dict(where, content_index=0)
+        yield {"type": "response.content_part.added", **at, "part": dict(part, text="")}
+        for piece in text_chunks(part["text"]):
+            yield {"type": "response.output_text.delta", **at, "delta": piece}
+        yield {"type": "response.output_text.done", **at, "text": part["text"]}
+        yield {"type": "response.content_part.done", **at, "part": part}
+    elif item["type"] == "function_call":
+        for piece in text_chunks(item["arguments"]):
+            yield {"type": "response.function_call_arguments.delta", **where, "delta": piece}
+        yield {
+            "type": "response.function_call_arguments.done",
+            **where,
+            "arguments": item["arguments"],
+        }
 
 
 def _stream(
-    reply: Reply, body: dict[str, Any], response: dict[str, Any], items: list[dict[str, Any]]
+    body: dict[str, Any],
+    response: dict[str, Any],
+    items: list[dict[str, Any]],
+    usage: dict[str, Any],
+    pace: Pace,
 ) -> Iterator[SseEvent]:
+    sequence = iter(range(1_000_000))
+
     def event(data: dict[str, Any], delay: float = 0.0) -> SseEvent:
+        data = dict(data, sequence_number=next(sequence))
         return SseEvent(str(data["type"]), data, delay=delay)
 
     yield event({"type": "response.created", "response": dict(response, output=[])})
+    yield event({"type": "response.in_progress", "response": dict(response, output=[])})
+    pause = 0.0  # the pause after an item falls before whatever comes next
     for index, item in enumerate(items):
-        yield event(
-            {
-                "type": "response.output_item.added",
-                "output_index": index,
-                "item": _in_progress(item),
-            }
-        )
-        if item["type"] == "message":
-            for chunk in text_chunks(reply.text):
-                yield event(
-                    {
-                        "type": "response.output_text.delta",
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": chunk,
-                    },
-                    delay=reply.chunk_delay,
-                )
-            yield event(
-                {
-                    "type": "response.output_text.done",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "content_index": 0,
-                    "text": reply.text,
-                }
-            )
-        elif item["type"] == "function_call":
-            yield event(
-                {
-                    "type": "response.function_call_arguments.delta",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "delta": item["arguments"],
-                }
-            )
-            yield event(
-                {
-                    "type": "response.function_call_arguments.done",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "arguments": item["arguments"],
-                }
-            )
-        elif item["type"] == "reasoning":
-            yield event(
-                {
-                    "type": "response.reasoning_summary_text.delta",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "summary_index": 0,
-                    "delta": reply.reasoning,
-                }
-            )
+        added = {"type": "response.output_item.added", "output_index": index}
+        yield event(dict(added, item=_in_progress(item)), pause)
+        for data in _item_events(item, index):
+            chunky = data["type"].endswith(".delta")
+            yield event(data, pace.chunk if chunky else 0.0)
         yield event({"type": "response.output_item.done", "output_index": index, "item": item})
-    yield event(
-        {
-            "type": "response.completed",
-            "response": dict(response, status="completed", output=items),
-        }
-    )
+        pause = pace.block
+    done = dict(response, status="completed", output=items, usage=usage)
+    yield event({"type": "response.completed", "response": done}, pause)
 
 
 def respond(
-    reply: Reply, body: dict[str, Any], response_id: str, ids: Iterator[str], call_ids: list[str]
+    reply: Reply,
+    body: dict[str, Any],
+    response_id: str,
+    ids: Iterator[str],
+    call_ids: list[str],
+    pace: Pace = BURST,
 ) -> WireResponse:
     """Answer one ``POST /v1/responses`` with ``reply``, streamed when the request asks.
 
@@ -370,12 +424,14 @@ def respond(
     response = {
         "id": response_id,
         "object": "response",
+        "created_at": int(time.time()),
         "model": body.get("model", "scripted"),
         "status": "in_progress",
-        "usage": _usage(reply, body),
+        "usage": None,
     }
+    usage = _usage(reply, body)
     if body.get("stream"):
-        return WireResponse(events=_stream(reply, body, response, items), delay=reply.delay)
+        return WireResponse(events=_stream(body, response, items, usage, pace), delay=reply.delay)
     return WireResponse(
-        json_body=dict(response, status="completed", output=items), delay=reply.delay
+        json_body=dict(response, status="completed", output=items, usage=usage), delay=reply.delay
     )

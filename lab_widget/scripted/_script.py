@@ -2,11 +2,15 @@
 
 A script answers *turns*. A turn starts with a user message that carries text and
 continues while the agent sends tool results back; each model request inside a turn is
-one *step*. A :class:`Reply` is one step's answer (text and/or tool calls); a turn is a
-list of replies played in order, one per step.
+one *step*. A :class:`Reply` is one step's answer: an ordered list of content blocks
+(reasoning, text, tool calls), streamed block by block; a turn is a list of replies played
+in order, one per step.
 
 Which turn is played is decided by :class:`Rule` objects on the latest user text (first
-match wins), else by the next unused entry of the sequence, else by the fallback.
+match wins), else by the next unused entry of the sequence, else by the fallback. A
+*sub-agent* the scripted model started (a portable ``ToolUse("Task", {"prompt": ...})``)
+sends its own requests; they are answered by the rules alone and never take an entry of
+the sequence.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Reply", "Rule", "Script", "ToolUse", "TurnSpec"]
+__all__ = ["Block", "Reply", "Rule", "Script", "Thinking", "ToolUse", "TurnSpec"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,9 @@ class ToolUse:
     ----------
     name
         The tool's name as the agent CLI knows it (``"Bash"``, ``"AskUserQuestion"``...).
+        Two portable names are translated to the tool the agent offers: ``"Bash"`` (its
+        shell tool) and ``"Task"`` (its sub-agent tool, with ``description``, ``prompt``
+        and an optional ``subagent_type``).
     input
         The tool's arguments.
 
@@ -41,8 +48,35 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """The model's reasoning, streamed as its own block.
+
+    Parameters
+    ----------
+    text
+        What the model thinks. Wire APIs that carry reasoning send it as they do (a
+        ``thinking`` block, a ``reasoning`` summary, thought parts, reasoning deltas).
+    redacted
+        Send the reasoning only in its encrypted form, as a model does when it keeps its
+        reasoning hidden: the text then only sizes the token count.
+
+    Examples
+    --------
+    >>> Thinking("Which file?").redacted
+    False
+    """
+
+    text: str = ""
+    redacted: bool = False
+
+
+Block = str | Thinking | ToolUse
+"""One content block of a reply: text, reasoning, or a tool call."""
+
+
+@dataclass(frozen=True)
 class Reply:
-    """One model response: text, tool calls, or both.
+    """One model response: reasoning, text and tool calls, streamed block by block.
 
     Parameters
     ----------
@@ -50,15 +84,29 @@ class Reply:
         Assistant text, streamed in small deltas.
     tools
         Tool calls made after the text.
-    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens
+    thinking
+        Reasoning sent before everything else, on every wire API (see :class:`Thinking`).
+    thinking_redacted
+        Send ``thinking`` only in encrypted form (an Anthropic ``redacted_thinking`` block,
+        a reasoning item without summary, a thought signature without thought text).
+    blocks
+        The content in any order instead of ``text`` and ``tools``: strings are text blocks,
+        :class:`Thinking` and :class:`ToolUse` the others, e.g. ``[Thinking("..."),
+        "Let me look.", ToolUse("Bash", {...}), "Started."]``. ``thinking`` still goes
+        first.
+    input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens
         Usage figures reported on the wire; ``None`` derives a deterministic estimate.
+        ``output_tokens`` counts text and tool calls, ``reasoning_tokens`` the reasoning:
+        each wire adds them up the way its API does.
     delay
         Seconds to wait before the response starts (to hold the agent in ``working``).
+    block_delay
+        Seconds of pause after each streamed block (before the next one or the closing
+        usage); ``None`` takes the model's default.
     chunk_delay
-        Seconds between streamed text chunks.
+        Seconds between streamed chunks inside a block; ``None`` takes the model's default.
     reasoning
-        A reasoning summary sent before the text, on wire APIs that carry one (the
-        Responses API); others leave it out.
+        Another name for ``thinking``, kept for older scripts.
 
     Examples
     --------
@@ -66,22 +114,62 @@ class Reply:
     'Hello!'
     >>> Reply(tools=[ToolUse("Bash", {"command": "ls"})]).stop_reason
     'tool_use'
+    >>> [type(b).__name__ for b in Reply("Done.", thinking="Hmm.").content]
+    ['Thinking', 'str']
     """
 
     text: str = ""
     tools: Sequence[ToolUse] = ()
+    thinking: str = ""
+    thinking_redacted: bool = False
+    blocks: Sequence[Block] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
+    reasoning_tokens: int | None = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     delay: float = 0.0
-    chunk_delay: float = 0.0
+    block_delay: float | None = None
+    chunk_delay: float | None = None
     reasoning: str = ""
+
+    def __post_init__(self) -> None:
+        if self.blocks and (self.text or self.tools):
+            raise ValueError("a Reply takes blocks= or text=/tools=, not both")
+        if self.thinking and self.reasoning and self.thinking != self.reasoning:
+            raise ValueError("thinking= and reasoning= name the same reasoning: give one")
+        for block in self.blocks:
+            if not isinstance(block, str | Thinking | ToolUse):
+                raise TypeError(
+                    f"a Reply block is a str, Thinking or ToolUse, not {type(block).__name__}"
+                )
+        for tool in self.tools:
+            if not isinstance(tool, ToolUse):
+                raise TypeError(f"Reply tools are ToolUse objects, not {type(tool).__name__}")
+
+    @property
+    def content(self) -> tuple[Block, ...]:
+        """The blocks in the order they are streamed (empty text blocks left out)."""
+        reasoning = self.thinking or self.reasoning
+        head: tuple[Block, ...] = ()
+        if reasoning or self.thinking_redacted:
+            head = (Thinking(reasoning, self.thinking_redacted),)
+        body: tuple[Block, ...] = (
+            tuple(self.blocks)
+            if self.blocks
+            else ((self.text,) if self.text else ()) + tuple(self.tools)
+        )
+        return head + tuple(b for b in body if b != "")
+
+    @property
+    def calls(self) -> tuple[ToolUse, ...]:
+        """The tool calls, in order."""
+        return tuple(b for b in self.content if isinstance(b, ToolUse))
 
     @property
     def stop_reason(self) -> str:
         """Why the response ends: ``"tool_use"`` when it calls tools, else ``"end_turn"``."""
-        return "tool_use" if self.tools else "end_turn"
+        return "tool_use" if self.calls else "end_turn"
 
 
 TurnSpec = str | Reply | Sequence[Reply | str]
@@ -103,7 +191,9 @@ class Rule:
     r"""Play ``then`` when the latest user text matches ``when``.
 
     ``when`` is a substring (case-insensitive), a compiled regular expression, or a
-    predicate on the text.
+    predicate on the text. A rule answers the main conversation and sub-agents alike
+    unless ``subagent`` says which one it is for (``True``: only a sub-agent's requests,
+    whose user text is the prompt it was given; ``False``: only the main conversation).
 
     Examples
     --------
@@ -111,13 +201,22 @@ class Rule:
     True
     >>> Rule(re.compile(r"^\d+$"), "a number").matches("42")
     True
+    >>> Rule("count", "3", subagent=True).matches("count the files")
+    False
+    >>> Rule("count", "3", subagent=True).matches("count the files", subagent=True)
+    True
     """
 
     when: Matcher
     then: TurnSpec
+    subagent: bool | None = None
 
-    def matches(self, text: str) -> bool:
-        """Whether this rule applies to the user text."""
+    def matches(self, text: str, *, subagent: bool = False) -> bool:
+        """Whether this rule applies to the user text of the main conversation or of a
+        sub-agent.
+        """
+        if self.subagent is not None and self.subagent != subagent:
+            return False
         if isinstance(self.when, str):
             return self.when.lower() in text.lower()
         if isinstance(self.when, re.Pattern):
@@ -131,11 +230,12 @@ class Rule:
 
 
 DEFAULT_FALLBACK = "I am the scripted model and have no scripted reply for that."
+DEFAULT_SUBAGENT_FALLBACK = "The scripted sub-agent has no scripted reply for that task."
 
 
 @dataclass
 class Script:
-    """Rules, then a sequence, then a fallback.
+    """Rules, then a sequence, then a fallback; sub-agents get rules, then their fallback.
 
     Examples
     --------
@@ -146,18 +246,23 @@ class Script:
     (['first'], ['second'])
     >>> s.choose("again")[0].text == DEFAULT_FALLBACK
     True
+    >>> s.choose("a task", subagent=True)[0].text == DEFAULT_SUBAGENT_FALLBACK
+    True
     """
 
     rules: Sequence[Rule] = ()
     sequence: Sequence[TurnSpec] = ()
     fallback: TurnSpec = DEFAULT_FALLBACK
+    subagent_fallback: TurnSpec = DEFAULT_SUBAGENT_FALLBACK
     _cursor: int = 0
 
-    def choose(self, user_text: str) -> tuple[Reply, ...]:
-        """Pick the turn that answers ``user_text`` (advances the sequence)."""
+    def choose(self, user_text: str, *, subagent: bool = False) -> tuple[Reply, ...]:
+        """Pick the turn that answers ``user_text`` (a main turn advances the sequence)."""
         for rule in self.rules:
-            if rule.matches(user_text):
+            if rule.matches(user_text, subagent=subagent):
                 return rule.turn
+        if subagent:
+            return _as_turn(self.subagent_fallback)
         if self._cursor < len(self.sequence):
             turn = _as_turn(self.sequence[self._cursor])
             self._cursor += 1

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import socket
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -14,8 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import _anthropic, _chat, _gemini, _responses
-from ._script import DEFAULT_FALLBACK, Reply, Rule, Script, TurnSpec
-from ._wire import WireResponse
+from ._script import DEFAULT_FALLBACK, DEFAULT_SUBAGENT_FALLBACK, Reply, Rule, Script, TurnSpec
+from ._wire import BURST, Conversation, Pace, WireResponse, delegated_prompt
 
 __all__ = ["RecordedRequest", "ScriptedModel"]
 
@@ -36,10 +38,17 @@ class RecordedRequest:
     user_text: str
     step: int
     time: float
+    subagent: bool = False
+    """Whether a sub-agent sent it (answered by the rules, never by the sequence)."""
 
 
 class ScriptedModel:
     """A local model server that plays a deterministic script over real wire APIs.
+
+    It speaks the Anthropic Messages API, the OpenAI Responses and Chat Completions APIs
+    and the Gemini API, and streams like a real model: reasoning first, then each text
+    block and tool call, with a pause after each block, and usage late (a small partial
+    figure first where the API sends one, the final figures at the end).
 
     Parameters
     ----------
@@ -50,13 +59,25 @@ class ScriptedModel:
         :class:`Rule` objects tried first, in order, on the latest user text.
     fallback
         The turn played when neither a rule nor the sequence has one.
+    subagent_fallback
+        The turn a sub-agent plays when no rule matches its prompt.
     model_name
         The model name reported when a request does not name one.
+    block_delay
+        Seconds of pause after each streamed block (reasoning, text, tool call), before the
+        next one or the closing usage: 0.2 by default, enough for an agent to see a
+        response arrive in parts and cheap enough for a test suite. A :class:`Reply` may
+        set its own.
+    chunk_delay
+        Seconds between the streamed chunks of one block (0 by default).
+    burst
+        Answer at once, as one burst per response (``block_delay`` and ``chunk_delay`` 0),
+        for tests that do not care how a response streams.
 
     Examples
     --------
     >>> import json, urllib.request
-    >>> with ScriptedModel(["Hello from the script."]) as model:
+    >>> with ScriptedModel(["Hello from the script."], burst=True) as model:
     ...     req = urllib.request.Request(
     ...         model.base_url + "/v1/messages",
     ...         data=json.dumps({"model": "m", "max_tokens": 10, "tools": [{"name": "t"}],
@@ -65,6 +86,27 @@ class ScriptedModel:
     ...     reply = json.load(urllib.request.urlopen(req))
     >>> reply["content"][0]["text"]
     'Hello from the script.'
+
+    A turn that thinks, talks, and hands a task to a sub-agent, whose own requests are
+    answered by the rule on its prompt:
+
+    >>> from lab_widget.scripted import Reply, Rule, ToolUse
+    >>> model = ScriptedModel(
+    ...     rules=[
+    ...         Rule("count the files", [
+    ...             Reply(tools=[ToolUse("Bash", {"command": "ls | wc -l"})]),
+    ...             Reply("3 files"),
+    ...         ], subagent=True),
+    ...     ],
+    ...     sequence=[[
+    ...         Reply(thinking="A sub-agent can count.", blocks=[
+    ...             "Let me delegate that.",
+    ...             ToolUse("Task", {"description": "Count files", "prompt": "count the files"}),
+    ...         ]),
+    ...         Reply("The sub-agent is counting."),
+    ...         Reply("It found 3 files."),
+    ...     ]],
+    ... )
     """
 
     def __init__(
@@ -73,17 +115,30 @@ class ScriptedModel:
         *,
         rules: Sequence[Rule] = (),
         fallback: TurnSpec = DEFAULT_FALLBACK,
+        subagent_fallback: TurnSpec = DEFAULT_SUBAGENT_FALLBACK,
         model_name: str = "scripted-model",
         api_key: str = "sk-scripted-0000000000000000000000",
+        block_delay: float = 0.2,
+        chunk_delay: float = 0.0,
+        burst: bool = False,
     ) -> None:
         if isinstance(sequence, Mapping):
             rules = [*rules, *(Rule(k, v) for k, v in sequence.items())]
             sequence = ()
-        self.script = Script(rules=list(rules), sequence=list(sequence), fallback=fallback)
+        if block_delay < 0 or chunk_delay < 0:
+            raise ValueError("block_delay and chunk_delay are seconds, not negative")
+        self.script = Script(
+            rules=list(rules),
+            sequence=list(sequence),
+            fallback=fallback,
+            subagent_fallback=subagent_fallback,
+        )
         self.model_name = model_name
         self.api_key = api_key
+        self.pace = BURST if burst else Pace(block=block_delay, chunk=chunk_delay)
         self._lock = threading.Lock()
-        self._turns: dict[str, tuple[Reply, ...]] = {}
+        self._turns: dict[str, tuple[tuple[Reply, ...], bool]] = {}
+        self._delegated: set[str] = set()
         self._requests: list[RecordedRequest] = []
         self._ids = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
@@ -110,7 +165,14 @@ class ScriptedModel:
         with self._lock:
             server, self._server = self._server, None
         if server is not None:
-            server.shutdown()
+            stopping = threading.Thread(target=server.shutdown, daemon=True)
+            stopping.start()
+            # The serving loop sees the request to stop only when it wakes: a connection
+            # wakes it now rather than at its next half-second check.
+            host, port = server.server_address[:2]
+            with contextlib.suppress(OSError):
+                socket.create_connection((f"{host!s}", port), timeout=1).close()
+            stopping.join()
             server.server_close()
 
     def __enter__(self) -> ScriptedModel:
@@ -152,63 +214,83 @@ class ScriptedModel:
         """The requests answered from the script (side queries left out)."""
         return [r for r in self.requests if r.scripted]
 
+    @property
+    def subagent_requests(self) -> list[RecordedRequest]:
+        """The scripted requests sub-agents sent."""
+        return [r for r in self.requests if r.scripted and r.subagent]
+
     # -- answering ---------------------------------------------------------------------
 
     def _next_id(self, prefix: str) -> str:
         return f"{prefix}_scripted_{next(self._ids):06d}"
 
-    def _reply_for(self, user_text: str, step: int, key: str) -> Reply:
-        with self._lock:
-            turn = self._turns.get(key)
-            if turn is None:
-                turn = self.script.choose(user_text)
-                self._turns[key] = turn
-        if step < len(turn):
-            return turn[step]
-        # The turn's steps are used up but the agent asks again: end the turn quietly.
-        return Reply("(end of scripted turn)")
+    def _is_delegated(self, text: str) -> bool:
+        # Agents may wrap the prompt they hand over; it stays a part of the user text.
+        return any(p in text for p in self._delegated)
 
-    def handle(self, method: str, path: str, body: dict[str, Any]) -> WireResponse:
+    def _play(self, conv: Conversation) -> tuple[Reply, Pace, bool]:
+        """The reply to one scripted request, its pace, and whether a sub-agent asked."""
+        with self._lock:
+            known = self._turns.get(conv.key)
+            if known is None:
+                subagent = conv.subagent or self._is_delegated(conv.user_text)
+                known = (self.script.choose(conv.user_text, subagent=subagent), subagent)
+                self._turns[conv.key] = known
+            turn, subagent = known
+            # The turn's steps are used up but the agent asks again: end the turn quietly.
+            reply = turn[conv.step] if conv.step < len(turn) else Reply("(end of scripted turn)")
+            # A sub-agent this reply starts sends its first request once the call runs.
+            self._delegated.update(p for p in map(delegated_prompt, reply.calls) if p)
+        pace = Pace(
+            block=self.pace.block if reply.block_delay is None else reply.block_delay,
+            chunk=self.pace.chunk if reply.chunk_delay is None else reply.chunk_delay,
+        )
+        return reply, pace, subagent
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any],
+        headers: Mapping[str, str] | None = None,
+    ) -> WireResponse:
         """Answer one request (the HTTP layer calls this; tests may too)."""
         route = urlsplit(path).path.rstrip("/")
         if route.endswith("/v1/messages"):
             conv = _anthropic.conversation(body)
             scripted = bool(body.get("tools")) and bool(conv.key)
-            reply = (
-                self._reply_for(conv.user_text, conv.step, conv.key) if scripted else _SIDE_REPLY
-            )
-            self._record(method, path, body, scripted, conv.user_text, conv.step)
-            tool_ids = [self._next_id("toolu") for _ in reply.tools]
-            return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids)
+            reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
+            self._record(method, path, body, scripted, conv, subagent)
+            tool_ids = [self._next_id("toolu") for _ in reply.calls]
+            beta = _anthropic.betas(headers or {})
+            return _anthropic.respond(reply, body, self._next_id("msg"), tool_ids, pace, beta)
         if route.endswith("/v1/responses"):
             conv = _responses.conversation(body)
             scripted = not _responses.is_side_query(body) and bool(conv.key)
-            reply = (
-                self._reply_for(conv.user_text, conv.step, conv.key)
+            reply, pace, subagent = (
+                self._play(conv)
                 if scripted
-                else _responses.side_reply(body, _SIDE_REPLY.text)
+                else (_responses.side_reply(body, _SIDE_REPLY.text), BURST, False)
             )
-            self._record(method, path, body, scripted, conv.user_text, conv.step)
-            call_ids = [self._next_id("call") for _ in reply.tools]
+            self._record(method, path, body, scripted, conv, subagent)
+            call_ids = [self._next_id("call") for _ in reply.calls]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
-            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids)
+            return _responses.respond(reply, body, self._next_id("resp"), item_ids, call_ids, pace)
         if route.endswith("/v1/chat/completions"):
             conv = _chat.conversation(body)
             scripted = not _chat.is_side_query(body) and bool(conv.key)
-            reply = (
-                self._reply_for(conv.user_text, conv.step, conv.key) if scripted else _SIDE_REPLY
-            )
-            self._record(method, path, body, scripted, conv.user_text, conv.step)
-            call_ids = [self._next_id("call") for _ in reply.tools]
+            reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
+            self._record(method, path, body, scripted, conv, subagent)
+            call_ids = [self._next_id("call") for _ in reply.calls]
             return _chat.respond(
-                reply, body, self._next_id("chatcmpl"), call_ids, created=int(time.time())
+                reply, body, self._next_id("chatcmpl"), call_ids, int(time.time()), pace
             )
         if route.endswith((":generateContent", ":streamGenerateContent")):
             return self._gemini(method, path, route, body)
         if route.endswith("/v1/messages/count_tokens"):
-            self._record(method, path, body, False, "", 0)
+            self._record(method, path, body, False, None, False)
             return WireResponse(json_body={"input_tokens": 1})
-        self._record(method, path, body, False, "", 0)
+        self._record(method, path, body, False, None, False)
         return WireResponse(
             json_body={"type": "error", "error": {"type": "not_found_error", "message": route}},
             status=404,
@@ -217,22 +299,30 @@ class ScriptedModel:
     def _gemini(self, method: str, path: str, route: str, body: dict[str, Any]) -> WireResponse:
         conv = _gemini.conversation(body)
         scripted = not _gemini.is_side_query(body) and bool(conv.key)
-        reply = (
-            self._reply_for(conv.user_text, conv.step, conv.key)
+        reply, pace, subagent = (
+            self._play(conv)
             if scripted
-            else Reply(_gemini.side_json(body, _SIDE_REPLY.text))
+            else (Reply(_gemini.side_json(body, _SIDE_REPLY.text)), BURST, False)
         )
-        self._record(method, path, body, scripted, conv.user_text, conv.step)
+        self._record(method, path, body, scripted, conv, subagent)
         model, _, verb = route.rpartition("/")[2].partition(":")
-        call_ids = [self._next_id("call") for _ in reply.tools]
-        return _gemini.respond(reply, body, model, call_ids, stream=verb == "streamGenerateContent")
+        call_ids = [self._next_id("call") for _ in reply.calls]
+        stream = verb == "streamGenerateContent"
+        return _gemini.respond(reply, body, model, call_ids, stream, pace)
 
     def _record(
-        self, method: str, path: str, body: dict[str, Any], scripted: bool, text: str, step: int
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any],
+        scripted: bool,
+        conv: Conversation | None,
+        subagent: bool,
     ) -> None:
+        text, step = (conv.user_text, conv.step) if conv is not None else ("", 0)
         with self._lock:
             self._requests.append(
-                RecordedRequest(method, path, body, scripted, text, step, time.time())
+                RecordedRequest(method, path, body, scripted, text, step, time.time(), subagent)
             )
 
 
@@ -244,7 +334,7 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             return  # keep notebooks and test output quiet
 
         def do_GET(self) -> None:
-            self._answer(model.handle("GET", self.path, {}))
+            self._answer(model.handle("GET", self.path, {}, dict(self.headers)))
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -253,7 +343,8 @@ def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {}
-            self._answer(model.handle("POST", self.path, body if isinstance(body, dict) else {}))
+            payload = body if isinstance(body, dict) else {}
+            self._answer(model.handle("POST", self.path, payload, dict(self.headers)))
 
         def _answer(self, response: WireResponse) -> None:
             try:

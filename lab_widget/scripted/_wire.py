@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Conversation", "SseEvent", "WireResponse", "estimate_tokens", "text_chunks"]
+from ._script import Reply, Thinking, ToolUse
+
+__all__ = [
+    "BURST",
+    "Conversation",
+    "Pace",
+    "SseEvent",
+    "Tokens",
+    "WireResponse",
+    "delegated_prompt",
+    "estimate_tokens",
+    "opaque",
+    "partial_output",
+    "text_chunks",
+    "tokens",
+]
 
 
 @dataclass(frozen=True)
@@ -14,12 +31,32 @@ class Conversation:
     """Where a request stands: the latest user text and the step inside its turn.
 
     ``key`` identifies the conversation up to that user text, so that retries and later
-    steps of one turn replay the same scripted turn.
+    steps of one turn replay the same scripted turn. ``subagent`` says the agent marked
+    the request as a sub-agent's own (a marker its wire carries); the server also knows
+    the prompts of the sub-agents it started.
     """
 
     user_text: str
     step: int
     key: str
+    subagent: bool = False
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast a response streams.
+
+    ``block`` is the pause after each content block (before the next block, or before the
+    closing event that carries the final usage); ``chunk`` the pause between the chunks of
+    one block.
+    """
+
+    block: float = 0.0
+    chunk: float = 0.0
+
+
+BURST = Pace()
+"""Everything at once: side queries, and models asked for ``burst=True``."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +78,21 @@ class WireResponse:
     status: int = 200
 
 
+@dataclass(frozen=True)
+class Tokens:
+    """A response's usage before a wire API arranges it.
+
+    ``output`` counts text and tool calls, ``reasoning`` the reasoning; APIs that report
+    one output figure add them.
+    """
+
+    input: int
+    output: int
+    reasoning: int
+    cache_read: int
+    cache_write: int
+
+
 def estimate_tokens(text: str) -> int:
     """A deterministic token estimate (about four characters a token).
 
@@ -50,6 +102,60 @@ def estimate_tokens(text: str) -> int:
     (1, 3)
     """
     return max(1, (len(text) + 3) // 4)
+
+
+_REDACTED_TOKENS = 16
+"""The reasoning tokens of a redacted block the script gave no text for."""
+
+
+def tokens(reply: Reply, prompt: str) -> Tokens:
+    """The usage of ``reply`` to a request whose conversation serialises to ``prompt``.
+
+    Examples
+    --------
+    >>> t = tokens(Reply("abcdefgh", thinking="abcd"), "x" * 40)
+    >>> t.input, t.output, t.reasoning
+    (10, 2, 1)
+    >>> tokens(Reply(thinking_redacted=True), "").reasoning
+    16
+    """
+    visible = sum(estimate_tokens(b) for b in reply.content if isinstance(b, str))
+    visible += 10 * len(reply.calls)
+    thought = sum(
+        estimate_tokens(b.text) if b.text else _REDACTED_TOKENS
+        for b in reply.content
+        if isinstance(b, Thinking)
+    )
+    return Tokens(
+        input=reply.input_tokens if reply.input_tokens is not None else estimate_tokens(prompt),
+        output=reply.output_tokens if reply.output_tokens is not None else max(1, visible),
+        reasoning=reply.reasoning_tokens if reply.reasoning_tokens is not None else thought,
+        cache_read=reply.cache_read_tokens,
+        cache_write=reply.cache_write_tokens,
+    )
+
+
+def partial_output(total: int) -> int:
+    """The small output count a stream reports before its final one (1 to 8).
+
+    Examples
+    --------
+    >>> partial_output(1), partial_output(13), partial_output(500)
+    (1, 6, 8)
+    """
+    return max(1, min(8, total // 2))
+
+
+def opaque(kind: str, text: str) -> str:
+    """A deterministic stand-in for a signature or encrypted payload (base64).
+
+    Examples
+    --------
+    >>> opaque("sig", "a") == opaque("sig", "a") != opaque("sig", "b")
+    True
+    """
+    digest = hashlib.sha256(f"{kind}\0{text}".encode()).digest()
+    return base64.b64encode(b"scripted:" + kind.encode() + b":" + digest).decode()
 
 
 def text_chunks(text: str, size: int = 24) -> Iterator[str]:
@@ -62,3 +168,31 @@ def text_chunks(text: str, size: int = 24) -> Iterator[str]:
     """
     for start in range(0, len(text), size):
         yield text[start : start + size]
+
+
+_SUBAGENT_PROMPTS: dict[str, str] = {
+    "Task": "prompt",
+    "Agent": "prompt",
+    "spawn_agent": "message",
+    "invoke_agent": "prompt",
+    "task": "prompt",
+}
+"""Sub-agent tools (the portable ``Task`` and each agent's own) and the argument that
+carries the sub-agent's prompt."""
+
+
+def delegated_prompt(tool: ToolUse) -> str:
+    """The prompt a sub-agent call gives the sub-agent (``""`` for any other call).
+
+    Examples
+    --------
+    >>> delegated_prompt(ToolUse("Task", {"prompt": " count the files "}))
+    'count the files'
+    >>> delegated_prompt(ToolUse("spawn_agent", {"message": "look"}))
+    'look'
+    >>> delegated_prompt(ToolUse("Bash", {"prompt": "x"}))
+    ''
+    """
+    argument = _SUBAGENT_PROMPTS.get(tool.name)
+    prompt = tool.input.get(argument) if argument else None
+    return prompt.strip() if isinstance(prompt, str) else ""

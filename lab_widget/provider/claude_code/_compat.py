@@ -66,6 +66,11 @@ DIALOG_KEY_DELAY = 0.3
 """Seconds between the keys of a dialog recipe (the pickers re-render after each key; at
 0.3 s every recipe in tests/test_live_dialogs.py lands the intended answers)."""
 
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
+"""Tools that start a sub-agent: ``Agent`` in 2.1.332 (which still takes ``Task`` as an
+alias); ``Task`` in the versions before it. Their ``prompt`` input is the sub-agent's first
+prompt."""
+
 RUN_SETTINGS: dict[str, object] = {"askUserQuestionTimeout": "never"}
 """Settings layered over the user's for every run. 2.1.332 can auto-continue an unanswered
 question after ``askUserQuestionTimeout`` ("60s" | "5m" | "10m" | "never"; unset means
@@ -81,6 +86,10 @@ REJECT = "Reject"
 APPROVAL_KEYS = {APPROVE: "1", APPROVE_ALWAYS: "2", REJECT: "Escape"}
 """"Do you want to proceed?" lists 1 = yes, 2 = yes and don't ask again, then options that
 vary by tool, then no; Esc rejects whatever the list is."""
+
+REJECTED_RESULT = "rejected"
+"""A word of the error ``tool_result`` of a call declined at that prompt: 2.1.332 writes
+"The user doesn't want to proceed with this tool use. The tool use was rejected (...)"."""
 
 PLAN_APPROVE = "Approve"
 PLAN_REJECT = "Reject"

@@ -131,7 +131,7 @@ def outcome_for_result(
 ) -> tuple[DialogStatus, str, list[Answer] | None]:
     """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
     if dialog.kind == "approval":
-        if is_error and "rejected" in content:
+        if is_error and _compat.REJECTED_RESULT in content:
             return "rejected", "rejected", [Answer(selected=[_compat.REJECT])]
         return "answered", "approved", [Answer(selected=[_compat.APPROVE])]
     if dialog.kind == "plan":

@@ -21,10 +21,12 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    ToolCall,
 )
 from .._auth import AuthFlow, credentials, injected_credentials
 from .._seam import (
     AgentProvider,
+    ApprovalOutcome,
     LiveSignals,
     ProviderMeta,
     RunContext,
@@ -35,12 +37,19 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import (
+    approval_said_in_result,
+    spool_drop,
+    spool_entries,
+    spool_records,
+    spool_signature,
+)
 from .._shared import load_json as _load_json
-from .._shared import spool_drop, spool_entries, spool_records, spool_signature
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
-from ._transcript import ClaudeTranscriptReader, peek_session, project_dir
+from ._files import peek_session, project_dir, subagent_dir
+from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -323,7 +332,10 @@ class ClaudeCodeProvider(AgentProvider):
             path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
         if current is not None and current.transcript_id == session_id:
             return current
-        return TranscriptRef(transcript_id=str(session_id), path=path, watch=(path.parent,))
+        # The session's folder holds its sub-agents' transcripts, written beside the main one.
+        return TranscriptRef(
+            transcript_id=str(session_id), path=path, watch=(path.parent, subagent_dir(path))
+        )
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return ClaudeTranscriptReader(ref)
@@ -400,6 +412,10 @@ class ClaudeCodeProvider(AgentProvider):
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """A declined call's error result says so (``_compat.REJECTED_RESULT``)."""
+        return approval_said_in_result(tool, _compat.REJECTED_RESULT)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
         return _commands.catalog(cwd)

@@ -1,199 +1,117 @@
-"""Claude Code's transcript: where it lives and how its entries map to the universal schema.
+"""Claude Code's transcript: how its entries map to the universal schema.
 
-Grammar pinned to Claude Code 2.1.332 (see ``_compat.py``); fixtures recorded from that
-version by ``scripts/record_fixtures.py`` live in ``tests/fixtures/claude-code/``.
+Grammar pinned to Claude Code 2.1.332 (see ``_compat.py``) and read leniently for the older
+versions users' histories hold; fixtures recorded from each version by
+``scripts/record_fixtures.py`` live in ``tests/fixtures/claude-code/``.
+
+A real model's stream reaches the CLI block by block, and the CLI writes one entry per
+finished block: every entry of one API response but the last may carry ``stop_reason: null``
+and the partial usage of the stream's start. So usage is the final figures per response id
+(:class:`~lab_widget.provider.UsageLedger`), and the end of a turn is read from the records
+that end it (a final stop reason, ``turn_duration``), never from a missing stop reason.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...schema import Dialog, LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import (
+    AgentScope,
+    Dialog,
+    LifecycleLevel,
+    Message,
+    SessionSummary,
+    State,
+    ToolCall,
+    Usage,
+)
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .._usage import UsageLedger
+from . import _compat
 from ._dialogs import dialog_for_tool, outcome_for_result
+from ._entries import (
+    ANSI,
+    BASH_INPUT,
+    BASH_OUTPUT,
+    COMMAND_ARGS,
+    COMMAND_NAME,
+    INTERRUPTED,
+    STDOUT,
+    TOOL_ERROR,
+    TaskNotification,
+    attachments,
+    block_text,
+    is_reminder,
+    task_notification,
+    timestamp,
+    unwrap_pastes,
+)
+from ._files import peek_session, project_dir, project_slug
+from ._subagents import Subagents
 
 __all__ = ["ClaudeTranscriptReader", "peek_session", "project_dir", "project_slug"]
 
-_SLUG_LIMIT = 200
-_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
-_STDOUT = re.compile(r"<local-command-(stdout|stderr)>(.*?)</local-command-\1>", re.S)
-_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
-_BASH_OUTPUT = re.compile(r"<bash-(stdout|stderr)>(.*?)</bash-\1>", re.S)
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_INTERRUPTED = "[Request interrupted by user"
-_TOOL_ERROR = re.compile(r"</?tool_use_error>")
-# 2.1.332 records a multi-line paste wrapped in a tag pair that repeats the paste id.
-_PASTED = re.compile(
-    r'(?:\A\n\n)?<pasted_content id="([^"]*)">\n(.*?)\n?</pasted_content id="\1">\n?', re.S
-)
-
-
-def unwrap_pastes(text: str) -> str:
-    r"""The prompt as the user wrote it, without the TUI's paste wrappers.
-
-    Examples
-    --------
-    >>> unwrap_pastes('\n\n<pasted_content id="a1">\nx\ny\n</pasted_content id="a1">\n')
-    'x\ny'
-    >>> unwrap_pastes("plain")
-    'plain'
-    """
-    return _PASTED.sub(lambda m: m.group(2), text)
-
-
-def _java_hash(text: str) -> int:
-    data = text.encode("utf-16-le")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = ((h << 5) - h + (data[i] | data[i + 1] << 8)) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def _base36(n: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        n, r = divmod(n, 36)
-        out = digits[r] + out
-        if n == 0:
-            return out
-
-
-def project_slug(cwd: str) -> str:
-    """The folder name Claude Code keeps a cwd's transcripts under.
-
-    Examples
-    --------
-    >>> project_slug("/tmp/my repo.v2")
-    '-tmp-my-repo-v2'
-    >>> len(project_slug("/x" * 150)) > 200
-    True
-    """
-    slug = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
-    if len(slug) <= _SLUG_LIMIT:
-        return slug
-    return f"{slug[:_SLUG_LIMIT]}-{_base36(abs(_java_hash(cwd)))}"
-
-
-def project_dir(config_dir: Path, cwd: str) -> Path:
-    """``<config dir>/projects/<slug>``."""
-    return config_dir / "projects" / project_slug(cwd)
-
-
-def _timestamp(entry: dict[str, Any]) -> datetime | None:
-    raw = entry.get("timestamp")
-    if not isinstance(raw, str):
-        return None
-    try:
-        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def _block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    if isinstance(content, list):
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif block.get("type") == "image":
-                parts.append("[image]")
-    return "\n".join(parts)
-
-
-def _prompt_text(entry: dict[str, Any]) -> str | None:
-    """What the user typed in a ``user`` entry, or ``None`` for echoes and bookkeeping."""
-    if entry.get("isMeta") or entry.get("isCompactSummary"):
-        return None
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    text = _block_text(content).strip()
-    if not text or text.startswith(_INTERRUPTED):
-        return None
-    if _COMMAND_NAME.search(text) or _STDOUT.search(text) or _BASH_INPUT.search(text):
-        return None
-    if _BASH_OUTPUT.search(text):
-        return None
-    return unwrap_pastes(text).strip() or None
-
-
-def peek_session(path: Path, limit: int = 1 << 20) -> tuple[str | None, str | None]:
-    """The first prompt and the answering model of a session file, reading at most
-    ``limit`` bytes and stopping as soon as both are found.
-
-    Falls back to the requested model when no answer was seen within the limit.
-    """
-    prompt: str | None = None
-    model: str | None = None
-    requested: str | None = None
-    read = 0
-    try:
-        with path.open("rb") as handle:
-            for raw in handle:
-                read += len(raw)
-                if read > limit:
-                    break
-                try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(entry, dict):
-                    continue
-                kind = entry.get("type")
-                if kind == "user" and prompt is None:
-                    prompt = _prompt_text(entry)
-                elif kind == "assistant" and model is None:
-                    message = entry.get("message")
-                    name = message.get("model") if isinstance(message, dict) else None
-                    if isinstance(name, str) and name and name != "<synthetic>":
-                        model = name
-                elif kind == "api-request" and requested is None:
-                    params = entry.get("params")
-                    name = params.get("model") if isinstance(params, dict) else None
-                    requested = name if isinstance(name, str) and name else None
-                if prompt is not None and model is not None:
-                    break
-    except OSError:
-        pass
-    return prompt, model or requested
+_FINAL_STOPS = frozenset({"end_turn", "stop_sequence", "max_tokens", "refusal"})
+_COMPACTED = "Conversation compacted"
+_PROGRESS_LIMIT = 4000
+"""Characters of a running command's output kept as its progress (the latest ones)."""
 
 
 class ClaudeTranscriptReader(TranscriptReader):
-    """Maps one Claude Code session file into messages, incrementally.
+    """Maps one Claude Code session file, and its sub-agents' files, into messages.
 
-    State: ``working`` from a submitted prompt or a tool result until the turn ends
-    (an assistant ``end_turn``, a ``turn_duration`` record, an interrupt, an API error).
-    Command echoes never change the state.
+    State: ``working`` from a submitted prompt or a tool result until the turn ends (a
+    final stop reason, a ``turn_duration`` record, an interrupt, an API error), and while a
+    sub-agent it launched in the background has not reported back. Command echoes never
+    change the state.
+
+    Sub-agents' messages follow in the same list, each with the id of the call that started
+    it as ``parent_tool_id``; their usage counts in the session with scope ``subagent``.
     """
 
-    def __init__(self, ref: TranscriptRef) -> None:
+    def __init__(
+        self,
+        ref: TranscriptRef,
+        *,
+        scope: AgentScope = "main",
+        ledger: UsageLedger | None = None,
+    ) -> None:
         self.ref = ref
+        self._scope: AgentScope = scope
+        self._shared_ledger = ledger
         self._tail = JsonlTail(ref.path)
         self._reset()
 
     def _reset(self) -> None:
         self._messages: list[Message] = []
         self._tool_seq: dict[str, int] = {}
-        self._usage_seen: set[str] = set()
+        self._ledger = self._shared_ledger if self._shared_ledger is not None else UsageLedger()
+        # Response id -> seq of the message that shows its usage.
+        self._carrier: dict[str, int] = {}
         self._state: State = "idle"
+        # Whether the last response seen asked for tools (its turn goes on), for the state of
+        # a transcript nobody writes any more.
+        self._open_response = False
+        self._seen_turn = False
         # Plain fields, turned into a SessionSummary only when asked: a model per entry
         # would cost more than the parse itself.
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
-        self._usage_total = Usage()
         self._changed: dict[int, None] = {}
         # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
         self._pending: dict[int, None] = {}
+        self._compaction: int | None = None
+        # The state before the latest prompt, while it may still turn out to be a command.
+        self._before_prompt: tuple[int, State, bool] | None = None
+        # Calls whose sub-agent runs in the background and has not reported back.
+        self._background: dict[str, None] = {}
+        self.agent_links: dict[str, str] = {}
+        """Sub-agent id -> the tool call that started it, as this file tells."""
+        self._agent_calls: dict[str, str] = {}
+        """Sub-agent calls (tool id -> prompt) whose sub-agent is not known yet."""
+        self._subagents = Subagents(self, _child_reader) if self._scope == "main" else None
 
     # -- TranscriptReader --------------------------------------------------------------
 
@@ -203,7 +121,16 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     @property
     def state(self) -> State:
+        if self._state == "idle" and self._background:
+            return "working"  # the sub-agent's report starts the next turn by itself
         return self._state
+
+    def settled_state(self) -> State:
+        state = self.state
+        finished = self._seen_turn and not self._open_response
+        if state == "working" and finished and not self._background:
+            return "idle"  # the last response answered without asking for tools
+        return state
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -216,7 +143,10 @@ class ClaudeTranscriptReader(TranscriptReader):
     @property
     def summary(self) -> SessionSummary:
         return SessionSummary(
-            **self._facts, usage=self._usage_total, turn_durations_ms=list(self._turn_durations)
+            **self._facts,
+            usage=self._ledger.total,
+            models=self._ledger.models(),
+            turn_durations_ms=list(self._turn_durations),
         )
 
     def read(self) -> ReadResult:
@@ -234,22 +164,67 @@ class ClaudeTranscriptReader(TranscriptReader):
                 )
             elif isinstance(item.value, dict):
                 self._entry(item)
+        if self._subagents is not None:
+            self._subagents.read()
         changed = [self._messages[seq] for seq in sorted(self._changed)]
         return ReadResult(changed=self._messages[:] if reset else changed, reset=reset)
 
     # -- building messages -------------------------------------------------------------
 
-    def _add(self, **fields: Any) -> Message:
+    def add_message(self, **fields: Any) -> Message:
+        """Append a message (the next seq) and report it as changed."""
         message = Message(seq=len(self._messages), **fields)
         self._messages.append(message)
         self._changed[message.seq] = None
         self._note_pending(message)
         return message
 
-    def _replace(self, message: Message) -> None:
+    def replace_message(self, message: Message) -> None:
+        """Put an updated copy of a message in place (same seq) and report it."""
         self._messages[message.seq] = message
         self._changed[message.seq] = None
         self._note_pending(message)
+
+    def append_message(self, message: Message, parent_tool_id: str) -> Message:
+        """Append a sub-agent's message, nested under the call ``parent_tool_id``."""
+        copy = message.model_copy(
+            update={"seq": len(self._messages), "parent_tool_id": parent_tool_id}
+        )
+        self._messages.append(copy)
+        self._changed[copy.seq] = None
+        self._note_pending(copy)
+        if copy.tool is not None:
+            self._tool_seq.setdefault(copy.tool.id, copy.seq)
+            if copy.tool.name in _compat.SUBAGENT_TOOLS and copy.tool.agent_id is None:
+                self._agent_calls[copy.tool.id] = str(copy.tool.input.get("prompt") or "")
+        return copy
+
+    @property
+    def ledger(self) -> UsageLedger:
+        """The usage of the session and its sub-agents."""
+        return self._ledger
+
+    def link_agent(self, tool_id: str, agent_id: str) -> None:
+        """Note on the call ``tool_id`` that it runs the sub-agent ``agent_id``."""
+        self._agent_calls.pop(tool_id, None)
+        old = self.tool_message(tool_id)
+        if old is not None and old.tool is not None and old.tool.agent_id != agent_id:
+            tool = old.tool.model_copy(update={"agent_id": agent_id})
+            self.replace_message(old.model_copy(update={"tool": tool}))
+
+    def unlinked_agent_calls(self, linked: set[str]) -> dict[str, str]:
+        """Running sub-agent calls not linked to a sub-agent yet: tool id -> prompt."""
+        return {t: p for t, p in self._agent_calls.items() if t not in linked}
+
+    @property
+    def watch(self) -> tuple[Path, ...]:
+        """Folders whose changes this reader reads (its sub-agents' folder)."""
+        return (self._subagents.watch,) if self._subagents is not None else ()
+
+    def tool_message(self, tool_id: str) -> Message | None:
+        """The message of the tool call ``tool_id``, if this reader has it."""
+        seq = self._tool_seq.get(tool_id)
+        return self._messages[seq] if seq is not None else None
 
     def _note_pending(self, message: Message) -> None:
         if message.dialog is not None and message.dialog.status == "pending":
@@ -257,14 +232,17 @@ class ClaudeTranscriptReader(TranscriptReader):
         else:
             self._pending.pop(message.seq, None)
 
-    def _lifecycle(self, text: str, level: LifecycleLevel, entry: dict[str, Any] | None) -> None:
-        self._add(
+    def _lifecycle(
+        self, text: str, level: LifecycleLevel, entry: dict[str, Any] | None, detail: str = ""
+    ) -> Message:
+        return self.add_message(
             kind="lifecycle",
             role="system",
             text=text,
             level=level,
+            detail=detail,
             native_id=entry.get("uuid") if entry else None,
-            timestamp=_timestamp(entry) if entry else None,
+            timestamp=timestamp(entry) if entry else None,
         )
 
     def _entry(self, line: Line) -> None:
@@ -275,22 +253,30 @@ class ClaudeTranscriptReader(TranscriptReader):
         if kind == "user":
             self._user(entry)
         elif kind == "assistant":
+            self._before_prompt = None
             self._assistant(entry)
         elif kind == "system":
             self._system(entry)
+        elif kind == "progress":
+            self._progress(entry)
         elif kind == "cost-state":
             cost = entry.get("totalCostUSD")
             if isinstance(cost, int | float) and not isinstance(cost, bool):
                 self._facts["vendor_cost_usd"] = float(cost)
         elif kind == "api-request":
             self._api_request(entry)
-        # Every other entry type (mode, attachment, api-request, ...) is bookkeeping.
+        # Every other entry type (mode, attachment, file-history-snapshot, ...) is bookkeeping.
 
     def _api_request(self, entry: dict[str, Any]) -> None:
         # The model the CLI asked for; side queries (titles, summaries) may ask another.
         source = entry.get("querySource")
         if isinstance(source, str) and not source.startswith("repl_main_thread"):
             return
+        if isinstance(source, str):
+            # A request of the main thread is a turn under way, whatever started it (a
+            # prompt, a tool result, a sub-agent's notification).
+            self._state = "working"
+            self._open_response = True
         params = entry.get("params")
         model = params.get("model") if isinstance(params, dict) else None
         if isinstance(model, str) and model:
@@ -298,7 +284,7 @@ class ClaudeTranscriptReader(TranscriptReader):
 
     def _note_session(self, entry: dict[str, Any]) -> None:
         facts = self._facts
-        ts = _timestamp(entry)
+        ts = timestamp(entry)
         if ts is not None:
             facts["updated_at"] = ts
             facts.setdefault("started_at", ts)
@@ -307,109 +293,163 @@ class ClaudeTranscriptReader(TranscriptReader):
             if isinstance(value, str) and value:
                 facts[field] = value
 
-    def _command_echo(self, text: str, entry: dict[str, Any]) -> bool:
-        """Map ``<command-name>`` and ``<local-command-stdout>`` blocks; True if it was one."""
-        name = _COMMAND_NAME.search(text)
-        outputs = _STDOUT.findall(text)
-        if name is None and not outputs:
+    def _echo(self, text: str, entry: dict[str, Any]) -> bool:
+        """Map command and ``!`` shell echoes; True if ``text`` was one."""
+        name = COMMAND_NAME.search(text)
+        bash = BASH_INPUT.search(text)
+        outputs = STDOUT.findall(text) + BASH_OUTPUT.findall(text)
+        if name is None and bash is None and not outputs:
             return False
         if name is not None:
             command = name.group(1).strip()
-            args_match = _COMMAND_ARGS.search(text)
+            args_match = COMMAND_ARGS.search(text)
             args = args_match.group(1).strip() if args_match else ""
-            self._add(
-                kind="text",
-                role="user",
-                text=f"{command} {args}".strip(),
-                command=command,
-                native_id=entry.get("uuid"),
-                timestamp=_timestamp(entry),
-            )
+            line, shown = command, f"{command} {args}".strip()
+        elif bash is not None:
+            line, shown = "!", f"! {bash.group(1)}"
+        if name is not None or bash is not None:
+            echo = {
+                "kind": "text",
+                "role": "user",
+                "text": shown,
+                "command": line,
+                "native_id": entry.get("uuid"),
+                "timestamp": timestamp(entry),
+            }
+            before = self._before_prompt
+            typed = self._messages[before[0]] if before is not None else None
+            if before is not None and typed is not None and typed.text == shown:
+                # Older versions first write the command as typed, as if it were a prompt:
+                # the echo takes its place, and the command started no turn.
+                self.replace_message(typed.model_copy(update=echo))
+                self._state, self._open_response = before[1], before[2]
+                self._before_prompt = None
+            else:
+                self.add_message(**echo)
         for stream, raw in outputs:
-            body = _ANSI.sub("", raw).strip()
-            if body:
-                self._lifecycle(body, "warning" if stream == "stderr" else "info", entry)
-        return True
-
-    def _bash_echo(self, text: str, entry: dict[str, Any]) -> bool:
-        command = _BASH_INPUT.search(text)
-        outputs = _BASH_OUTPUT.findall(text)
-        if command is None and not outputs:
-            return False
-        if command is not None:
-            self._add(
-                kind="text",
-                role="user",
-                text=f"! {command.group(1)}",
-                command="!",
-                native_id=entry.get("uuid"),
-                timestamp=_timestamp(entry),
-            )
-        for stream, raw in outputs:
-            body = _ANSI.sub("", raw).strip()
+            body = ANSI.sub("", raw).strip()
             if body:
                 self._lifecycle(body, "warning" if stream == "stderr" else "info", entry)
         return True
 
     def _user(self, entry: dict[str, Any]) -> None:
+        origin = entry.get("origin")
+        if isinstance(origin, dict) and origin.get("kind") == "peer" and origin.get("handback"):
+            self._report(origin)
+            return
         if entry.get("isMeta"):
-            return  # caveats and expanded command prompts: not something the user typed
+            return  # caveats, reminders, expanded command prompts: not what the user typed
         message = entry.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if entry.get("isCompactSummary"):
-            self._lifecycle("Conversation compacted", "info", entry)
+            self._compacted(entry, summary=block_text(content))
             return
         if isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     self._tool_result(block, entry)
-        text = _block_text(content)
-        if not text.strip():
+        text = block_text(content)
+        images = [] if _has_tool_results(content) else attachments(content)
+        if not text.strip() and not images:
             return
-        if self._command_echo(text, entry) or self._bash_echo(text, entry):
+        notice = task_notification(entry, text)
+        if notice is not None:
+            self._task_done(notice, entry)
+            return
+        if is_reminder(text) or self._echo(text, entry):
             return  # echoes are visible but never drive the state
-        if text.startswith(_INTERRUPTED):
+        if text.startswith(INTERRUPTED):
             self._lifecycle("Interrupted", "info", entry)
             self._state = "idle"
             return
-        self._add(
+        prompt = self.add_message(
             kind="text",
             role="user",
             text=unwrap_pastes(text),
+            attachments=images,
             native_id=entry.get("uuid"),
-            timestamp=_timestamp(entry),
+            timestamp=timestamp(entry),
         )
+        self._before_prompt = (prompt.seq, self._state, self._open_response)
         self._state = "working"
+        self._seen_turn = True
+        self._open_response = True
 
     def _tool_result(self, block: dict[str, Any], entry: dict[str, Any]) -> None:
         tool_id = block.get("tool_use_id")
         seq = self._tool_seq.get(tool_id) if isinstance(tool_id, str) else None
-        output = _TOOL_ERROR.sub("", _block_text(block.get("content")))
+        content = block.get("content")
+        output = TOOL_ERROR.sub("", block_text(content))
         status = "error" if block.get("is_error") else "ok"
+        images = attachments(content)
+        result = entry.get("toolUseResult")
+        agent = result.get("agentId") if isinstance(result, dict) else None
+        launched = isinstance(result, dict) and result.get("status") == "async_launched"
+        if isinstance(agent, str) and isinstance(tool_id, str):
+            self.agent_links[agent] = tool_id
+        self._state = "working"
+        self._open_response = True
         if seq is None:
             # A result whose call we never saw (the call was before a rewrite): keep it.
-            self._add(
+            self.add_message(
                 kind="tool",
                 role="assistant",
                 tool=ToolCall(id=str(tool_id), name="?", status=status, output=output),
+                attachments=images,
                 native_id=entry.get("uuid"),
-                timestamp=_timestamp(entry),
+                timestamp=timestamp(entry),
             )
+            return
+        old = self._messages[seq]
+        assert old.tool is not None
+        tool_update: dict[str, Any] = {"progress": None}
+        if isinstance(agent, str):
+            tool_update["agent_id"] = agent
+        if launched:
+            # The sub-agent runs in the background; its report arrives as a notification.
+            self._background[str(tool_id)] = None
         else:
-            old = self._messages[seq]
-            assert old.tool is not None
+            tool_update.update(status=status, output=output)
+        update: dict[str, Any] = {"tool": old.tool.model_copy(update=tool_update)}
+        if images:
+            update["attachments"] = [*old.attachments, *images]
+        if old.dialog is not None:
+            state, outcome, answers = outcome_for_result(
+                old.dialog, result, output, status == "error"
+            )
+            update["dialog"] = old.dialog.model_copy(
+                update={"status": state, "outcome": outcome, "answers": answers}
+            )
+        self.replace_message(old.model_copy(update=update))
+
+    def _report(self, origin: dict[str, Any]) -> None:
+        # A background sub-agent's final report, delivered to the main thread as a message
+        # from a peer: it is the call's output (the task notification that follows only says
+        # it was delivered).
+        agent, report = origin.get("from"), origin.get("handbackReportText")
+        tool_id = self.agent_links.get(agent) if isinstance(agent, str) else None
+        old = self.tool_message(tool_id) if tool_id else None
+        if old is None or old.tool is None or not isinstance(report, str):
+            return
+        tool = old.tool.model_copy(update={"output": report})
+        self.replace_message(old.model_copy(update={"tool": tool}))
+
+    def _task_done(self, notice: TaskNotification, entry: dict[str, Any]) -> None:
+        # Whether the main agent answers the notification shows in what follows (a model
+        # request, then a response): the notification itself starts no turn.
+        tool_id = notice.tool_use_id
+        level: LifecycleLevel = "info" if notice.status == "completed" else "warning"
+        old = self.tool_message(tool_id) if tool_id is not None else None
+        report = old.tool.output if old is not None and old.tool is not None else None
+        self._lifecycle(notice.summary, level, entry, detail=report or notice.result)
+        if tool_id is None:
+            return
+        self._background.pop(tool_id, None)
+        if old is not None and old.tool is not None:
+            status = "ok" if notice.status == "completed" else "error"
+            output = report or notice.result or notice.summary
             tool = old.tool.model_copy(update={"status": status, "output": output})
-            update: dict[str, Any] = {"tool": tool}
-            if old.dialog is not None:
-                result = entry.get("toolUseResult")
-                state, outcome, answers = outcome_for_result(
-                    old.dialog, result, output, status == "error"
-                )
-                update["dialog"] = old.dialog.model_copy(
-                    update={"status": state, "outcome": outcome, "answers": answers}
-                )
-            self._replace(old.model_copy(update=update))
-        self._state = "working"
+            self.replace_message(old.model_copy(update={"tool": tool}))
 
     def _assistant(self, entry: dict[str, Any]) -> None:
         message = entry.get("message")
@@ -417,52 +457,65 @@ class ClaudeTranscriptReader(TranscriptReader):
             return
         model = message.get("model") if isinstance(message.get("model"), str) else None
         if entry.get("isApiErrorMessage"):
-            self._lifecycle(_block_text(message.get("content")) or "API error", "error", entry)
+            self._lifecycle(block_text(message.get("content")) or "API error", "error", entry)
             self._state = "idle"
+            self._open_response = False
             return
-        usage = self._usage(message, entry)
+        key = str(message.get("id") or entry.get("requestId") or entry.get("uuid"))
+        usage = self._usage(message, key)
         if model and model != "<synthetic>":
             self._facts["model"] = model
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        base: dict[str, Any] = {
+            "role": "assistant",
+            "native_id": entry.get("uuid"),
+            "timestamp": timestamp(entry),
+            "model": model,
+        }
+        asks_tools = False
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text" and str(block.get("text", "")).strip():
-                self._add(
-                    kind="text",
-                    role="assistant",
-                    text=str(block["text"]),
-                    native_id=entry.get("uuid"),
-                    timestamp=_timestamp(entry),
-                    model=model,
-                    usage=usage,
+            kind = block.get("type")
+            added: Message | None = None
+            if kind == "text" and str(block.get("text", "")).strip():
+                added = self.add_message(kind="text", text=str(block["text"]), **base)
+            elif kind in ("thinking", "redacted_thinking"):
+                thought = str(block.get("thinking") or "") if kind == "thinking" else ""
+                added = self.add_message(
+                    kind="text", text=thought, thinking=True, redacted=not thought.strip(), **base
                 )
-                usage = None  # usage belongs to the API message, shown once
-            elif block.get("type") == "tool_use":
-                tool_input = block.get("input")
-                call = ToolCall(
-                    id=str(block.get("id")),
-                    name=str(block.get("name")),
-                    input=tool_input if isinstance(tool_input, dict) else {},
-                )
-                dialog = dialog_for_tool(call.name, tool_input, call.id)
-                if dialog is not None and dialog.kind == "plan" and not dialog.body:
-                    dialog = dialog.model_copy(update={"body": self._plan_text(entry)})
-                added = self._add(
-                    kind="dialog" if dialog else "tool",
-                    dialog=dialog,
-                    role="assistant",
-                    tool=call,
-                    native_id=entry.get("uuid"),
-                    timestamp=_timestamp(entry),
-                    model=model,
-                    usage=usage,
-                )
-                usage = None
-                self._tool_seq[call.id] = added.seq
+            elif kind == "tool_use":
+                added = self._tool_use(block, entry, base)
+                asks_tools = True
+            if added is not None and key not in self._carrier and usage is not None:
+                self._carrier[key] = added.seq
+                self.replace_message(added.model_copy(update={"usage": usage}))
         stop = message.get("stop_reason")
-        self._state = "idle" if stop in ("end_turn", "stop_sequence", "max_tokens") else "working"
+        self._seen_turn = True
+        self._open_response = asks_tools or stop == "tool_use"
+        self._state = "idle" if stop in _FINAL_STOPS else "working"
+
+    def _tool_use(
+        self, block: dict[str, Any], entry: dict[str, Any], base: dict[str, Any]
+    ) -> Message:
+        tool_input = block.get("input")
+        call = ToolCall(
+            id=str(block.get("id")),
+            name=str(block.get("name")),
+            input=tool_input if isinstance(tool_input, dict) else {},
+        )
+        dialog = dialog_for_tool(call.name, tool_input, call.id)
+        if dialog is not None and dialog.kind == "plan" and not dialog.body:
+            dialog = dialog.model_copy(update={"body": self._plan_text(entry)})
+        added = self.add_message(
+            kind="dialog" if dialog else "tool", dialog=dialog, tool=call, **base
+        )
+        self._tool_seq[call.id] = added.seq
+        if call.name in _compat.SUBAGENT_TOOLS:
+            self._agent_calls[call.id] = str(call.input.get("prompt") or "")
+        return added
 
     def _plan_text(self, entry: dict[str, Any]) -> str:
         # 2.1.332 passes no plan to ExitPlanMode: the plan is the session's plan file,
@@ -476,20 +529,14 @@ class ClaudeTranscriptReader(TranscriptReader):
         except OSError:
             return ""
 
-    def _usage(self, message: dict[str, Any], entry: dict[str, Any]) -> Usage | None:
+    def _usage(self, message: dict[str, Any], key: str) -> Usage | None:
         raw = message.get("usage")
         if not isinstance(raw, dict):
             return None
-        # One API message is written as one entry per content block, each repeating the
-        # usage: count it once per message id.
-        key = str(message.get("id") or entry.get("requestId") or entry.get("uuid"))
-        if key in self._usage_seen:
-            return None
-        self._usage_seen.add(key)
 
         def count(name: str) -> int:
             value = raw.get(name)
-            return value if isinstance(value, int) else 0
+            return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
         usage = Usage(
             input_tokens=count("input_tokens"),
@@ -497,24 +544,82 @@ class ClaudeTranscriptReader(TranscriptReader):
             cache_read_tokens=count("cache_read_input_tokens"),
             cache_write_tokens=count("cache_creation_input_tokens"),
         )
-        self._usage_total = self._usage_total + usage
-        if not entry.get("isSidechain"):
+        model = message.get("model")
+        model = model if isinstance(model, str) and model != "<synthetic>" else None
+        if not self._ledger.record(key, usage, model, self._scope):
+            return self._ledger.usage(key)
+        final = self._ledger.usage(key)
+        if self._scope == "main" and final is not None:
             self._facts["context_tokens"] = (
-                usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+                final.input_tokens + final.cache_read_tokens + final.cache_write_tokens
             )
-        return usage
+        carrier = self._carrier.get(key)
+        if carrier is not None:
+            # Later copies of a response bring its final figures: the message shows those.
+            self.replace_message(self._messages[carrier].model_copy(update={"usage": final}))
+        return final
+
+    def _progress(self, entry: dict[str, Any]) -> None:
+        data = entry.get("data")
+        parent = entry.get("parentToolUseID")
+        if not isinstance(data, dict) or not isinstance(parent, str):
+            return
+        if data.get("type") == "agent_progress":
+            agent = data.get("agentId")
+            if isinstance(agent, str):
+                self.agent_links.setdefault(agent, parent)
+            return
+        if data.get("type") != "bash_progress":
+            return
+        old = self.tool_message(parent)
+        if old is None or old.tool is None or old.tool.status != "running":
+            return
+        raw = data.get("fullOutput") or data.get("output")
+        if not isinstance(raw, str):
+            return
+        text = ANSI.sub("", raw)[-_PROGRESS_LIMIT:]
+        self.replace_message(
+            old.model_copy(update={"tool": old.tool.model_copy(update={"progress": text})})
+        )
+
+    def _compacted(self, entry: dict[str, Any], summary: str = "", note: str = "") -> None:
+        if self._compaction is not None and summary:
+            # The summary follows its boundary: it belongs to that message.
+            old = self._messages[self._compaction]
+            self.replace_message(old.model_copy(update={"detail": summary.strip()}))
+            self._compaction = None
+            return
+        message = self._lifecycle(_COMPACTED + note, "info", entry, detail=summary.strip())
+        self._compaction = None if summary else message.seq
 
     def _system(self, entry: dict[str, Any]) -> None:
         subtype = entry.get("subtype")
         content = entry.get("content")
         if subtype == "local_command" and isinstance(content, str):
-            self._command_echo(content, entry)
+            self._echo(content, entry)
         elif subtype == "turn_duration":
             self._state = "idle"
+            self._open_response = False
             duration = entry.get("durationMs")
             if isinstance(duration, int | float) and not isinstance(duration, bool):
                 self._turn_durations.append(int(duration))
         elif subtype == "compact_boundary":
-            self._lifecycle("Conversation compacted", "info", entry)
+            meta = entry.get("compactMetadata")
+            trigger = meta.get("trigger") if isinstance(meta, dict) else None
+            self._compacted(entry, note=f" ({trigger})" if isinstance(trigger, str) else "")
+            if trigger == "manual" and self._before_prompt is not None:
+                # A /compact the user ran (written as typed by older versions) is no turn;
+                # an automatic compaction happens inside one, which goes on.
+                _, self._state, self._open_response = self._before_prompt
         elif subtype == "api_error" or entry.get("level") == "error":
             self._lifecycle(str(content or "API error"), "error", entry)
+
+
+def _child_reader(ref: TranscriptRef, ledger: UsageLedger) -> ClaudeTranscriptReader:
+    return ClaudeTranscriptReader(ref, scope="subagent", ledger=ledger)
+
+
+def _has_tool_results(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )

@@ -173,12 +173,40 @@ CONTEXT_PREFIXES = (
     "<skills_instructions>",
     "<turn_aborted>",
     "<user_shell_command>",
+    "<subagent_notification>",
     "# AGENTS.md instructions",
 )
-"""User-role rollout messages that Codex writes itself (context, interrupt notes)."""
+"""User-role rollout messages that Codex writes itself (context, interrupt notes, and the
+note a parent thread gets when a sub-agent finishes:
+``<subagent_notification>{"agent_path": <thread id>, "status": {"completed": ...}}``)."""
 
-EXIT_CODE = r"Process exited with code (-?\d+)"
-"""How ``exec_command``'s output reports the exit status."""
+EXIT_CODE = r"(?:Process exited with code|^Exit code:) (-?\d+)"
+"""How a shell call's output reports the exit status: ``exec_command`` (0.150.1, 0.171.0)
+"Process exited with code N" in its header, ``shell_command`` (0.80.0) a first line
+"Exit code: N"."""
+
+FAILED_OUTPUT_PREFIXES = ("rejected", "aborted", "error", "unsupported call")
+"""How an output without an exit status says the call failed (``unsupported call: <name>``
+is Codex's answer to a tool it does not offer)."""
+
+IMAGE_WRAPPER = r"</?image\b[^>]*>"
+"""The text parts around an attached image in a user message: ``<image name=[Image #1]
+path="...">`` before the ``input_image`` part and ``</image>`` after it (``--image``)."""
+
+SPAWN_TOOLS = frozenset({"spawn_agent"})
+"""Calls that start a sub-agent thread (namespace ``multi_agent_v1``); their output is
+``{"agent_id": <thread id>, "nickname": ...}`` and the thread has its own rollout, whose
+``session_meta.source.subagent.thread_spawn.parent_thread_id`` names the parent."""
+
+COMPACTION_OUTPUT = "compaction_output"
+"""``response_item.metadata`` flag on the assistant message that holds a ``/compact``
+summary (written just before the ``compacted`` line): not an answer, the summary. 0.150.1
+writes the same message unflagged (the ``compacted`` line's ``message`` then ends with its
+text, and the reader turns it into the compaction); 0.80.0 writes none."""
+
+VIEWED_IMAGE_OUTPUT = "attached local image path"
+"""0.80.0's ``view_image`` output: the image itself follows as a user message holding
+only an ``input_image`` (0.150.1 and 0.171.0 return it inside the output)."""
 
 
 CURATED_OUT: dict[str, str] = {

@@ -25,9 +25,11 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    ToolCall,
 )
 from .._seam import (
     AgentProvider,
+    ApprovalOutcome,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -37,15 +39,11 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import approval_said_in_result
 from . import _commands, _compat
 from ._dialogs import CodexSignals, load_json, play, recipe, signals
-from ._transcript import (
-    CodexTranscriptReader,
-    peek_rollout,
-    pending_rollout,
-    read_meta,
-    rollouts,
-)
+from ._rollouts import is_subagent, peek_rollout, pending_rollout, read_meta, rollouts
+from ._transcript import CodexTranscriptReader
 
 __all__ = ["CodexProvider", "api_base_url", "toml_string"]
 
@@ -294,8 +292,8 @@ class CodexProvider(AgentProvider):
         for folder in day_dirs:
             for path in folder.glob("rollout-*.jsonl") if folder.is_dir() else []:
                 meta = read_meta(path)
-                if meta is None or meta.get("cwd") != str(context.cwd):
-                    continue
+                if meta is None or meta.get("cwd") != str(context.cwd) or is_subagent(meta):
+                    continue  # another folder's, or a sub-agent's (read with its parent)
                 started = _epoch_seconds(meta.get("timestamp"))
                 if started is None or started < since - 1.0:
                     continue  # another run's (earlier) thread in the same folder
@@ -308,22 +306,30 @@ class CodexProvider(AgentProvider):
         return CodexTranscriptReader(ref, clear_echo=echo)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
-        folder = str(Path(cwd).expanduser().resolve())
-        refs = []
-        for path in rollouts(_user_codex_home() / _compat.SESSIONS_DIR):
-            meta = read_meta(path)
-            if meta is not None and meta.get("cwd") == folder and meta.get("id"):
-                refs.append(
-                    TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
-                )
-        return refs
+        # The user's own sessions only: isolated runs keep theirs in their runtime home.
+        return _sessions(_user_codex_home(), Path(cwd).expanduser().resolve())
+
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+        state = self._run_state(context)
+        if not state.get("isolated"):
+            return []
+        return _sessions(self._codex_home(context), context.cwd)
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_rollout(ref.path)
 
     def watch_paths(self, context: RunContext) -> list[Path]:
         codex_home = self._codex_home(context)
-        return [context.runtime_dir / _SIGNALS, codex_home / _compat.THREAD_MARKERS]
+        # Today's rollout folders too: a sub-agent's rollout lands in the folder of the day
+        # it starts, which after midnight is not its parent's.
+        now = time.time()
+        days = {time.strftime("%Y/%m/%d", t) for t in (time.localtime(now), time.gmtime(now))}
+        sessions = codex_home / _compat.SESSIONS_DIR
+        return [
+            context.runtime_dir / _SIGNALS,
+            codex_home / _compat.THREAD_MARKERS,
+            *(sessions / day for day in sorted(days)),
+        ]
 
     def is_ready(self, context: RunContext) -> bool:
         # The TUI marks its thread in CODEX_HOME once it is up; the prompt box takes a
@@ -359,6 +365,12 @@ class CodexProvider(AgentProvider):
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """A declined call's output ends ``(rejected)`` (the reader marks Codex's
+        ``aborted by user``) or is Codex's own ``rejected by user``.
+        """
+        return approval_said_in_result(tool)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
         return _commands.catalog(cwd)
@@ -441,6 +453,25 @@ class CodexProvider(AgentProvider):
             exclude=list(_compat.WORKSPACE_EXCLUDE),
             scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )
+
+
+def _sessions(codex_home: Path, folder: Path) -> list[TranscriptRef]:
+    """The rollouts under ``codex_home`` of sessions run in ``folder``; a sub-agent's
+    rollout is part of its parent's session, not one of its own.
+    """
+    refs = []
+    for path in rollouts(codex_home / _compat.SESSIONS_DIR):
+        meta = read_meta(path)
+        if (
+            meta is not None
+            and meta.get("cwd") == str(folder)
+            and meta.get("id")
+            and not is_subagent(meta)
+        ):
+            refs.append(
+                TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
+            )
+    return refs
 
 
 def _user_config(codex_home: Path) -> dict[str, Any]:

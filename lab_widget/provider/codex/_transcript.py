@@ -1,64 +1,58 @@
-"""Codex CLI's rollout files: where they live and how their lines map to the universal schema.
+"""Codex CLI's rollout files mapped to the universal schema, incrementally.
 
-Grammar pinned to Codex 0.171.0 (see ``_compat.py``); fixtures recorded from that version
-by ``scripts/record_codex_fixtures.py`` live in ``tests/fixtures/codex/``.
+Grammar pinned to Codex 0.171.0 (see ``_compat.py``) and read back to 0.80.0; fixtures
+recorded from each version by ``scripts/record_codex_fixtures.py`` live in
+``tests/fixtures/codex/`` (the pin) and ``tests/fixtures/codex/v<version>/``.
 
-A rollout line is ``{"timestamp", "ordinal", "type", "payload"}``. Conversation content is
-in ``response_item`` lines (the model's input/output items); lifecycle is in ``event_msg``
-lines (``task_started``, ``task_complete``, ``turn_aborted``, ``token_count``). Codex also
-writes ``item_completed`` events that repeat the items: they are skipped.
+A rollout line is ``{"timestamp", "ordinal"?, "type", "payload"}``. Conversation content
+is in ``response_item`` lines (the model's input/output items); lifecycle is in
+``event_msg`` lines (``task_started``, ``task_complete``, ``turn_aborted``,
+``token_count``). Codex also writes events that repeat the items (``item_completed``,
+``user_message``, ``agent_message``, ``agent_reasoning``): they are skipped.
+
+A sub-agent is a thread of its own with its own rollout; its messages join the same flat
+list, each with ``parent_tool_id`` set to the ``spawn_agent`` call that started it, and its
+tokens count in the session's totals (``scope="subagent"``).
 """
 
 from __future__ import annotations
 
-import json
-import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import (
+    AgentScope,
+    LifecycleLevel,
+    Message,
+    ModelUsage,
+    SessionSummary,
+    State,
+    ToolCall,
+    Usage,
+)
 from .._jsonl import CorruptLine, JsonlTail, Line
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
+from ._items import (
+    Counts,
+    arguments,
+    counts,
+    message_content,
+    reasoning_text,
+    spawned_agent,
+    tool_output,
+)
+from ._rollouts import find_thread, is_context, resolve_pending
 
-__all__ = [
-    "CodexTranscriptReader",
-    "peek_rollout",
-    "pending_rollout",
-    "read_meta",
-    "rollouts",
-]
+__all__ = ["CodexTranscriptReader"]
 
-_EXIT_CODE = re.compile(_compat.EXIT_CODE)
-_PEEK_BYTES = 1 << 20
-_PENDING = "rollout-pending-"
-
-
-def pending_rollout(sessions: Path, thread_id: str) -> Path:
-    """A stand-in path for a thread whose rollout does not exist yet.
-
-    Codex names a rollout by the thread's start time, which is known only once the file
-    exists; a reader opened on this path finds the real file by the thread id.
-
-    Examples
-    --------
-    >>> pending_rollout(Path("/h/sessions"), "abc")
-    PosixPath('/h/sessions/rollout-pending-abc.jsonl')
-    """
-    return sessions / f"{_PENDING}{thread_id}.jsonl"
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
-def _resolve_pending(path: Path) -> Path | None:
-    if not path.name.startswith(_PENDING):
-        return path
-    thread_id = path.name[len(_PENDING) : -len(".jsonl")]
-    found = sorted(path.parent.glob(f"*/*/*/rollout-*-{thread_id}.jsonl"))
-    return found[0] if found else None
-
-
-def _timestamp(line: dict[str, Any]) -> datetime | None:
-    value = line.get("timestamp")
+def _timestamp(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
@@ -67,73 +61,56 @@ def _timestamp(line: dict[str, Any]) -> datetime | None:
         return None
 
 
-def _texts(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(part.get("text", ""))
-        for part in content
-        if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text")
-    )
+@dataclass
+class _Thread:
+    """One rollout being read: the main thread or a sub-agent's."""
 
+    path: Path | None
+    scope: AgentScope = "main"
+    parent_tool_id: str | None = None
+    agent_id: str | None = None
+    nickname: str | None = None
+    spawned_at: datetime | None = None
+    beside: Path | None = None
+    """A rollout of the same session, where this thread's is looked for."""
+    tail: JsonlTail | None = None
+    model: str | None = None
+    tools: dict[str, int] = field(default_factory=dict)
+    """Call id → seq of its tool message."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Call id → tool name (the output says which call it closes, not what it was)."""
+    previous_total: Counts | None = None
+    response: list[int] = field(default_factory=list)
+    """Seqs of the messages of the model response still waiting for its token count."""
+    task_events: bool = False
+    """Whether this rollout marks turns (``task_started`` / ``task_complete``); 0.80.0
+    writes neither, and its state comes from the structure alone."""
+    turn_open: bool = False
+    structural: State = "idle"
+    summary: str | None = None
+    """A ``/compact`` summary waiting for its ``compacted`` line."""
+    last_compaction: int | None = None
+    last_output: int | None = None
+    """Seq of the tool message whose output is this thread's latest item (an image the
+    tool returned may follow as a message of its own)."""
+    children: list[str] = field(default_factory=list)
+    """Agent ids this thread spawned during its current turn."""
+    missing_reported: bool = False
 
-def is_context(text: str) -> bool:
-    r"""Whether a user-role message is Codex's own context rather than the user's words.
-
-    Examples
-    --------
-    >>> is_context("<environment_context>\n  <cwd>/w</cwd>"), is_context("hello")
-    (True, False)
-    """
-    return text.lstrip().startswith(_compat.CONTEXT_PREFIXES)
-
-
-def _usage(raw: Any) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-    cached = int(raw.get("cached_input_tokens") or 0)
-    return Usage(
-        # Codex counts cached tokens inside input_tokens; the schema keeps them apart.
-        input_tokens=max(0, int(raw.get("input_tokens") or 0) - cached),
-        output_tokens=int(raw.get("output_tokens") or 0),
-        cache_read_tokens=cached,
-        cache_write_tokens=int(raw.get("cache_write_input_tokens") or 0),
-    )
-
-
-def _arguments(raw: Any) -> dict[str, object]:
-    if isinstance(raw, dict):
-        return raw
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {"arguments": raw}
-    return value if isinstance(value, dict) else {"arguments": raw}
-
-
-def _output_text(raw: Any) -> str:
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, list):
-        return _texts(raw)
-    if isinstance(raw, dict):
-        return str(raw.get("content") or raw.get("output") or json.dumps(raw))
-    return "" if raw is None else str(raw)
-
-
-def _tool_failed(output: str) -> bool:
-    match = _EXIT_CODE.search(output)
-    if match is not None:
-        return match.group(1) != "0"
-    return output.lstrip().lower().startswith(("rejected", "aborted", "error"))
+    @property
+    def state(self) -> State:
+        if self.task_events:
+            return "working" if self.turn_open else "idle"
+        return self.structural
 
 
 class CodexTranscriptReader(TranscriptReader):
-    """Maps one Codex rollout into messages, incrementally.
+    """Maps one Codex rollout, and the rollouts of the sub-agents it starts, into messages.
 
-    State: ``working`` from ``task_started`` until ``task_complete`` or ``turn_aborted``.
+    State: ``working`` from ``task_started`` until ``task_complete`` or ``turn_aborted``
+    (in the main thread or any sub-agent); a rollout that marks no turns (older versions)
+    is idle once a model response that answered without calling a tool has its token
+    count.
 
     ``clear_echo`` starts the epoch with the ``/new`` that opened it: Codex records the
     command nowhere, so the reader synthesises its echo.
@@ -142,22 +119,30 @@ class CodexTranscriptReader(TranscriptReader):
     def __init__(self, ref: TranscriptRef, clear_echo: str | None = None) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
-        self._path = _resolve_pending(ref.path)
-        self._tail = JsonlTail(self._path or ref.path)
+        self._main_rewound = False
         self._reset()
 
-    def _reset(self) -> None:
+    def _reset(self, tail: JsonlTail | None = None) -> None:
+        """Forget everything read; keep ``tail`` (the main rollout's, already rewound)."""
+        path = tail.path if tail is not None else resolve_pending(self.ref.path)
+        if tail is None and path is not None:
+            tail = JsonlTail(path)
+        self._main = _Thread(path=path, tail=tail)
+        self._children: dict[str, _Thread] = {}
         self._messages: list[Message] = []
-        self._tool_seq: dict[str, int] = {}
-        self._state: State = "idle"
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
-        self._usage_total = Usage()
-        self._model: str | None = None
-        self._since_usage: list[int] = []
+        self._usage = Usage()
+        self._models: dict[tuple[str, str], ModelUsage] = {}
         self._changed: dict[int, None] = {}
         if self._clear_echo:
-            self._add(kind="text", role="user", text=self._clear_echo, command=self._clear_echo)
+            self._add(
+                self._main,
+                kind="text",
+                role="user",
+                text=self._clear_echo,
+                command=self._clear_echo,
+            )
 
     # -- TranscriptReader --------------------------------------------------------------
 
@@ -167,276 +152,457 @@ class CodexTranscriptReader(TranscriptReader):
 
     @property
     def state(self) -> State:
-        return self._state
+        threads = [self._main, *self._children.values()]
+        return "working" if any(t.state == "working" for t in threads) else "idle"
 
     @property
     def summary(self) -> SessionSummary:
         return SessionSummary(
-            **self._facts, usage=self._usage_total, turn_durations_ms=list(self._turn_durations)
+            **self._facts,
+            usage=self._usage,
+            models=list(self._models.values()),
+            turn_durations_ms=list(self._turn_durations),
         )
 
     @property
     def path(self) -> Path | None:
         """The rollout read, once it exists (a new thread has none before its first message)."""
-        return self._path
+        return self._main.path
 
     def read(self) -> ReadResult:
-        if self._path is None:
-            self._path = _resolve_pending(self.ref.path)
-            if self._path is None:
-                changed = [self._messages[s] for s in sorted(self._changed)]
-                self._changed = {}
-                return ReadResult(changed=changed)
-            self._tail = JsonlTail(self._path)
-        items = self._tail.read_iter()
-        reset = self._tail.rewound
-        if reset:
+        reset = False
+        if not self._pump():
+            # A sub-agent's rollout was rewritten: its messages sit among the parent's, so
+            # everything is read again (rare: Codex rewrites a rollout only to rotate it).
             self._reset()
-        # Not cleared here: a new epoch's synthesised echo is a change of its first read.
+            self._pump()
+            reset = True
+        reset = reset or self._main_rewound
+        changed = self.messages if reset else [self._messages[s] for s in sorted(self._changed)]
+        self._changed = {}
+        return ReadResult(changed=changed, reset=reset)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _pump(self) -> bool:
+        """Read what every thread's rollout gained; ``False`` when one was rewritten."""
+        self._main_rewound = False
+        main = self._main
+        if main.tail is None:
+            main.path = resolve_pending(self.ref.path)
+            if main.path is None:
+                return True
+            main.tail = JsonlTail(main.path)
+        items = main.tail.read_iter()
+        if main.tail.rewound:
+            # Rewritten or replaced: the tail reads it from the start, the state starts over.
+            self._reset(main.tail)
+            main = self._main
+            self._main_rewound = True
+        self._lines(main, items)
+        # Sub-agents found while reading are read in the same call (the list grows).
+        index = 0
+        while index < len(self._children):
+            child = list(self._children.values())[index]
+            index += 1
+            if child.tail is None:
+                self._locate(child)
+                if child.tail is None:
+                    continue
+            items = child.tail.read_iter()
+            if child.tail.rewound:
+                return False
+            self._lines(child, items)
+        return True
+
+    def _lines(self, thread: _Thread, items: Any) -> None:
         for item in items:
             if isinstance(item, CorruptLine):
                 self._lifecycle(
+                    thread,
                     f"Skipped unreadable transcript line {item.number}: {item.error}",
                     "warning",
                     None,
                 )
             elif isinstance(item.value, dict):
-                self._line(item)
-        changed = self.messages if reset else [self._messages[s] for s in sorted(self._changed)]
-        self._changed = {}
-        return ReadResult(changed=changed, reset=reset)
+                self._line(thread, item)
+
+    def _locate(self, child: _Thread) -> None:
+        if child.beside is None or child.agent_id is None:
+            return
+        path = find_thread(child.agent_id, child.beside, child.spawned_at)
+        if path is not None:
+            child.path, child.tail = path, JsonlTail(path)
 
     # -- mapping -----------------------------------------------------------------------
 
-    def _add(self, **fields: Any) -> Message:
+    def _add(self, thread: _Thread, **fields: Any) -> Message:
+        if thread.parent_tool_id is not None:
+            fields.setdefault("parent_tool_id", thread.parent_tool_id)
         message = Message(seq=len(self._messages), **fields)
         self._messages.append(message)
         self._changed[message.seq] = None
-        if message.role == "assistant":
-            self._since_usage.append(message.seq)
+        if message.role == "assistant" and message.kind in ("text", "tool"):
+            thread.response.append(message.seq)
         return message
 
     def _replace(self, message: Message) -> None:
         self._messages[message.seq] = message
         self._changed[message.seq] = None
 
-    def _lifecycle(self, text: str, level: LifecycleLevel, line: dict[str, Any] | None) -> None:
-        self._add(
+    def _lifecycle(
+        self,
+        thread: _Thread,
+        text: str,
+        level: LifecycleLevel,
+        line: dict[str, Any] | None,
+        detail: str = "",
+    ) -> Message:
+        return self._add(
+            thread,
             kind="lifecycle",
             role="system",
             text=text,
             level=level,
-            timestamp=_timestamp(line) if line else None,
+            detail=detail,
+            timestamp=_timestamp(line.get("timestamp")) if line else None,
         )
 
-    def _line(self, item: Line) -> None:
+    def _line(self, thread: _Thread, item: Line) -> None:
         line: dict[str, Any] = item.value
         kind = line.get("type")
         payload = line.get("payload")
         if not isinstance(payload, dict):
             return
+        after_output, thread.last_output = thread.last_output, None
+        if (
+            kind == "response_item"
+            and after_output is not None
+            and self._tool_image(payload, after_output)
+        ):
+            thread.last_output = after_output
+            return
         if kind == "session_meta":
-            self._session_meta(payload, line)
+            if thread is self._main:
+                self._session_meta(payload, line)
         elif kind == "turn_context":
             model = payload.get("model")
             if isinstance(model, str):
-                self._model = model
-                self._facts.setdefault("model_requested", model)
+                thread.model = model
+                if thread is self._main:
+                    self._facts.setdefault("model_requested", model)
         elif kind == "response_item":
-            self._response_item(payload, line)
+            self._response_item(thread, payload, line)
         elif kind == "event_msg":
-            self._event(payload, line)
+            self._event(thread, payload, line)
         elif kind == "compacted":
-            self._lifecycle("Conversation compacted", "info", line)
-        stamp = _timestamp(line)
-        if stamp is not None:
+            self._compacted(thread, payload, line)
+        stamp = _timestamp(line.get("timestamp"))
+        if stamp is not None and thread is self._main:
             self._facts["updated_at"] = stamp
 
     def _session_meta(self, payload: dict[str, Any], line: dict[str, Any]) -> None:
         self._facts["cwd"] = payload.get("cwd")
         self._facts["cli_version"] = payload.get("cli_version")
-        started = _timestamp({"timestamp": payload.get("timestamp")}) or _timestamp(line)
+        started = _timestamp(payload.get("timestamp")) or _timestamp(line.get("timestamp"))
         self._facts["started_at"] = started
         git = payload.get("git")
         if isinstance(git, dict) and isinstance(git.get("branch"), str):
             self._facts["branch"] = git["branch"]
 
-    def _response_item(self, payload: dict[str, Any], line: dict[str, Any]) -> None:
+    def _response_item(
+        self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]
+    ) -> None:
         kind = payload.get("type")
-        stamp = _timestamp(line)
+        stamp = _timestamp(line.get("timestamp"))
         if kind == "message":
-            role = payload.get("role")
-            text = _texts(payload.get("content"))
-            if role == "user" and text and not is_context(text):
-                self._add(
-                    kind="text",
-                    role="user",
-                    text=text,
-                    native_id=payload.get("id"),
-                    timestamp=stamp,
-                )
-            elif role == "assistant" and text:
-                self._add(
-                    kind="text",
-                    role="assistant",
-                    text=text,
-                    native_id=payload.get("id"),
-                    timestamp=stamp,
-                    model=self._model,
-                )
+            self._message(thread, payload, line, stamp)
         elif kind == "reasoning":
-            summary = payload.get("summary")
-            parts = [
-                str(p.get("text", ""))
-                for p in (summary if isinstance(summary, list) else [])
-                if isinstance(p, dict)
-            ]
-            text = "\n\n".join(p for p in parts if p)
-            if text:
-                # Shown as a quiet note: a reasoning summary is not part of the answer.
-                self._add(
-                    kind="lifecycle",
-                    role="assistant",
-                    level="info",
-                    text=text,
-                    native_id=payload.get("id"),
-                    timestamp=stamp,
-                    model=self._model,
-                )
-        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            call_id = str(payload.get("call_id") or payload.get("id") or "")
-            raw = payload.get("arguments") if kind == "function_call" else payload.get("input")
-            if kind == "local_shell_call":
-                raw = payload.get("action")
-            tool = ToolCall(
-                id=call_id,
-                name=str(payload.get("name") or kind),
-                input=_arguments(raw) if kind != "custom_tool_call" else {"input": raw},
-            )
-            message = self._add(
-                kind="tool",
-                role="assistant",
-                tool=tool,
+            self._reasoning(thread, payload, stamp)
+        elif kind in _CALLS:
+            self._call(thread, str(kind), payload, stamp)
+        elif kind in _OUTPUTS:
+            self._output(thread, payload, stamp)
+
+    def _message(
+        self,
+        thread: _Thread,
+        payload: dict[str, Any],
+        line: dict[str, Any],
+        stamp: datetime | None,
+    ) -> None:
+        role = payload.get("role")
+        text, images = message_content(payload.get("content"))
+        metadata = line.get("metadata")
+        if isinstance(metadata, dict) and metadata.get(_compat.COMPACTION_OUTPUT):
+            thread.summary = text  # shown under the compaction, not as an answer
+            return
+        if role == "user" and (text or images) and not is_context(text):
+            thread.structural = "working"
+            thread.response = []
+            self._add(
+                thread,
+                kind="text",
+                role="user",
+                text=text,
+                attachments=images,
                 native_id=payload.get("id"),
                 timestamp=stamp,
-                model=self._model,
             )
-            self._tool_seq[call_id] = message.seq
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            call_id = str(payload.get("call_id") or "")
-            seq = self._tool_seq.get(call_id)
-            output = _output_text(payload.get("output"))
-            if seq is None:
-                return  # an output whose call this epoch never saw (a resumed thread)
-            message = self._messages[seq]
-            assert message.tool is not None
-            status = "error" if _tool_failed(output) else "ok"
-            if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
-                status, output = "error", f"{output.rstrip()} (rejected)"
-            tool = message.tool.model_copy(update={"status": status, "output": output})
-            self._replace(message.model_copy(update={"tool": tool}))
+        elif role == "assistant" and (text or images):
+            self._add(
+                thread,
+                kind="text",
+                role="assistant",
+                text=text,
+                attachments=images,
+                native_id=payload.get("id"),
+                timestamp=stamp,
+                model=thread.model,
+            )
 
-    def _event(self, payload: dict[str, Any], line: dict[str, Any]) -> None:
+    def _tool_image(self, payload: dict[str, Any], seq: int) -> bool:
+        """Attach an image-only user message right after a call's output to that call."""
+        if payload.get("type") != "message" or payload.get("role") != "user":
+            return False
+        text, images = message_content(payload.get("content"))
+        if text or not images:
+            return False
+        message = self._messages[seq]
+        self._replace(message.model_copy(update={"attachments": [*message.attachments, *images]}))
+        return True
+
+    def _reasoning(self, thread: _Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
+        text = reasoning_text(payload)
+        hidden = not text and bool(payload.get("encrypted_content"))
+        if not text and not hidden:
+            return  # an empty reasoning item carries nothing to show
+        self._add(
+            thread,
+            kind="text",
+            role="assistant",
+            text=text,
+            thinking=True,
+            redacted=hidden,
+            native_id=payload.get("id"),
+            timestamp=stamp,
+            model=thread.model,
+        )
+
+    def _call(
+        self, thread: _Thread, kind: str, payload: dict[str, Any], stamp: datetime | None
+    ) -> None:
+        call_id = str(payload.get("call_id") or payload.get("id") or "")
+        if kind == "function_call":
+            tool_input = arguments(payload.get("arguments"))
+        elif kind == "local_shell_call":
+            tool_input = arguments(payload.get("action"))
+        else:
+            tool_input = {"input": payload.get("input")}
+        name = str(payload.get("name") or kind)
+        thread.structural = "working"
+        message = self._add(
+            thread,
+            kind="tool",
+            role="assistant",
+            tool=ToolCall(id=call_id, name=name, input=tool_input),
+            native_id=payload.get("id"),
+            timestamp=stamp,
+            model=thread.model,
+        )
+        thread.tools[call_id] = message.seq
+        thread.names[call_id] = name
+
+    def _output(self, thread: _Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
+        call_id = str(payload.get("call_id") or "")
+        seq = thread.tools.get(call_id)
+        if seq is None:
+            return  # an output whose call this epoch never saw (a resumed thread)
+        thread.structural = "working"  # the model answers the output next
+        output, failed, images = tool_output(payload.get("output"))
+        status = "error" if failed else "ok"
+        if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
+            status, output = "error", f"{output.rstrip()} (rejected)"
+        message = self._messages[seq]
+        assert message.tool is not None
+        update: dict[str, Any] = {"status": status, "output": output}
+        if thread.names.get(call_id) in _compat.SPAWN_TOOLS:
+            agent = spawned_agent(output)
+            if agent is not None:
+                update["agent_id"] = agent[0]
+                self._spawned(thread, call_id, agent, stamp)
+        tool = message.tool.model_copy(update=update)
+        fields: dict[str, Any] = {"tool": tool}
+        if images:
+            fields["attachments"] = [*message.attachments, *images]
+        self._replace(message.model_copy(update=fields))
+        thread.last_output = seq
+
+    def _spawned(
+        self,
+        parent: _Thread,
+        call_id: str,
+        agent: tuple[str, str | None],
+        stamp: datetime | None,
+    ) -> None:
+        agent_id, nickname = agent
+        if agent_id in self._children:
+            return
+        child = _Thread(
+            path=None,
+            scope="subagent",
+            parent_tool_id=call_id,
+            agent_id=agent_id,
+            nickname=nickname,
+            spawned_at=stamp,
+            beside=parent.path,
+        )
+        self._children[agent_id] = child
+        parent.children.append(agent_id)
+        self._locate(child)
+
+    def _running(self, thread: _Thread) -> list[int]:
+        return [
+            seq
+            for seq in thread.tools.values()
+            if (tool := self._messages[seq].tool) is not None and tool.status == "running"
+        ]
+
+    def _event(self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "task_started":
-            self._state = "working"
+            thread.task_events = thread.turn_open = True
         elif kind == "task_complete":
-            self._state = "idle"
+            thread.task_events, thread.turn_open = True, False
             duration = payload.get("duration_ms")
-            if isinstance(duration, int) and not isinstance(duration, bool):
+            if (
+                thread is self._main
+                and isinstance(duration, int)
+                and not isinstance(duration, bool)
+            ):
                 self._turn_durations.append(duration)
+            self._turn_ended(thread, line)
         elif kind == "turn_aborted":
-            self._state = "idle"
-            self._close_running("aborted")
-            self._lifecycle("Interrupted", "info", line)
+            thread.turn_open = False
+            thread.structural = "idle"
+            self._close_running(thread, "aborted")
+            self._lifecycle(thread, "Interrupted", "info", line)
+            self._turn_ended(thread, line)
         elif kind == "token_count":
-            self._token_count(payload)
+            self._token_count(thread, payload)
         elif kind == "context_compacted":
-            self._lifecycle("Conversation compacted", "info", line)
+            if thread.last_compaction != len(self._messages) - 1:
+                self._compaction(thread, line, thread.summary or "")
         elif kind == "error":
-            self._lifecycle(str(payload.get("message") or "Error"), "error", line)
+            self._lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
 
-    def _close_running(self, why: str) -> None:
-        for seq in self._tool_seq.values():
+    def _turn_ended(self, thread: _Thread, line: dict[str, Any]) -> None:
+        # A sub-agent whose rollout is still missing when its parent's turn is over costs
+        # only its own messages: say so once, under the call that started it.
+        for agent_id in thread.children:
+            child = self._children[agent_id]
+            if child.tail is None:
+                self._locate(child)
+            if child.tail is None and not child.missing_reported:
+                child.missing_reported = True
+                who = f"{child.nickname} ({agent_id})" if child.nickname else agent_id
+                self._lifecycle(
+                    child,
+                    f"The sub-agent {who} left no transcript to read; its messages are missing.",
+                    "warning",
+                    line,
+                )
+        thread.children = []
+
+    def _compacted(self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
+        text = payload.get("message")
+        text = text if isinstance(text, str) else ""
+        last = self._messages[-1] if self._messages else None
+        if (
+            thread.summary is None
+            and last is not None
+            and last.kind == "text"
+            and last.role == "assistant"
+            and not last.thinking
+            and last.parent_tool_id == thread.parent_tool_id
+            and last.text.strip()
+            and text.rstrip().endswith(last.text.strip())
+        ):
+            # An unflagged summary (0.150.1): the answer just read was the compaction's.
+            compaction = Message(
+                seq=last.seq,
+                kind="lifecycle",
+                role="system",
+                text="Conversation compacted",
+                level="info",
+                detail=last.text,
+                timestamp=_timestamp(line.get("timestamp")),
+                parent_tool_id=thread.parent_tool_id,
+            )
+            self._replace(compaction)
+            thread.last_compaction = last.seq
+            return
+        self._compaction(thread, line, thread.summary or text)
+
+    def _compaction(self, thread: _Thread, line: dict[str, Any], detail: str) -> None:
+        thread.summary = None
+        message = self._lifecycle(thread, "Conversation compacted", "info", line, detail=detail)
+        thread.last_compaction = message.seq
+
+    def _close_running(self, thread: _Thread, why: str) -> None:
+        for seq in self._running(thread):
             message = self._messages[seq]
-            if message.tool is not None and message.tool.status == "running":
-                tool = message.tool.model_copy(update={"status": "error", "output": why})
-                self._replace(message.model_copy(update={"tool": tool}))
+            assert message.tool is not None
+            tool = message.tool.model_copy(update={"status": "error", "output": why})
+            self._replace(message.model_copy(update={"tool": tool}))
 
-    def _token_count(self, payload: dict[str, Any]) -> None:
+    def _token_count(self, thread: _Thread, payload: dict[str, Any]) -> None:
+        """Count one model response, once.
+
+        Codex repeats a ``token_count`` (at a turn's start, around a compaction) with the
+        same totals: only a ``total_token_usage`` that moved is a new response. Its
+        figures are the response's ``last_token_usage`` (the totals' difference where a
+        version leaves that out).
+        """
         info = payload.get("info")
         if not isinstance(info, dict):
             return
-        total = _usage(info.get("total_token_usage"))
+        total, last = counts(info.get("total_token_usage")), counts(info.get("last_token_usage"))
+        response: Counts | None
         if total is not None:
-            self._usage_total = total
-        last = _usage(info.get("last_token_usage"))
-        if last is not None:
-            self._facts["context_tokens"] = last.input_tokens + last.cache_read_tokens
-            # The usage belongs to the response just recorded: put it on its last message.
-            for seq in reversed(self._since_usage):
-                message = self._messages[seq]
-                if message.kind in ("text", "tool") and message.usage is None:
-                    self._replace(message.model_copy(update={"usage": last}))
-                    break
-        self._since_usage = []
-        if self._model is not None:
-            self._facts["model"] = self._model
-
-
-def read_meta(path: Path) -> dict[str, Any] | None:
-    """The ``session_meta`` payload of a rollout (its first line), if readable."""
-    try:
-        with path.open("rb") as f:
-            first = f.readline(_PEEK_BYTES)
-    except OSError:
-        return None
-    try:
-        line = json.loads(first)
-    except ValueError:
-        return None
-    if isinstance(line, dict) and line.get("type") == "session_meta":
-        payload = line.get("payload")
-        return payload if isinstance(payload, dict) else None
-    return None
-
-
-def rollouts(sessions: Path) -> list[Path]:
-    """Every rollout under a ``sessions`` folder (``YYYY/MM/DD/rollout-*.jsonl``)."""
-    try:
-        return sorted(sessions.glob("*/*/*/rollout-*.jsonl"))
-    except OSError:
-        return []
-
-
-def peek_rollout(path: Path) -> tuple[str | None, str | None]:
-    """``(first user prompt, model)`` from a bounded prefix of a rollout."""
-    prompt: str | None = None
-    model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
-        return None, None
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        payload = line.get("payload") if isinstance(line, dict) else None
-        if not isinstance(payload, dict):
-            continue
-        if line.get("type") == "turn_context" and model is None:
-            model = payload.get("model") if isinstance(payload.get("model"), str) else None
-        if (
-            prompt is None
-            and line.get("type") == "response_item"
-            and payload.get("type") == "message"
-            and payload.get("role") == "user"
+            before, thread.previous_total = thread.previous_total, total
+            if before is not None and total == before:
+                return
+            if before is None or not total.advanced_from(before):
+                response = last or total  # the first count, or totals that started over
+            else:
+                response = last or total.minus(before)
+        else:
+            response = last
+        if response is None or response.empty:
+            return
+        usage = response.usage()
+        self._usage = self._usage + usage
+        model = thread.model or "unknown"
+        key = (model, thread.scope)
+        known = self._models.get(key) or ModelUsage(model=model, scope=thread.scope)
+        self._models[key] = known.model_copy(
+            update={"usage": known.usage + usage, "requests": known.requests + 1}
+        )
+        # The usage belongs to the response just recorded: on its first message.
+        messages = [self._messages[seq] for seq in thread.response]
+        if messages:
+            self._replace(messages[0].model_copy(update={"usage": usage}))
+        if any(m.kind == "text" and not m.thinking for m in messages) and not any(
+            m.kind == "tool" for m in messages
         ):
-            text = _texts(payload.get("content"))
-            if text and not is_context(text):
-                prompt = text
-        if prompt is not None and model is not None:
-            break
-    return prompt, model
+            # A finished response that answered and called nothing ends the turn: what a
+            # rollout that marks no turns has instead of task_complete. Counted at the
+            # response's end, never at its text, so a pause before a call is not an end.
+            thread.structural = "idle"
+        thread.response = []
+        if thread is self._main:
+            if last is not None:
+                self._facts["context_tokens"] = last.input
+            if thread.model is not None:
+                self._facts["model"] = thread.model

@@ -21,9 +21,11 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    ToolCall,
 )
 from .._seam import (
     AgentProvider,
+    ApprovalOutcome,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -33,6 +35,7 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import approval_said_in_result
 from . import _commands, _compat
 from ._files import peek_session, read_header
 from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals
@@ -324,6 +327,10 @@ class GeminiProvider(AgentProvider):
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """The reader marks a cancelled (declined) call's output ``(rejected)``."""
+        return approval_said_in_result(tool)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
         return _commands.catalog(cwd)

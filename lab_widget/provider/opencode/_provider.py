@@ -20,9 +20,11 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SeedMeta,
+    ToolCall,
 )
 from .._seam import (
     AgentProvider,
+    ApprovalOutcome,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -31,6 +33,7 @@ from .._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from .._shared import approval_said_in_result
 from . import _compat
 from ._dialogs import (
     STATE_FILE,
@@ -281,6 +284,10 @@ class OpenCodeProvider(AgentProvider):
         play(terminal, recipe(dialog, answer))
 
     # -- catalog, auth, seeding --------------------------------------------------------
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """The reader marks a call whose permission was rejected ``(rejected)``."""
+        return approval_said_in_result(tool)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
         specs = {c.name: c for c in _compat.BUILTIN_COMMANDS}

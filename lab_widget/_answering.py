@@ -1,0 +1,59 @@
+"""Answering the dialog a run waits on: the guard, the provider's recipe, and the check of
+what the agent recorded against what was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._answers import UserAnswer, describe_answers, normalise_answer
+from ._chat import ChatSession
+from .errors import DialogChangedError, DialogNotAnswerableError, NoDialogError
+from .provider import Terminal
+from .schema import Dialog, DialogAnswer, Message
+
+__all__ = ["mismatch", "play_answer", "resolution"]
+
+
+def play_answer(
+    chat: ChatSession, terminal: Terminal, answers: UserAnswer, attach_command: str
+) -> tuple[Dialog, DialogAnswer]:
+    """Check, under the run's lock, that the dialog is still pending and that ``answers`` fit
+    it, then play the provider's recipe; returns the dialog and the answer sent.
+
+    Nothing is typed when a check fails.
+    """
+    with chat.lock:
+        dialog = chat.pending_dialog
+        if dialog is None:
+            raise NoDialogError("no dialog is pending (it may have been answered already)")
+        if isinstance(answers, DialogAnswer) and answers.tool_id not in (None, dialog.tool_id):
+            raise DialogChangedError("the pending dialog is not the one this answer is for")
+        if not dialog.answerable:
+            raise DialogNotAnswerableError(f"answer this dialog in the terminal: {attach_command}")
+        intended = normalise_answer(dialog, answers)
+        chat.provider.answer(chat.context, terminal, dialog, intended)
+    return dialog, intended
+
+
+def resolution(messages: Sequence[Message], tool_id: str | None) -> Dialog | None:
+    """The dialog of ``tool_id`` as it ended, once a message shows it no longer pending."""
+    for message in reversed(messages):
+        dialog = message.dialog
+        if dialog is not None and dialog.tool_id == tool_id and dialog.status != "pending":
+            return dialog
+    return None
+
+
+def mismatch(dialog: Dialog, intended: DialogAnswer) -> str | None:
+    """A warning when the agent recorded other answers to ``dialog`` than the ones sent."""
+    if dialog.answers is None or dialog.kind != "question":
+        return None
+    recorded = [(sorted(a.selected), (a.text or "").strip()) for a in dialog.answers]
+    wanted = [(sorted(a.selected), (a.text or "").strip()) for a in intended.answers]
+    if recorded == wanted:
+        return None
+    return (
+        "The agent recorded other answers than the ones sent: "
+        f"recorded {dialog.outcome!r}, sent {describe_answers(dialog, intended.answers)!r}"
+    )

@@ -1,0 +1,149 @@
+"""Starting an agent: a run id, its workspace and runtime folder, the provider's spawn plan
+played into a tmux session on the lab home's server, and the start-up screen's acceptance.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._chat import ChatSession
+from ._home import RunRecord, lab_home, runtime_dir, socket_path
+from ._runner import TmuxRunner, TmuxTerminal
+from ._seed import Seed, Workspace, prepare_workspace
+from ._tools import find_binary
+from .compat import PINS
+from .errors import AgentNotReadyError, LabWidgetError
+from .provider import (
+    AgentProvider,
+    Endpoint,
+    RunContext,
+    SpawnRequest,
+    StartupBlocker,
+    Terminal,
+)
+
+__all__ = ["Launched", "accept_startup", "launch", "new_run_id", "runner"]
+
+
+def runner() -> TmuxRunner:
+    """The tmux server of the current lab home (started on first use)."""
+    return TmuxRunner(socket_path())
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", text)[:40]
+
+
+def new_run_id(provider_id: str, name: str | None) -> str:
+    """The id of a new run: ``name`` made safe for tmux, or the provider and a random suffix.
+
+    Raises :class:`~lab_widget.errors.LabWidgetError` when a live run already has it.
+    """
+    run_id = _safe_name(name) if name else f"{provider_id}-{uuid.uuid4().hex[:8]}"
+    if runtime_dir(run_id).exists() and run_id in runner().sessions():
+        raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
+    return run_id
+
+
+@dataclass(frozen=True)
+class Launched:
+    """An agent just started: where it runs, its terminal and what it will ask first."""
+
+    context: RunContext
+    terminal: TmuxTerminal
+    blocker: StartupBlocker | None
+    record: RunRecord
+    workspace: Workspace
+
+
+def _binary(provider_id: str, provider: AgentProvider) -> Path:
+    if provider_id in PINS:
+        return find_binary(PINS[provider_id], provider.meta.display_name)
+    return Path(provider.meta.binary)
+
+
+def launch(
+    provider: AgentProvider,
+    provider_id: str,
+    run_id: str,
+    folder: Path,
+    *,
+    endpoint: Endpoint | None,
+    model: str | None,
+    seed: Seed | None,
+    worktree: bool,
+    options: Mapping[str, object],
+) -> Launched:
+    """Prepare the workspace and runtime folder, spawn the provider's plan, write the record.
+
+    Nothing is left behind when the spawn fails: the workspace is undone (nothing ran in it).
+    """
+    folder_of_run = runtime_dir(run_id)
+    folder_of_run.mkdir(parents=True, exist_ok=True)
+    workspace = prepare_workspace(
+        folder,
+        run_id,
+        provider.seed_meta(),
+        seed,
+        worktree=worktree,
+        worktrees_home=lab_home() / "worktrees",
+    )
+    context = RunContext(run_id=run_id, cwd=workspace.cwd, runtime_dir=folder_of_run)
+    request = SpawnRequest(
+        context=context,
+        binary=_binary(provider_id, provider),
+        model=model,
+        endpoint=endpoint,
+        options=options,
+    )
+    try:
+        blocker = provider.startup_blocker(request)
+        plan = provider.plan_spawn(request)
+        terminal = runner().spawn(run_id, plan.argv, plan.env, plan.cwd, unset=plan.unset_env)
+    except BaseException:
+        workspace.cleanup(discard=True)  # nothing ran in it yet
+        raise
+    record = RunRecord(
+        run_id=run_id,
+        provider=provider_id,
+        cwd=workspace.cwd,
+        isolated=endpoint is not None,
+        model=model,
+        workspace=workspace.to_record(),
+        folder=folder_of_run,
+    )
+    record.write()
+    return Launched(context, terminal, blocker, record, workspace)
+
+
+def accept_startup(
+    chat: ChatSession, terminal: Terminal, spawned_at: float, timeout: float, attach_command: str
+) -> None:
+    """Accept what the agent asks before it takes input (trusting the folder), then wait up
+    to ``timeout`` seconds for it to be ready.
+
+    ``spawned_at`` is the ``time.monotonic()`` of the run's start (``0.0`` for a re-adopted
+    run, long past any settle time). Nothing happens when nothing is asked.
+    """
+    blocker = chat.blocker
+    if blocker is None:
+        return
+    if not blocker.acceptable:
+        raise LabWidgetError(f"{blocker.reason} Attach with: {attach_command}")
+    # The screen cannot be seen (never scraped), so give the TUI its pinned start-up time
+    # to draw it before keys arrive, then confirm through the ready signal.
+    settle = chat.provider.startup_settle - (time.monotonic() - spawned_at)
+    if settle > 0:
+        time.sleep(settle)
+    chat.provider.accept_startup(terminal, blocker)
+    chat.blocker = None
+    chat.refresh()
+    try:
+        chat.wait_ready(timeout)
+    except AgentNotReadyError as exc:
+        raise AgentNotReadyError(f"{exc}; answer it in the terminal: {attach_command}") from exc

@@ -1,0 +1,183 @@
+"""The runs dashboard: ``lab_widget.runs()`` displayed as a live table.
+
+One row per live run (provider, folder, state, last activity, tokens, estimated cost) with
+buttons to open a run's chat below the table or to stop it. Rows follow each run's events;
+runs started or stopped later join or leave the table. Actions go through the package's
+action channel (request/response messages with ids, run on worker threads), and their errors
+come back to the table.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+import ipywidgets  # type: ignore[import-untyped]
+import traitlets
+
+from .._live import LiveRun, watch_runs
+from ._base import BundledWidget
+from ._channel import ActionChannel, ActionRequest
+
+__all__ = ["RunList", "RunsDashboard", "RunsTable"]
+
+log = logging.getLogger(__name__)
+
+R = TypeVar("R", bound=LiveRun)
+
+
+def _row(run: LiveRun, last_activity: str) -> dict[str, Any]:
+    try:
+        session = run.session
+        tokens, cost = session.usage.total, session.cost_usd_estimate
+    except Exception:  # a half-written transcript must not break the table
+        log.exception("reading run %s's session failed", run.id)
+        tokens, cost = 0, None
+    return {
+        "id": run.id,
+        "provider": run.display_name,
+        "folder": run.cwd.name or str(run.cwd),
+        "path": str(run.cwd),
+        "state": run.state,
+        "last_activity": last_activity,
+        "tokens": tokens,
+        "cost_usd_estimate": cost,
+    }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunsTable(BundledWidget, bundle="runs"):
+    """The table part of the dashboard (a front end of rows and buttons)."""
+
+    rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """One dict per live run: id, provider, folder, path, state, last_activity (ISO 8601),
+    tokens, cost_usd_estimate."""
+
+    opened = traitlets.Unicode("").tag(sync=True)
+    """The id of the run whose chat is open below the table, or ``""``."""
+
+
+class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
+    """A live table of runs with the chat of the opened one below it."""
+
+    def __init__(self, initial: Iterable[LiveRun] = ()) -> None:
+        self.table = RunsTable()
+        super().__init__(children=[self.table])
+        # Guards the dicts below only; never held while calling into a run. Run events
+        # arrive on each run's reader thread under that run's own lock: reading another
+        # run from there could deadlock, so rows are built on the publisher thread.
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-widget-rows")
+        self._runs: dict[str, LiveRun] = {}
+        self._activity: dict[str, str] = {}
+        self._unsubscribe: dict[str, Callable[[], None]] = {}
+        self._channel = ActionChannel(
+            self.table,
+            {"open": self._act_open, "stop": self._act_stop, "close": lambda _r: self._show(None)},
+            workers=2,
+            thread_name="lab-widget-runs",
+        )
+        for run in initial:
+            self._track(run)
+        self._publish_now()
+        self.table.on_msg(self._channel.receive)
+        self._unwatch = watch_runs(self._on_runs_changed)
+
+    def __repr__(self) -> str:
+        count = len(self._runs)
+        return f"RunsDashboard({count} run{'' if count == 1 else 's'})"
+
+    def close(self) -> None:
+        """Stop following the runs and close the widgets."""
+        self._unwatch()
+        with self._lock:
+            unsubscribes = list(self._unsubscribe.values())
+            self._unsubscribe.clear()
+        for unsubscribe in unsubscribes:
+            unsubscribe()
+        self._channel.close()
+        self._publisher.shutdown(wait=False)
+        self.table.close()
+        super().close()
+
+    # -- following runs --------------------------------------------------------------------
+
+    def _track(self, run: LiveRun) -> None:
+        with self._lock:
+            if run.id in self._runs:
+                return
+            self._runs[run.id] = run
+            self._activity[run.id] = _now()
+        unsubscribe = run.subscribe(self._listener(run))  # takes the run's lock: not ours
+        with self._lock:
+            self._unsubscribe[run.id] = unsubscribe
+
+    def _listener(self, run: LiveRun) -> Callable[[object], None]:
+        return lambda _event: self._on_event(run)
+
+    def _on_event(self, run: LiveRun) -> None:
+        with self._lock:
+            self._activity[run.id] = _now()
+        self._publish()
+
+    def _on_runs_changed(self, run: LiveRun, live: bool) -> None:
+        if live:
+            self._track(run)
+        self._publish()
+
+    def _publish(self) -> None:
+        """Rebuild the rows soon, on the publisher thread (bursts coalesce into one)."""
+        with self._lock:
+            if self._dirty:
+                return
+            self._dirty = True
+        try:
+            self._publisher.submit(self._publish_now)
+        except RuntimeError:  # closed
+            pass
+
+    def _publish_now(self) -> None:
+        with self._lock:
+            self._dirty = False
+            tracked = [(run, self._activity[run.id]) for run in self._runs.values()]
+        self.table.rows = [_row(run, at) for run, at in tracked]
+
+    def _show(self, run: LiveRun | None) -> None:
+        self.table.opened = run.id if run else ""
+        self.children = [self.table, run.view] if run else [self.table]
+
+    # -- browser → Python ----------------------------------------------------------------
+
+    def _on_custom(self, widget: Any, content: Any, buffers: Any) -> None:
+        """Take one custom message from the table's front end, as its comm delivers it."""
+        self._channel.receive(widget, content, buffers)
+
+    def _run_of(self, request: ActionRequest) -> LiveRun:
+        run_id = request.args.get("run_id")
+        with self._lock:
+            run = self._runs.get(str(run_id))
+        if run is None:
+            raise LookupError(f"no run {run_id!r} in this table")
+        return run
+
+    def _act_open(self, request: ActionRequest) -> None:
+        self._show(self._run_of(request))
+
+    def _act_stop(self, request: ActionRequest) -> None:
+        self._run_of(request).stop()
+        self._publish_now()
+
+
+class RunList(list[R], Generic[R]):
+    """The live runs (a plain list) that displays as a live dashboard in a notebook."""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return RunsDashboard(self)._repr_mimebundle_(**kwargs)

@@ -1,0 +1,268 @@
+"""``RunView``: the chat widget of a run (anywidget), kept in sync by deltas.
+
+Sync model. Traits carry the small state (provider name, state badge, attach command).
+The conversation travels as deltas in custom messages, so the bytes sent for one appended
+message do not grow with the conversation. The ``_snapshot`` trait holds the conversation as
+of the view's creation; the front end keeps its copy current without sending it back, so a
+notebook saved with widget state re-renders the whole chat without a kernel. A front end
+that loads later (or misses a delta) asks for a fresh snapshot with ``{"kind": "sync"}``.
+
+Actions from the browser (send, interrupt, clear, answer) go through the package's
+:class:`~lab_widget._widgets._channel.ActionChannel`: request/response messages with ids, run
+on worker threads (sending may wait for the agent), their errors sent back to the view.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import traitlets
+
+from .._chat import ChatEvent
+from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
+from ._base import BundledWidget
+from ._channel import ActionChannel, ActionRequest
+
+__all__ = ["ChatSource", "RunView"]
+
+log = logging.getLogger(__name__)
+
+
+class ChatSource(Protocol):
+    """What a view needs from a run (``Run`` implements it)."""
+
+    @property
+    def messages(self) -> list[Message]: ...
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def transcript_id(self) -> str | None: ...
+
+    @property
+    def attach_command(self) -> str: ...
+
+    @property
+    def state_reason(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def clear_command(self) -> str: ...
+
+    @property
+    def pending_dialog(self) -> Dialog | None: ...
+
+    @property
+    def commands(self) -> list[CommandSpec]: ...
+
+    @property
+    def session(self) -> SessionSummary: ...
+
+    def answer_dialog(self, answer: DialogAnswer) -> None: ...
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
+
+    def send(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    dumped = [m.model_dump(mode="json", exclude_none=True) for m in messages]
+    try:
+        # What the kernel does with widget messages; a lone surrogate (valid in a
+        # transcript's JSON as an escape) would make the whole message unsendable.
+        json.dumps(dumped, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(dumped, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        repaired: list[dict[str, Any]] = json.loads(text.decode("utf-8", "replace"))
+        return repaired
+    return dumped
+
+
+class RunView(BundledWidget, bundle="widget"):
+    """The live chat view of a run.
+
+    Display a :class:`~lab_widget.Run` (or ``run.view``) in a notebook to get one; every
+    display of a run shows the same view model, so they stay in sync.
+    """
+
+    provider_name = traitlets.Unicode("").tag(sync=True)
+    """The provider's display name, from its metadata (never hard-coded in the view)."""
+
+    state = traitlets.Unicode("idle").tag(sync=True)
+    """The run's state: ``idle | working | needs_input | question | ended``."""
+
+    state_reason = traitlets.Unicode("").tag(sync=True)
+    """Why the run needs input or has ended; empty otherwise."""
+
+    attach_command = traitlets.Unicode("").tag(sync=True)
+    """A copyable command that opens the agent's real TUI in a terminal."""
+
+    clear_command = traitlets.Unicode("").tag(sync=True)
+    """The provider's command that starts a new conversation (``role="clear"``)."""
+
+    commands: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """The run's chat-safe slash commands, for the composer's autocomplete."""
+
+    pending_dialog = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    """The dialog the agent waits on (shown as a form), or ``None``."""
+
+    session = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    """Model, token totals, estimated and reported cost, context used vs window, branch
+    (:class:`~lab_widget.schema.SessionSummary` without paths); the header's meter."""
+
+    _snapshot = traitlets.Dict().tag(sync=True)
+    """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
+
+    def __init__(self, source: ChatSource, **kwargs: Any) -> None:
+        self._source = source
+        # Events arrive under the source's lock; a sync request taking a lock of its own and
+        # then reading the source would take the two in the opposite order. Share it.
+        shared = getattr(source, "lock", None)
+        self._lock = shared if shared is not None else threading.RLock()
+        self._version = 0
+        # Several workers: an interrupt must not queue behind a send that waits for the agent.
+        self._channel = ActionChannel(
+            self,
+            {
+                "send": self._act_send,
+                "interrupt": lambda _request: source.interrupt(),
+                "clear": lambda _request: source.clear(),
+                "answer": self._act_answer,
+            },
+            workers=4,
+            thread_name="lab-widget-action",
+            on_message=self._on_message,
+        )
+        with self._lock:
+            super().__init__(
+                provider_name=source.display_name,
+                state=source.state,
+                state_reason=source.state_reason,
+                attach_command=source.attach_command,
+                clear_command=source.clear_command,
+                pending_dialog=self._dialog_payload(),
+                commands=self._commands_payload(),
+                session=self._session_payload(),
+                _snapshot=self._snapshot_payload(),
+                **kwargs,
+            )
+            self._unsubscribe = source.subscribe(self._on_event)
+        self.on_msg(self._channel.receive)
+
+    def __repr__(self) -> str:
+        # Stable across runs and kernels (no ids, paths or addresses): notebooks compare it.
+        return f"RunView({self._source.display_name})"
+
+    def close(self) -> None:
+        """Stop following the run and close the widget."""
+        unsubscribe = getattr(self, "_unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe()
+            self._channel.close()
+        super().close()
+
+    # -- Python → browser ----------------------------------------------------------------
+
+    def _snapshot_payload(self) -> dict[str, Any]:
+        return {
+            "transcript_id": self._source.transcript_id,
+            "version": self._version,
+            "messages": _dump(self._source.messages),
+        }
+
+    def _commands_payload(self) -> list[dict[str, Any]]:
+        try:
+            specs = self._source.commands
+        except Exception:  # a broken command folder must not break the chat
+            log.exception("reading the command catalog failed")
+            return []
+        return [c.model_dump(mode="json") for c in specs if c.chat_safe]
+
+    def _session_payload(self) -> dict[str, Any] | None:
+        try:
+            summary = self._source.session
+        except Exception:  # facts are decoration: never let them break the chat
+            log.exception("reading the session summary failed")
+            return None
+        return summary.model_dump(
+            mode="json",
+            include={
+                "model",
+                "model_requested",
+                "usage",
+                "cost_usd_estimate",
+                "vendor_cost_usd",
+                "context_tokens",
+                "context_window",
+                "branch",
+            },
+        )
+
+    def _dialog_payload(self) -> dict[str, Any] | None:
+        dialog = self._source.pending_dialog
+        return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
+
+    def _on_event(self, event: ChatEvent) -> None:
+        with self._lock:
+            self.state = event.state
+            self.state_reason = self._source.state_reason
+            self.set_trait("pending_dialog", self._dialog_payload())
+            if event.state == "idle":
+                # Cheap when nothing changed (a signature of the command folders).
+                self.commands = self._commands_payload()
+            if not event.changed and not event.reset:
+                return
+            self.set_trait("session", self._session_payload())
+            base, self._version = self._version, self._version + 1
+            self._push(
+                {
+                    "kind": "delta",
+                    "version": self._version,
+                    "base": base,
+                    "transcript_id": event.transcript_id,
+                    "reset": event.reset,
+                    "changed": _dump(event.changed),
+                }
+            )
+
+    def _push(self, content: dict[str, Any]) -> None:
+        if self.comm is None:
+            return  # closed, or never shown
+        try:
+            self.send(content)
+        except Exception:  # a broken front-end channel must not stop the run's reader
+            log.exception("sending to the chat view failed")
+
+    # -- browser → Python ----------------------------------------------------------------
+
+    def _on_custom(self, widget: Any, content: Any, buffers: Any) -> None:
+        """Take one custom message from the front end, as its comm delivers it."""
+        self._channel.receive(widget, content, buffers)
+
+    def _on_message(self, content: dict[str, Any]) -> None:
+        if content.get("kind") == "sync":
+            with self._lock:
+                self._push({"kind": "snapshot", **self._snapshot_payload()})
+
+    def _act_send(self, request: ActionRequest) -> None:
+        text = request.text("text")
+        if text is None or not text.strip():
+            raise ValueError("nothing to send")
+        self._source.send(text)
+
+    def _act_answer(self, request: ActionRequest) -> None:
+        answers = request.args.get("answers")
+        self._source.answer_dialog(
+            DialogAnswer(tool_id=request.text("tool_id"), answers=answers or [])
+        )

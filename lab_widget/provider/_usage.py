@@ -1,0 +1,95 @@
+"""Token accounting every reader shares: each API response counted once, with its final figures.
+
+Agents write a response's usage more than once: Claude Code writes one entry per content block,
+the early ones with the partial figures of the stream's start; Gemini CLI re-appends a record
+when its tool calls finish. Whatever the order the copies arrive in, the figures that count are
+the final ones, and the final count of a response only grows (output tokens are counted as they
+stream), so the copy with the most output wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..schema import AgentScope, ModelUsage, Usage
+
+__all__ = ["UsageLedger"]
+
+
+@dataclass
+class _Entry:
+    usage: Usage
+    model: str
+    scope: AgentScope
+
+
+class UsageLedger:
+    """Usage per API response, keyed by the response's id.
+
+    Examples
+    --------
+    >>> ledger = UsageLedger()
+    >>> ledger.record("msg_1", Usage(input_tokens=10, output_tokens=2), "m")
+    True
+    >>> ledger.record("msg_1", Usage(input_tokens=10, output_tokens=40), "m")
+    True
+    >>> ledger.record("msg_1", Usage(input_tokens=10, output_tokens=2), "m")  # a stale copy
+    False
+    >>> ledger.total
+    Usage(input_tokens=10, output_tokens=40, cache_read_tokens=0, cache_write_tokens=0)
+    >>> [(m.model, m.requests, m.usage.output_tokens) for m in ledger.models()]
+    [('m', 1, 40)]
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+        self._total = Usage()
+
+    def record(self, key: str, usage: Usage, model: str | None, scope: AgentScope = "main") -> bool:
+        """Count ``usage`` for the response ``key``; True when the totals changed."""
+        old = self._entries.get(key)
+        if old is not None:
+            if usage.output_tokens < old.usage.output_tokens or usage == old.usage:
+                return False
+            self._total = _minus(self._total, old.usage)
+        self._entries[key] = _Entry(usage, model or (old.model if old else "") or "", scope)
+        self._total = self._total + usage
+        return True
+
+    def usage(self, key: str) -> Usage | None:
+        """The figures counted for ``key``, if any."""
+        entry = self._entries.get(key)
+        return entry.usage if entry else None
+
+    @property
+    def total(self) -> Usage:
+        """All responses, each once."""
+        return self._total
+
+    def models(self) -> list[ModelUsage]:
+        """Totals per model and scope, main agent first, then by model name."""
+        groups: dict[tuple[AgentScope, str], tuple[Usage, int]] = {}
+        for entry in self._entries.values():
+            if not entry.model:
+                continue
+            usage, requests = groups.get((entry.scope, entry.model), (Usage(), 0))
+            groups[(entry.scope, entry.model)] = (usage + entry.usage, requests + 1)
+        order = {"main": 0, "subagent": 1}
+        return [
+            ModelUsage(model=model, scope=scope, usage=usage, requests=requests)
+            for (scope, model), (usage, requests) in sorted(
+                groups.items(), key=lambda item: (order[item[0][0]], item[0][1])
+            )
+        ]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _minus(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        input_tokens=a.input_tokens - b.input_tokens,
+        output_tokens=a.output_tokens - b.output_tokens,
+        cache_read_tokens=a.cache_read_tokens - b.cache_read_tokens,
+        cache_write_tokens=a.cache_write_tokens - b.cache_write_tokens,
+    )

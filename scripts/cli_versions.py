@@ -1,0 +1,82 @@
+"""Other versions of an agent CLI, for recording fixtures users' older histories hold.
+
+Usage (from a recording script)::
+
+    with cli_version("claude-code", "2.1.145"):
+        Run("claude-code", ...)   # runs that version
+
+Each version is installed once with npm into ``$LAB_WIDGET_CLI_CACHE`` (default
+``~/.cache/lab_widget/cli-versions/<package>@<version>``), never into the project's tools
+folder, and used through ``$LAB_WIDGET_TOOLS`` for the duration of the block. Live tests and
+the product always run the pinned version (``lab_widget/compat.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lab_widget.compat import PINS  # noqa: E402
+
+__all__ = ["cache_dir", "cli_version", "install"]
+
+
+def cache_dir() -> Path:
+    """Where other versions are installed."""
+    env = os.environ.get("LAB_WIDGET_CLI_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache/lab_widget/cli-versions"
+
+
+def install(provider_id: str, version: str) -> Path:
+    """A tools folder holding ``version`` of the provider's CLI (installed if missing)."""
+    pin = PINS[provider_id]
+    target = cache_dir() / f"{pin.npm_package.replace('/', '+')}@{version}"
+    binary = target / "node_modules" / ".bin" / pin.binary
+    if binary.exists():
+        return target
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit("npm is needed to install another CLI version")
+    target.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(target),
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            f"{pin.npm_package}@{version}",
+        ],
+        check=True,
+    )
+    if not binary.exists():
+        raise SystemExit(f"{pin.npm_package}@{version} installed no {pin.binary} binary")
+    return target
+
+
+@contextmanager
+def cli_version(provider_id: str, version: str | None) -> Iterator[str]:
+    """Run the block with ``version`` of the CLI (the pinned one for ``None``)."""
+    pinned = PINS[provider_id].version
+    if version is None or version == pinned:
+        yield pinned
+        return
+    before = os.environ.get("LAB_WIDGET_TOOLS")
+    os.environ["LAB_WIDGET_TOOLS"] = str(install(provider_id, version))
+    try:
+        yield version
+    finally:
+        if before is None:
+            os.environ.pop("LAB_WIDGET_TOOLS", None)
+        else:
+            os.environ["LAB_WIDGET_TOOLS"] = before
