@@ -124,11 +124,11 @@ def script(work: Path) -> ScriptedModel:
                     Reply(
                         "Let me look.",
                         tools=[ToolUse("Bash", {"command": "echo thought-42"})],
-                        reasoning="**Planning the check** I should run a command first.",
+                        thinking="**Planning the check** I should run a command first.",
                     ),
                     Reply(
                         "It printed thought-42.",
-                        reasoning="**Reading the output** The command printed thought-42.",
+                        thinking="**Reading the output** The command printed thought-42.",
                     ),
                 ],
             ),
@@ -168,6 +168,9 @@ def script(work: Path) -> ScriptedModel:
                     Reply(tools=[ToolUse("read_file", {"file_path": str(work / "pic.png")})]),
                     Reply("A green pixel."),
                 ],
+            ),
+            Rule(
+                "keep it hidden", Reply("Done.", thinking="A secret plan.", thinking_redacted=True)
             ),
             Rule("slow", Reply("late answer", delay=30)),
         ],
@@ -340,6 +343,11 @@ def clear(run: Run) -> None:
     run.wait(timeout=90)
 
 
+def hidden_thinking(run: Run) -> None:
+    run.send("keep it hidden, then answer")
+    _answered(run, "Done.")
+
+
 def subagent(run: Run) -> None:
     for name in ("a.txt", "b.txt", "c.txt"):
         (run.cwd / name).write_text(name)
@@ -377,6 +385,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "edit_reject": edit_reject,
     "interrupt": interrupt,
     "clear": clear,
+    "hidden_thinking": hidden_thinking,
     "subagent": subagent,
     "image": image,
     "compress": compress,

@@ -135,6 +135,20 @@ def script(work: Path) -> ScriptedModel:
                 ],
             ),
             Rule(
+                "think first",
+                [
+                    Reply(
+                        "Let me look.",
+                        tools=[ToolUse("Bash", {"command": "echo thought-42", "description": "t"})],
+                        thinking="I should run a command first.",
+                    ),
+                    Reply("It printed thought-42.", thinking="The command printed thought-42."),
+                ],
+            ),
+            Rule(
+                "keep it hidden", Reply("Done.", thinking="A secret plan.", thinking_redacted=True)
+            ),
+            Rule(
                 "look at the picture",
                 [
                     Reply(tools=[ToolUse("read", {"filePath": str(work / "pic.png")})]),
@@ -222,6 +236,18 @@ def new(run: Run) -> None:
     _idle(run)
 
 
+def thinking(run: Run) -> None:
+    run.send("think first, then answer", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "It printed thought-42.", timeout=120)
+    _idle(run)
+
+
+def hidden_thinking(run: Run) -> None:
+    run.send("keep it hidden, then answer", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "Done.", timeout=120)
+    _idle(run)
+
+
 def subagent(run: Run) -> None:
     for name in ("a.txt", "b.txt", "c.txt"):
         (run.cwd / name).write_text(name)
@@ -261,6 +287,8 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "new": (new, {}),
     "question": (question, {}),
     "edit": (edit, {"permission": {"edit": "ask"}}),
+    "thinking": (thinking, {}),
+    "hidden_thinking": (hidden_thinking, {}),
     "subagent": (subagent, {}),
     "slow_command": (slow_command, {}),
     "image": (image, {}),

@@ -249,6 +249,20 @@ def test_a_replaced_response_counts_once_with_its_last_figures(tmp_path: Path) -
     assert r.messages[1].thinking and r.messages[1].usage == usage
 
 
+def test_hidden_thinking_shows_as_hidden_never_as_nothing() -> None:
+    # The model sent only a thought signature: Gemini CLI records no thought but the
+    # thought tokens it was billed for.
+    r = reader("hidden_thinking.jsonl")
+    shown = [(m.thinking, m.redacted, m.text) for m in r.messages if m.role == "assistant"]
+    assert shown == [(True, True, ""), (False, False, "Done.")]
+    (record,) = [
+        m for m in _final_records(GEMINI / "hidden_thinking.jsonl").values() if m.get("tokens")
+    ]
+    hidden = next(m for m in r.messages if m.redacted)
+    assert hidden.usage is not None  # the response's first message
+    assert hidden.usage.output_tokens == record["tokens"]["output"] + record["tokens"]["thoughts"]
+
+
 def test_interrupt_keeps_the_cancelled_prompt(recorded: Recorded) -> None:
     r = recorded.reader("interrupt", with_hooks=True)
     assert [(m.kind, m.text) for m in r.messages] == [
@@ -355,6 +369,29 @@ def test_turn_hooks_decide_the_state_while_a_response_waits_on_its_tools(
     hooked = GeminiTranscriptReader(TranscriptRef("t", path), turn_signals=lambda: started)
     hooked.read()
     assert hooked.state == "working"
+
+
+def test_a_session_nobody_writes_settles_by_its_records(tmp_path: Path) -> None:
+    # A run stopped before the AfterAgent hook: live the turn hooks still say working;
+    # the file says the turn ended.
+    records = hooks("tools.jsonl")
+    open_turn = records[
+        : max(i for i, r in enumerate(records) if r["hook_event_name"] == "AfterAgent")
+    ]
+    r = GeminiTranscriptReader(
+        TranscriptRef("t", GEMINI / "tools.jsonl"), turn_signals=lambda: open_turn
+    )
+    r.read()
+    assert r.state == "working" and r.settled_state() == "idle"
+    assert read_transcript(GEMINI / "tools.jsonl", provider="gemini").state == "idle"
+    # Cut after a tool result went back to the model: the turn was under way.
+    lines = (GEMINI / "tools.jsonl").read_text().splitlines()
+    upto = next(
+        i for i, line in enumerate(lines) if "functionResponse" in line and '"type": "user"' in line
+    )
+    path = tmp_path / "session-x.jsonl"
+    path.write_text("\n".join(lines[: upto + 1]) + "\n")
+    assert read_transcript(path, provider="gemini").state == "working"
 
 
 def test_rewind_cuts_and_reports_a_reset(tmp_path: Path) -> None:

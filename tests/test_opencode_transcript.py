@@ -361,6 +361,31 @@ def _retarget(data: Path, old: str, new: str) -> None:
         path.write_text(path.read_text().replace(old, new))
 
 
+def test_recorded_reasoning_is_thinking_before_the_answer(tmp_path: Path) -> None:
+    # The scripted model streams reasoning_content deltas; OpenCode keeps each as a
+    # reasoning part, counted in its step's reasoning tokens.
+    reader = read(tmp_path, "thinking.jsonl")
+    shown = [(m.kind, m.thinking, m.text) for m in reader.messages if m.role == "assistant"]
+    assert shown == [
+        ("text", True, "I should run a command first."),
+        ("tool", False, ""),
+        ("text", False, "Let me look."),
+        ("text", True, "The command printed thought-42."),
+        ("text", False, "It printed thought-42."),
+    ]
+    assert reader.summary.usage.output_tokens > sum(
+        json.loads(json.loads(r)["data"])["part"]["tokens"]["output"]
+        for r in fixture("thinking.jsonl").splitlines()
+        if b'\\"step-finish\\"' in r
+    )  # reasoning tokens count as output
+    # Reasoning the model kept hidden reaches OpenCode as nothing it records (no part, no
+    # reasoning tokens): there is nothing to show.
+    hidden = read(tmp_path / "hidden", "hidden_thinking.jsonl")
+    assert [(m.thinking, m.text) for m in hidden.messages if m.role == "assistant"] == [
+        (False, "Done.")
+    ]
+
+
 def _with_reasoning(data: bytes) -> bytes:
     """The hello session with reasoning before its answer, built to the shape the pinned
     binary writes (``_compat.HIDDEN_REASONING_KEYS``): readable thinking streamed in two

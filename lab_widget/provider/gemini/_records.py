@@ -126,14 +126,17 @@ def thinking(record: dict[str, Any]) -> list[str]:
 
     Gemini CLI keeps a response's thoughts as ``thoughts`` (``subject`` and ``description``,
     parsed from the thought's ``**subject**`` heading); a thought part left in ``content``
-    counts too. A thought part without text (only its signature kept) is hidden reasoning:
-    an empty text, shown as hidden, never dropped.
+    counts too. Reasoning it kept no text of (a thought part without text, or thought
+    tokens billed without any thought) is hidden reasoning: an empty text, shown as hidden,
+    never dropped.
 
     Examples
     --------
     >>> thinking({"thoughts": [{"subject": "Plan", "description": "Run ls."}]})
     ['**Plan**\n\nRun ls.']
     >>> thinking({"content": [{"thought": True, "thoughtSignature": "c2ln"}, {"text": "hi"}]})
+    ['']
+    >>> thinking({"content": "hi", "thoughts": [], "tokens": {"thoughts": 4}})
     ['']
     """
     found: list[str] = []
@@ -151,6 +154,11 @@ def thinking(record: dict[str, Any]) -> list[str]:
         if isinstance(part, dict) and part.get("thought"):
             raw = part.get("text")
             found.append(raw.strip() if isinstance(raw, str) else "")
+    tokens = record.get("tokens")
+    if not found and isinstance(tokens, dict) and _count(tokens.get("thoughts")):
+        # The model reasoned (and was billed for it) but sent only a signature: Gemini CLI
+        # keeps no thought. Hidden reasoning, shown as such.
+        found.append("")
     return found
 
 

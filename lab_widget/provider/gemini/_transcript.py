@@ -121,6 +121,11 @@ class GeminiTranscriptReader(TranscriptReader):
                 return found
         return self._transcript_state()
 
+    def settled_state(self) -> State:
+        # Nobody writes any more: the records alone tell whether the last turn ended (the
+        # turn hooks of a run that stopped may never have closed it).
+        return self._transcript_state()
+
     def _ended_after(self, signals: list[dict[str, Any]], session: str) -> bool:
         """Whether the transcript ends the turn the hooks left open: a declined tool call
         ends it with a cancellation record and no AfterAgent hook.

@@ -101,9 +101,12 @@ HIDDEN_REASONING_KEYS = ("redactedData", "reasoningEncryptedContent")
 growing as it streams; ``metadata`` is the provider's: ``anthropic.signature`` beside
 readable thinking, ``anthropic.redactedData`` with an empty text for redacted thinking,
 ``openai.itemId`` and ``openai.reasoningEncryptedContent`` for encrypted reasoning (empty
-text when no summary was sent). Read from the 1.18.33 binary (``strings``: ``type:
-"reasoning", text: "", providerMetadata: {anthropic: {redactedData: ...}}``); the scripted
-model sends no reasoning on this wire yet, so the tests use entries built to that shape."""
+text when no summary was sent); read from the 1.18.33 binary (``strings``: ``type:
+"reasoning", text: "", providerMetadata: {anthropic: {redactedData: ...}}``). Recorded on
+the chat-completions wire (``reasoning_content`` deltas): ``{type: "reasoning", text,
+time}`` without metadata, its tokens in the step's ``tokens.reasoning``. Reasoning a model
+keeps hidden reaches OpenCode on that wire as nothing it records (no part, no reasoning
+tokens)."""
 
 ABORTED_ERROR = "MessageAbortedError"
 """An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
