@@ -172,6 +172,7 @@ def script(work: Path) -> ScriptedModel:
             Rule(
                 "keep it hidden", Reply("Done.", thinking="A secret plan.", thinking_redacted=True)
             ),
+            Rule("describe", Reply("A green pixel, pasted.")),
             Rule("slow", Reply("late answer", delay=30)),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
@@ -361,6 +362,12 @@ def image(run: Run) -> None:
     _answered(run, "A green pixel.")
 
 
+def user_image(run: Run) -> None:
+    (run.cwd / "pic.png").write_bytes(PIXEL)
+    run.send("describe @pic.png")
+    _answered(run, "A green pixel, pasted.")
+
+
 def compress(run: Run) -> None:
     run.send("hello")
     run.wait(timeout=90)
@@ -388,6 +395,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hidden_thinking": hidden_thinking,
     "subagent": subagent,
     "image": image,
+    "user_image": user_image,
     "compress": compress,
 }
 

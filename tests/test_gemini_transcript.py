@@ -669,6 +669,16 @@ def test_an_image_a_tool_returned_is_an_attachment() -> None:
     assert [m.text for m in r.messages if m.role == "user"] == ["look at the picture"]
 
 
+def test_an_image_the_user_sent_is_an_attachment_of_the_prompt() -> None:
+    # "describe @pic.png": the content sent carries the file between the CLI's markers;
+    # the prompt shows as typed (displayContent), with the image.
+    r = reader("user_image.jsonl")
+    prompt = next(m for m in r.messages if m.role == "user")
+    assert prompt.text == "describe @pic.png"
+    assert [a.media_type for a in prompt.attachments] == ["image/png"]
+    assert peek_session(GEMINI / "user_image.jsonl")[0] == "describe @pic.png"
+
+
 def test_spawn_isolated_settings_and_hooks(tmp_path: Path) -> None:
     provider = get_provider("gemini")
     context = RunContext(run_id="r", cwd=tmp_path / "work", runtime_dir=tmp_path / "rt")

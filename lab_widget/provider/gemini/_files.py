@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _compat
-from ._records import texts
+from ._records import user_text
 
 __all__ = ["is_document", "peek_session", "read_header"]
 
@@ -102,7 +102,7 @@ def peek_session(path: Path) -> tuple[str | None, str | None]:
         if not isinstance(line, dict):
             continue
         if prompt is None and line.get("type") == "user":
-            prompt = texts(line.get("content")) or None
+            prompt = user_text(line) or None
         if model is None and line.get("type") == "gemini" and isinstance(line.get("model"), str):
             model = line["model"]
         if prompt is not None and model is not None:

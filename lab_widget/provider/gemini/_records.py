@@ -26,6 +26,7 @@ __all__ = [
     "timestamp",
     "tool_message",
     "tool_output",
+    "user_text",
 ]
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE)
@@ -283,3 +284,16 @@ def tool_message(
         model=model,
         attachments=attachments(call.get("result")),
     )
+
+
+def user_text(record: dict[str, Any]) -> str:
+    """What the user typed: ``displayContent`` where the CLI kept it apart from the
+    ``content`` it sent (an ``@file`` prompt's content carries the file between markers).
+
+    Examples
+    --------
+    >>> user_text({"content": [{"text": "see @a.png"}, {"text": "--- Content from"}],
+    ...            "displayContent": [{"text": "see @a.png"}]})
+    'see @a.png'
+    """
+    return texts(record.get("displayContent")) or texts(record.get("content"))

@@ -47,6 +47,7 @@ from ._records import (
     thinking,
     timestamp,
     tool_message,
+    user_text,
 )
 from ._signals import approval_dialog, confirmation_id, confirmations, turn_state
 from ._subagents import SubAgents, agents_folder
@@ -451,7 +452,7 @@ class GeminiTranscriptReader(TranscriptReader):
         stamp = timestamp(record.get("timestamp"))
         native = str(record.get("id"))
         if kind == "user":
-            text = texts(record.get("content"))
+            text = user_text(record)
             if not text:
                 return []  # context, or the tool results sent back to the model
             return [
