@@ -341,13 +341,17 @@ def test_thinking_shows_before_the_answer(lab_home: Path, workdir: Path) -> None
 
 
 def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir: Path) -> None:
+    # 1.5 s after the text block before the call, and 4 s before the next step: the
+    # transcript holds the text without its call, then the call's result without an answer.
     model = ScriptedModel(
         rules=[
             Rule(
                 "pause",
                 [
                     Reply(
-                        "Checking.", tools=[ToolUse("Bash", {"command": "echo a"})], chunk_delay=0.5
+                        "Checking.",
+                        tools=[ToolUse("Bash", {"command": "echo a"})],
+                        block_delay=1.5,
                     ),
                     Reply("Done after the pause.", delay=4),
                 ],

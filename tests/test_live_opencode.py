@@ -430,6 +430,8 @@ def test_a_running_command_shows_its_output_so_far(lab_home: Path, workdir: Path
 
 
 def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir: Path) -> None:
+    # 1.5 s after the text block before the call, and 4 s before the next step: the
+    # transcript holds the text without its call, then the call's result without an answer.
     model = ScriptedModel(
         rules=[
             Rule(
@@ -438,7 +440,7 @@ def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir
                     Reply(
                         "Checking.",
                         tools=[ToolUse("Bash", {"command": "echo a", "description": "a"})],
-                        chunk_delay=0.5,
+                        block_delay=1.5,
                     ),
                     Reply("Done after the pause.", delay=4),
                 ],
