@@ -59,7 +59,9 @@ class SessionInfo:
 
     def open(self) -> Chat:
         """The whole conversation, read from the transcript (see :func:`read_transcript`)."""
-        return read_transcript(self.path, provider=self.provider_id)
+        return read_transcript(
+            self.path, provider=self.provider_id, transcript_id=self.transcript_id
+        )
 
     def _cells(self) -> tuple[str, str, str, str, str]:
         return (
@@ -115,11 +117,12 @@ def _infos(provider: AgentProvider, folder: Path, contexts: list[RunContext]) ->
     refs = list(provider.sessions(folder))
     for context in contexts:
         refs += provider.run_sessions(context)
-    seen: set[Path] = set()
+    # One file may hold many sessions (a database): a session is a file and an id.
+    seen: set[tuple[Path, str]] = set()
     for ref in refs:
-        if ref.path in seen:
+        if (ref.path, ref.transcript_id) in seen:
             continue
-        seen.add(ref.path)
+        seen.add((ref.path, ref.transcript_id))
         try:
             stat = ref.path.stat()
         except OSError:

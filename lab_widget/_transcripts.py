@@ -27,15 +27,19 @@ def read_chat(provider: AgentProvider, ref: TranscriptRef) -> Chat:
     )
 
 
-def read_transcript(path: str | os.PathLike[str], provider: str | None = None) -> Chat:
+def read_transcript(
+    path: str | os.PathLike[str], provider: str | None = None, transcript_id: str | None = None
+) -> Chat:
     """Read any transcript file of a provider into a :class:`~lab_widget.schema.Chat`.
 
     No tmux, no agent: for history, analysis and tests. The state is what the transcript
     alone tells of a session nobody writes any more: ``idle`` when its last turn finished,
-    ``working`` when the file stops in the middle of a turn.
+    ``working`` when the file stops in the middle of a turn. ``transcript_id`` names the
+    session in a file that holds several (a database); by default it is the file's name
+    without suffix.
     """
     file = Path(path).expanduser()
     if not file.is_file():
         raise FileNotFoundError(f"no transcript at {file}")
     agent = get_provider(provider or default_provider())
-    return read_chat(agent, TranscriptRef(transcript_id=file.stem, path=file))
+    return read_chat(agent, TranscriptRef(transcript_id=transcript_id or file.stem, path=file))

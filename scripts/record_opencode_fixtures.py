@@ -1,23 +1,41 @@
-"""Record OpenCode event-log fixtures from the real pinned OpenCode against the scripted model.
+"""Record OpenCode fixtures from a real OpenCode against the scripted model.
 
-Usage: ``python scripts/record_opencode_fixtures.py [scenario ...]``. Each scenario runs
-the real TUI under tmux with an isolated XDG home, then exports every session the run made
-from its SQLite store (``event`` rows of that session, ``seq`` order) as JSON lines
-``{"seq", "id", "type", "data"}`` into ``tests/fixtures/opencode/<scenario>.jsonl``
-(``<scenario>_<n>.jsonl`` when ``/new`` made more than one), plus ``manifest.json`` with
-the CLI version. Temporary paths become stable placeholders; the rows are otherwise as
+Usage::
+
+    python scripts/record_opencode_fixtures.py [--version X.Y.Z] [--versions-dir DIR] [scenario ...]
+
+Each scenario runs the real TUI under tmux with an isolated XDG home. Without ``--version``
+the pinned OpenCode of the tools folder plays every scenario, and every session the run
+made is exported from its SQLite store (``event`` rows of that session, ``seq`` order) as
+JSON lines ``{"seq", "id", "type", "data"}`` into ``tests/fixtures/opencode/<scenario>.jsonl``
+(``<scenario>_<n>.jsonl`` when ``/new`` made more than one), plus ``manifest.json`` with the
+CLI version.
+
+With ``--version`` that version is installed with npm into
+``<versions dir>/opencode-ai@<version>`` (``--versions-dir``, else ``$LAB_WIDGET_VERSIONS``,
+else ``~/.cache/lab_widget/versions``; never into the repository) and records into
+``tests/fixtures/opencode/v<version>/``: ``schema.sql`` (the DDL of every table as that
+version created it) and ``<scenario>.store.jsonl``, the stored history whatever its form:
+``{"table": "session" | "message" | "part" | "event", "row": {column: value}}`` lines for a
+SQLite store, ``{"file": "<path under storage/>", "text": ...}`` lines for the JSON files of
+versions before it. Temporary paths become stable placeholders; the rows are otherwise as
 stored.
 """
 
 from __future__ import annotations
 
+import argparse
+import base64
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -26,7 +44,8 @@ from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noq
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 
-OUT = ROOT / "tests" / "fixtures" / "opencode"
+FIXTURES = ROOT / "tests" / "fixtures" / "opencode"
+PACKAGE = PINS["opencode"].npm_package
 CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
 
@@ -58,6 +77,18 @@ QUESTIONS = {
 }
 
 
+TASK = {
+    "description": "Count files",
+    "prompt": "count the files here",
+    "subagent_type": "general",
+}
+SLOW = "sleep 1; echo a; sleep 1; echo b"
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+"""A 1x1 green PNG."""
+
+
 def script(work: Path) -> ScriptedModel:
     tool = ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})
     return ScriptedModel(
@@ -78,6 +109,51 @@ def script(work: Path) -> ScriptedModel:
             Rule(
                 "ask me",
                 [Reply("Asking.", tools=[ToolUse("question", QUESTIONS)]), Reply("Thanks.")],
+            ),
+            Rule(
+                "count the files",
+                [
+                    Reply(
+                        "Counting.",
+                        tools=[ToolUse("Bash", {"command": "ls", "description": "list"})],
+                    ),
+                    Reply("There are 3 files."),
+                ],
+            ),
+            Rule(
+                "delegate",
+                [
+                    Reply("Asking a sub-agent.", tools=[ToolUse("task", TASK)]),
+                    Reply("It found 3 files."),
+                ],
+            ),
+            Rule(
+                "timed command",
+                [
+                    Reply(tools=[ToolUse("Bash", {"command": SLOW, "description": "slow"})]),
+                    Reply("Both lines printed."),
+                ],
+            ),
+            Rule(
+                "think first",
+                [
+                    Reply(
+                        "Let me look.",
+                        tools=[ToolUse("Bash", {"command": "echo thought-42", "description": "t"})],
+                        thinking="I should run a command first.",
+                    ),
+                    Reply("It printed thought-42.", thinking="The command printed thought-42."),
+                ],
+            ),
+            Rule(
+                "keep it hidden", Reply("Done.", thinking="A secret plan.", thinking_redacted=True)
+            ),
+            Rule(
+                "look at the picture",
+                [
+                    Reply(tools=[ToolUse("read", {"filePath": str(work / "pic.png")})]),
+                    Reply("A pixel."),
+                ],
             ),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
@@ -160,6 +236,48 @@ def new(run: Run) -> None:
     _idle(run)
 
 
+def thinking(run: Run) -> None:
+    run.send("think first, then answer", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "It printed thought-42.", timeout=120)
+    _idle(run)
+
+
+def hidden_thinking(run: Run) -> None:
+    run.send("keep it hidden, then answer", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "Done.", timeout=120)
+    _idle(run)
+
+
+def subagent(run: Run) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (run.cwd / name).write_text(name)
+    run.send("please delegate the count", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "It found 3 files.", timeout=120)
+    _idle(run)
+
+
+def slow_command(run: Run) -> None:
+    run.send("run the timed command", ready_timeout=120)
+    run.wait_for(lambda r: _last(r) == "Both lines printed.", timeout=120)
+    _idle(run)
+
+
+def image(run: Run) -> None:
+    (run.cwd / "pic.png").write_bytes(PIXEL)
+    run.send("look at the picture", ready_timeout=120)
+    run.wait_for(lambda r: any(m.tool and m.tool.status != "running" for m in r.messages), 120)
+    _idle(run)
+
+
+def compact(run: Run) -> None:
+    run.send("hello", ready_timeout=120)
+    _idle(run)
+    before = len(run.messages)
+    run.send("/compact")
+    run.wait_for(lambda r: len(r.messages) > before and r.state == "idle", timeout=120)
+    _idle(run)
+
+
 SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "hello": (hello, {}),
     "tools": (tools, {}),
@@ -169,7 +287,26 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "new": (new, {}),
     "question": (question, {}),
     "edit": (edit, {"permission": {"edit": "ask"}}),
+    "thinking": (thinking, {}),
+    "hidden_thinking": (hidden_thinking, {}),
+    "subagent": (subagent, {}),
+    "slow_command": (slow_command, {}),
+    "image": (image, {}),
+    "compact": (compact, {}),
 }
+
+
+def _event_lines(conn: sqlite3.Connection, session_id: str, work: Path, home: Path) -> list[str]:
+    rows = conn.execute(
+        "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
+        (session_id,),
+    ).fetchall()
+    lines = []
+    for seq, event_id, kind, raw in rows:
+        text = _placeholders(str(raw), work, home)
+        row = {"seq": seq, "id": event_id, "type": kind, "data": text}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return lines
 
 
 def export(db: Path, work: Path, home: Path) -> list[list[str]]:
@@ -182,21 +319,17 @@ def export(db: Path, work: Path, home: Path) -> list[list[str]]:
                 "SELECT id FROM session WHERE parent_id IS NULL ORDER BY time_created, id"
             )
         ]
-        sessions = []
-        for session_id in ids:
-            rows = conn.execute(
-                "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? ORDER BY seq",
-                (session_id,),
-            ).fetchall()
-            lines = []
-            for seq, event_id, kind, raw in rows:
-                text = str(raw).replace(str(work), CWD_PLACEHOLDER)
-                text = text.replace(str(work).lstrip("/"), CWD_PLACEHOLDER.lstrip("/"))
-                text = text.replace(str(home), HOME_PLACEHOLDER)
-                row = {"seq": seq, "id": event_id, "type": kind, "data": text}
-                lines.append(json.dumps(row, ensure_ascii=False))
-            sessions.append(lines)
-        return sessions
+        return [_event_lines(conn, session_id, work, home) for session_id in ids]
+    finally:
+        conn.close()
+
+
+def export_children(db: Path, work: Path, home: Path) -> dict[str, list[str]]:
+    """The sub-agents' (child) sessions' event rows, by session id."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        ids = [r[0] for r in conn.execute("SELECT id FROM session WHERE parent_id IS NOT NULL")]
+        return {session_id: _event_lines(conn, session_id, work, home) for session_id in ids}
     finally:
         conn.close()
 
@@ -218,7 +351,61 @@ def export_schema(db: Path) -> str:
     return "".join(f"{row[0]};\n" for row in rows)
 
 
-def record(name: str) -> list[Path]:
+def _placeholders(text: str, work: Path, home: Path) -> str:
+    text = text.replace(str(work), CWD_PLACEHOLDER)
+    text = text.replace(str(work).lstrip("/"), CWD_PLACEHOLDER.lstrip("/"))
+    return text.replace(str(home), HOME_PLACEHOLDER)
+
+
+STORE_TABLES = ("session", "message", "part", "event")
+
+
+def export_store(data_dir: Path, work: Path, home: Path) -> list[str]:
+    """The whole stored history of a run, whatever form this version keeps it in."""
+    db = data_dir / "opencode.db"
+    lines: list[str] = []
+    if db.is_file():
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn.row_factory = sqlite3.Row
+        try:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            for table in STORE_TABLES:
+                if table not in names:
+                    continue
+                order = "aggregate_id, seq" if table == "event" else "rowid"
+                for row in conn.execute(f"SELECT * FROM {table} ORDER BY {order}"):
+                    values: dict[str, Any] = {
+                        k: _placeholders(v, work, home) if isinstance(v, str) else v
+                        for k, v in dict(row).items()
+                    }
+                    lines.append(json.dumps({"table": table, "row": values}, ensure_ascii=False))
+        finally:
+            conn.close()
+        return lines
+    storage = data_dir / "storage"
+    for path in sorted(storage.rglob("*.json")):
+        relative = path.relative_to(storage).as_posix()
+        if relative.split("/", 1)[0] not in ("session", "message", "part"):
+            continue
+        text = _placeholders(path.read_text(), work, home)
+        lines.append(json.dumps({"file": relative, "text": text}, ensure_ascii=False))
+    return lines
+
+
+def export_full_schema(db: Path) -> str:
+    """The DDL of every table and index, as this version creates them."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY type DESC, name"
+        ).fetchall()
+    finally:
+        conn.close()
+    return "".join(f"{row[0]};\n" for row in rows)
+
+
+def record(name: str, out: Path = FIXTURES, pinned: bool = True) -> list[Path]:
     play, options = SCENARIOS[name]
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -232,24 +419,87 @@ def record(name: str) -> list[Path]:
             run.stop()
             _runner().kill_server()
         home = base / "lab" / "runs" / name / "home"
-        db = home / ".local/share/opencode/opencode.db"
+        data_dir = home / ".local/share/opencode"
+        db = data_dir / "opencode.db"
+        if not pinned:
+            path = out / f"{name}.store.jsonl"
+            path.write_text("\n".join(export_store(data_dir, work, home)) + "\n")
+            if db.is_file():
+                (out / "schema.sql").write_text(export_full_schema(db))
+            return [path]
         sessions = export(db, work, home)
-        (OUT / "schema.sql").write_text(export_schema(db))
+        children = export_children(db, work, home)
+        (out / "schema.sql").write_text(export_schema(db))
     written = []
     for index, lines in enumerate(sessions):
-        path = OUT / (f"{name}_{index}.jsonl" if len(sessions) > 1 else f"{name}.jsonl")
+        path = out / (f"{name}_{index}.jsonl" if len(sessions) > 1 else f"{name}.jsonl")
         path.write_text("\n".join(lines) + "\n")
         written.append(path)
+    if children:
+        folder = out / f"{name}.agents"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        for session_id, lines in children.items():
+            path = folder / f"{session_id}.jsonl"
+            path.write_text("\n".join(lines) + "\n")
+            written.append(path)
     return written
 
 
-def main(names: list[str]) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name in names or list(SCENARIOS):
-        for path in record(name):
-            print(f"wrote {path.relative_to(ROOT)}")
-    manifest = {"cli": "opencode", "version": PINS["opencode"].version}
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+VERSION_SCENARIOS = ("hello", "tools", "interrupt", "new", "approve", "reject")
+"""What an older version records (the pinned one records every scenario)."""
+
+
+def versions_dir(given: str | None) -> Path:
+    if given:
+        return Path(given).expanduser()
+    env = os.environ.get("LAB_WIDGET_VERSIONS")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "lab_widget" / "versions"
+
+
+def install(version: str, root: Path) -> Path:
+    """The folder holding ``version`` (installed with npm when missing): a tools folder."""
+    folder = root / f"{PACKAGE}@{version}"
+    binary = folder / "node_modules" / ".bin" / PINS["opencode"].binary
+    if not binary.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "package.json").write_text('{"name": "recorded-cli", "private": true}\n')
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{PACKAGE}@{version}"],
+            cwd=folder,
+            check=True,
+        )
+    shown = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
+    if version not in shown.stdout:
+        raise SystemExit(f"{binary} says {shown.stdout.strip()!r}, not {version}")
+    return folder
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default=PINS["opencode"].version)
+    parser.add_argument("--versions-dir")
+    parser.add_argument("scenarios", nargs="*")
+    args = parser.parse_args(argv)
+    pinned = args.version == PINS["opencode"].version
+    out = FIXTURES if pinned else FIXTURES / f"v{args.version}"
+    names = args.scenarios or (list(SCENARIOS) if pinned else list(VERSION_SCENARIOS))
+    if not pinned:
+        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version, versions_dir(args.versions_dir)))
+    # A CLI that updates itself would install globally: keep any such write in a scratch
+    # folder of this recording.
+    scratch = tempfile.mkdtemp(prefix="record-opencode-npm-")
+    os.environ["NPM_CONFIG_PREFIX"] = scratch
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        for name in names:
+            for path in record(name, out, pinned):
+                print(f"wrote {path.relative_to(ROOT)}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    key = "cli" if pinned else "provider"
+    manifest = {key: "opencode", "version": args.version}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
 if __name__ == "__main__":

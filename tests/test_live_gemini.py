@@ -263,3 +263,124 @@ def test_users_own_config_without_hooks_follows_the_session_file(
     finally:
         run.stop()
         model.stop()
+
+
+SUBAGENT_RULES = [
+    Rule(
+        "count the files here",
+        [
+            Reply("Counting.", tools=[ToolUse("Bash", {"command": "ls"})]),
+            # A pause in the sub-agent's turn: the chat shows it at work meanwhile.
+            Reply(tools=[ToolUse("complete_task", {"result": {"response": "3 files."}})], delay=4),
+        ],
+    ),
+    Rule(
+        "delegate",
+        [
+            Reply(
+                "Asking a sub-agent.",
+                tools=[
+                    ToolUse(
+                        "invoke_agent",
+                        {"agent_name": "generalist", "prompt": "count the files here"},
+                    )
+                ],
+            ),
+            Reply("The sub-agent found 3 files."),
+        ],
+    ),
+]
+
+
+def test_a_subagent_shows_under_its_call_while_it_works(lab_home: Path, workdir: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (workdir / name).write_text(name)
+    model = ScriptedModel(rules=SUBAGENT_RULES)
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("please delegate the count")
+
+        def at_work(r: Run) -> bool:
+            return any(m.parent_tool_id and m.text == "Counting." for m in r.messages)
+
+        assert run.wait_for(at_work, timeout=90), run.screen()
+        # Gemini CLI records the call when it ends: meanwhile a running stand-in holds it.
+        (call,) = [m.tool for m in run.messages if m.tool and m.tool.name == "invoke_agent"]
+        assert call is not None and call.status == "running" and call.agent_id
+        assert run.state == "working"
+        assert run.wait_for(
+            lambda r: r.messages[-1].text == "The sub-agent found 3 files.", timeout=90
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle"
+        (call,) = [m.tool for m in run.messages if m.tool and m.tool.name == "invoke_agent"]
+        assert call is not None and call.status == "ok" and call.agent_id
+        nested = [m for m in run.messages if m.parent_tool_id == call.id]
+        assert [m.text for m in nested if m.kind == "text"] == ["count the files here", "Counting."]
+        assert [m.tool.name for m in nested if m.tool] == ["run_shell_command", "complete_task"]
+        scopes = {m.scope for m in run.session.models}
+        assert scopes == {"main", "subagent"}
+        # Every sub-agent request the model answered is counted, as a sub-agent's.
+        sub = [r for r in model.scripted_requests if r.user_text == "count the files here"]
+        assert sum(m.requests for m in run.session.models if m.scope == "subagent") == len(sub)
+    finally:
+        run.stop()
+
+
+def test_thinking_shows_before_the_answer(lab_home: Path, workdir: Path) -> None:
+    model = ScriptedModel(
+        rules=[Rule("think", Reply("Four.", reasoning="**Adding** Two and two make four."))]
+    )
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("think: what is two and two?")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        shown = [(m.thinking, m.text) for m in run.messages if m.role == "assistant"]
+        assert shown == [(True, "**Adding**\n\nTwo and two make four."), (False, "Four.")]
+    finally:
+        run.stop()
+
+
+def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir: Path) -> None:
+    # 1.5 s after the text block before the call, and 4 s before the next step: the
+    # transcript holds the text without its call, then the call's result without an answer.
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "pause",
+                [
+                    Reply(
+                        "Checking.",
+                        tools=[ToolUse("Bash", {"command": "echo a"})],
+                        block_delay=1.5,
+                    ),
+                    Reply("Done after the pause.", delay=4),
+                ],
+            )
+        ]
+    )
+    run = Run("gemini", cwd=workdir, model=model)
+    try:
+        run.send("pause between the steps")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert run.messages[-1].text == "Done after the pause."
+    finally:
+        run.stop()
+
+
+def test_a_running_command_shows_no_progress(lab_home: Path, workdir: Path) -> None:
+    # Gemini CLI records a call only when it ends (and fires no hook with its output).
+    command = "sleep 1; echo a; sleep 1; echo b"
+    model = ScriptedModel(
+        rules=[Rule("slow", [Reply(tools=[ToolUse("Bash", {"command": command})]), Reply("Done.")])]
+    )
+    run = Run("gemini", cwd=workdir, model=model, approval_mode="yolo")
+    seen: list[object] = []
+    try:
+        run.subscribe(lambda event: seen.extend(m.tool for m in event.changed if m.tool))
+        run.send("run the slow command")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        (tool,) = [m.tool for m in run.messages if m.tool]
+        assert tool is not None and tool.status == "ok" and tool.output == "a\nb"
+        assert all(getattr(t, "progress", None) is None for t in seen)
+    finally:
+        run.stop()

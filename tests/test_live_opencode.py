@@ -339,3 +339,118 @@ def test_write_permission_rejected_leaves_no_file(lab_home: Path, workdir: Path)
         assert run.pending_dialog is None
     finally:
         run.stop()
+
+
+def test_a_task_subagent_shows_under_its_call_while_it_works(lab_home: Path, workdir: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (workdir / name).write_text(name)
+    task = {
+        "description": "Count files",
+        "prompt": "count the files here",
+        "subagent_type": "general",
+    }
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "count the files here",
+                [
+                    Reply(
+                        "Counting.",
+                        tools=[ToolUse("Bash", {"command": "ls", "description": "list"})],
+                    ),
+                    # A pause in the sub-agent's turn: the chat shows it at work meanwhile.
+                    Reply("There are 3 files.", delay=4),
+                ],
+            ),
+            Rule(
+                "delegate",
+                [Reply("Asking.", tools=[ToolUse("task", task)]), Reply("It found 3 files.")],
+            ),
+        ]
+    )
+    run = Run("opencode", cwd=workdir, model=model)
+    try:
+        run.send("please delegate the count", ready_timeout=90)
+
+        def at_work(r: Run) -> bool:
+            return any(m.parent_tool_id and m.tool and m.tool.status == "ok" for m in r.messages)
+
+        assert run.wait_for(at_work, timeout=90), run.screen()
+        (call,) = [m.tool for m in run.messages if m.tool and m.tool.name == "task"]
+        assert call is not None and call.status == "running" and call.agent_id
+        assert run.state == "working"
+        assert run.wait_for(
+            lambda r: bool(r.messages) and r.messages[-1].text == "It found 3 files.", 90
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle"
+        (call,) = [m.tool for m in run.messages if m.tool and m.tool.name == "task"]
+        assert call is not None and call.status == "ok"
+        nested = [m for m in run.messages if m.parent_tool_id == call.id]
+        assert "There are 3 files." in [m.text for m in nested]
+        assert {m.scope for m in run.session.models} == {"main", "subagent"}
+        sub = [r for r in model.scripted_requests if r.user_text == "count the files here"]
+        assert sum(m.requests for m in run.session.models if m.scope == "subagent") == len(sub)
+    finally:
+        run.stop()
+
+
+def test_a_running_command_shows_its_output_so_far(lab_home: Path, workdir: Path) -> None:
+    # Two seconds after the first line: time for a loaded machine to read it while it runs.
+    command = "sleep 1; echo a; sleep 2; echo b"
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "timed",
+                [
+                    Reply(tools=[ToolUse("Bash", {"command": command, "description": "t"})]),
+                    Reply("Done."),
+                ],
+            )
+        ]
+    )
+    run = Run("opencode", cwd=workdir, model=model)
+    progress: list[str] = []
+
+    def listen(event: object) -> None:
+        for m in getattr(event, "changed", []):
+            if m.tool is not None and m.tool.status == "running" and m.tool.progress:
+                progress.append(m.tool.progress)
+
+    try:
+        run.subscribe(listen)
+        run.send("run the timed command", ready_timeout=90)
+        assert run.wait_for(lambda r: r.messages[-1:] and r.messages[-1].text == "Done.", 90), (
+            run.screen()
+        )
+        assert any(p.startswith("a\n") for p in progress), progress  # while it still ran
+        (tool,) = [m.tool for m in run.messages if m.tool]
+        assert tool is not None and tool.output == "a\nb\n" and tool.progress is None
+    finally:
+        run.stop()
+
+
+def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir: Path) -> None:
+    # 1.5 s after the text block before the call, and 4 s before the next step: the
+    # transcript holds the text without its call, then the call's result without an answer.
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "pause",
+                [
+                    Reply(
+                        "Checking.",
+                        tools=[ToolUse("Bash", {"command": "echo a", "description": "a"})],
+                        block_delay=1.5,
+                    ),
+                    Reply("Done after the pause.", delay=4),
+                ],
+            )
+        ]
+    )
+    run = Run("opencode", cwd=workdir, model=model)
+    try:
+        run.send("pause between the steps", ready_timeout=90)
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert run.messages[-1].text == "Done after the pause."
+    finally:
+        run.stop()

@@ -51,6 +51,25 @@ SESSIONS_GLOB = "tmp/*/chats/session-*.jsonl"
 PROJECTS_FILE = "projects.json"
 """``{"projects": {"<absolute folder>": "<slug>"}}``."""
 
+# -- files older versions wrote (read, never written) ---------------------------------------
+
+SESSION_PREFIX = "session-"
+EVENT_LOG_SUFFIX = ".jsonl"
+DOCUMENT_SUFFIX = ".json"
+"""Up to 0.38.2 a session is one JSON document, ``session-<date>-<id8>.json``: the metadata
+(``sessionId``, ``projectHash``, ``startTime``, ``lastUpdated``, ``kind`` since about 0.38)
+and ``messages``, the same message records as the event log's, rewritten whole on every
+change (``JSON.stringify(conversation, null, 2)`` through ``writeFileSync``: not atomic, a
+reader may catch it half written). From 0.39.0 on the session is the event log; 0.61.0
+converts a resumed ``.json`` into ``<name>.jsonl`` beside it and leaves the ``.json``
+(``ChatRecordingService.initialize``). Recorded from 0.20.2 and 0.38.2
+(``tests/fixtures/gemini/v*/``)."""
+
+LEGACY_PROJECT_DIR = "sha256"
+"""0.20.2 keeps a folder's sessions under ``tmp/<sha256 hex of the absolute folder>/chats/``
+(no ``projects.json``); later versions use the slug registry and migrate the old folder
+when they run there (``Storage.performMigration``)."""
+
 CONTEXT_PREFIXES = ("<session_context>",)
 """User text parts Gemini CLI writes itself (its session context) at a session's start."""
 
@@ -88,6 +107,29 @@ HOOK_SETTINGS_KEY = "hooks"
 "command", "command": ...}]}]}``."""
 
 NOTIFICATION_PERMISSION = "ToolPermission"
+
+COMPRESSION = "$set.messages"
+"""``/compress`` (and an automatic compression) rewrites the history with ``$set.messages``
+into records never seen before: the context, a user record holding the summary, and a
+model record "Got it. Thanks for the additional context!"; then an ``info`` record with an
+empty ``content`` (the TUI shows "Chat history compressed from <n> to <m> tokens.", which
+is not recorded). Images come as ``inlineData`` parts (``{mimeType, data}``): in a tool
+call's ``result`` (``read_file`` of a PNG) and in the user record that sends it back."""
+
+RUNNING_OUTPUT_RECORDED = False
+"""No running-tool output reaches the session file or a hook: a call is recorded when it
+finishes (``sleep 1; echo a; sleep 1; echo b`` showed nothing until its final record), so
+``ToolCall.progress`` stays empty."""
+
+AGENT_TOOL = "invoke_agent"
+"""The sub-agent tool (``agent_name``: ``generalist``, ``codebase_investigator``,
+``cli_help``; ``prompt``), offered under the isolated settings. A sub-agent's session is
+``chats/<parent session id>/<agent session id>.jsonl`` (header ``kind: "subagent"``); the
+main session's call carries ``agentId`` (that session id) and a ``resultDisplay`` of
+``{isSubagentProgress, agentName, recentActivity, state, result, terminateReason}``. A
+sub-agent ends by calling ``complete_task`` (the generalist with ``{"result": {"response":
+...}}``); it fires no BeforeAgent / AfterAgent hooks, and its tools' AfterTool hooks carry
+the main session's id."""
 
 SHELL_TOOL = "run_shell_command"
 """The shell tool; a script's portable ``Bash`` plays it."""
@@ -131,6 +173,18 @@ EXIT_CODE = r"(?m)^Exit Code: (-?\d+)"
 
 PROCESS_GROUP = r"(?m)^Process Group PGID: \d+\n?"
 """A line of shell output naming the process group: not the command's output."""
+
+LEGACY_SHELL_OUTPUT = (
+    r"\ACommand: .*?\nDirectory: .*?\nOutput: (?P<output>.*?)\nError: (?P<error>.*?)\n"
+    r"Exit Code: (?P<code>.*?)\n"
+)
+"""Shell output of 0.20.2: ``Command: <cmd>\nDirectory: <dir>\nOutput: <text>\nError: <text>\n
+Exit Code: <n>\nSignal: <n>\nBackground PIDs: ...\nProcess Group PGID: <n>``, ``(none)`` or
+``(empty)`` for an empty field."""
+
+LEGACY_EMPTY = ("(none)", "(empty)")
+"""How an empty field reads, in either format (0.61.0 writes ``Output: (empty)`` for a
+command that printed nothing, and at times for one whose output it missed)."""
 
 SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -36,8 +37,10 @@ from .._seam import (
 )
 from .._shared import approval_said_in_result
 from . import _commands, _compat
+from ._files import peek_session, read_header
 from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals
-from ._transcript import GeminiTranscriptReader, peek_session, read_header
+from ._subagents import agents_folder
+from ._transcript import GeminiTranscriptReader
 
 __all__ = ["GeminiProvider", "hook_settings"]
 
@@ -206,7 +209,7 @@ class GeminiProvider(AgentProvider):
             return current
         if len(starts) > 1:
             self._after_clear.add(session_id)
-        return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+        return _ref(session_id, path)
 
     def _hooked(self, context: RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
@@ -254,6 +257,7 @@ class GeminiProvider(AgentProvider):
             global_dir = Path(str(state.get("global_dir") or _user_dir()))
             chats = _chats_dir(global_dir, context.cwd)
             paths.append(chats if chats is not None else global_dir)
+            paths.append(_legacy_chats_dir(global_dir, context.cwd))
         return paths
 
     def is_ready(self, context: RunContext) -> bool:
@@ -468,20 +472,39 @@ def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
     return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
 
 
+def _ref(session_id: str, path: Path) -> TranscriptRef:
+    # The session's folder, and the folder its sub-agents write their sessions into.
+    return TranscriptRef(
+        transcript_id=session_id, path=path, watch=(path.parent, agents_folder(path, session_id))
+    )
+
+
+def _legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
+    """Where versions before the slug registry kept the sessions of ``cwd``."""
+    folder = str(Path(cwd).expanduser().resolve())
+    digest = hashlib.new(_compat.LEGACY_PROJECT_DIR, folder.encode()).hexdigest()
+    return global_dir / "tmp" / digest / "chats"
+
+
 def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
-    chats = _chats_dir(global_dir, cwd)
-    if chats is None:
-        return []
-    refs = []
-    for path in sorted(chats.glob("session-*.jsonl")):
-        header = read_header(path)
-        if header is not None:
-            refs.append(
-                TranscriptRef(
-                    transcript_id=str(header["sessionId"]), path=path, watch=(path.parent,)
-                )
-            )
-    return refs
+    """Every session file of ``cwd``, of any version: event logs and older JSON documents,
+    under the slug folder and the older hashed one. A session converted to an event log
+    on resume keeps its document beside it: the event log stands for it.
+    """
+    folders = [_chats_dir(global_dir, cwd), _legacy_chats_dir(global_dir, cwd)]
+    found: dict[str, TranscriptRef] = {}
+    for chats in dict.fromkeys(f for f in folders if f is not None):
+        paths = [
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.EVENT_LOG_SUFFIX}")),
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.DOCUMENT_SUFFIX}")),
+        ]
+        for path in paths:
+            header = read_header(path)
+            if header is None or str(header["sessionId"]) in found:
+                continue
+            session_id = str(header["sessionId"])
+            found[session_id] = _ref(session_id, path)
+    return sorted(found.values(), key=lambda ref: ref.path.name)
 
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:

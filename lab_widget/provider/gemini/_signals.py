@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...schema import Dialog, DialogAnswer, Option, Question
+from ...schema import Dialog, DialogAnswer, Option, Question, State
 from .._seam import LiveSignals, RunContext, Terminal
 from .._shared import approval_key, load_json, play_keys, spool_signature
 from .._shared import spool_records as signals
@@ -155,3 +155,25 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
 def play(terminal: Terminal, keys: list[str]) -> None:
     """Type a recipe once the confirmation takes keys."""
     play_keys(terminal, keys, _compat.DIALOG_SETTLE)
+
+
+_TURN_EVENTS = ("BeforeAgent", "AfterAgent")
+
+
+def turn_state(signals: list[dict[str, Any]], session_id: str) -> State | None:
+    """``working`` between a turn's BeforeAgent and AfterAgent hooks, else ``idle``.
+
+    ``None`` when the spool holds no turn of this session.
+
+    Examples
+    --------
+    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "s"}], "s")
+    'working'
+    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "t"}], "s") is None
+    True
+    """
+    for record in reversed(signals):
+        event = record.get("hook_event_name")
+        if event in _TURN_EVENTS and record.get("session_id") == session_id:
+            return "working" if event == "BeforeAgent" else "idle"
+    return None

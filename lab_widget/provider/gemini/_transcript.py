@@ -13,133 +13,52 @@ Gemini CLI rewrites the message list when it rolls a cancelled turn back: the re
 that turn vanish from its history, and a declined tool call makes it write the remaining
 history again as copies under new ids first. The chat keeps showing what the user saw
 happen: a rewrite never removes a shown record, and the copies appended after the first
-record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat.
+record it dropped are not shown twice. ``$rewindTo`` (``/rewind``) does cut the chat. A
+rewrite into records never seen before is a compression: it shows as one lifecycle note
+with the summary under it.
+
+Older versions (up to 0.38.2) keep a session as one JSON document, rewritten whole; it is
+read whole on each change. Sub-agents keep sessions of their own beside the main one
+(``_subagents.py``); their messages follow the call that started them.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, SessionSummary, State, ToolCall, Usage
+from ...schema import (
+    LifecycleLevel,
+    Message,
+    SessionSummary,
+    State,
+)
 from .._jsonl import CorruptLine, JsonlTail
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
-from ._signals import approval_dialog, confirmation_id, confirmations
+from ._files import is_document
+from ._records import (
+    ModelTally,
+    attachments,
+    has_function_response,
+    is_user_prompt,
+    record_usage,
+    texts,
+    thinking,
+    timestamp,
+    tool_message,
+    user_text,
+)
+from ._signals import approval_dialog, confirmation_id, confirmations, turn_state
+from ._subagents import SubAgents, agents_folder
 
-__all__ = ["GeminiTranscriptReader", "is_context", "peek_session", "read_header", "tool_output"]
+__all__ = ["GeminiTranscriptReader"]
 
-_EXIT_CODE = re.compile(_compat.EXIT_CODE)
-_PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
-_PEEK_BYTES = 1 << 20
-_FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _LEVELS: dict[str, LifecycleLevel] = {"info": "info", "warning": "warning", "error": "error"}
-_TURN_EVENTS = ("BeforeAgent", "AfterAgent")
+_COMPACTED = "\x00compacted"
+"""The type of a stand-in record for a compression of the history."""
 _NOTE = "\x00note"
 """The type of a stand-in record for an unreadable line (no real id or type starts so)."""
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def is_context(text: str) -> bool:
-    r"""Whether a user text part is Gemini CLI's own context rather than the user's words.
-
-    Examples
-    --------
-    >>> is_context("<session_context>\nThis is the Gemini CLI."), is_context("hi")
-    (True, False)
-    """
-    return text.lstrip().startswith(_compat.CONTEXT_PREFIXES)
-
-
-def _texts(content: Any) -> str:
-    """The text of a record's ``content`` (a string or a list of parts), context left out."""
-    if isinstance(content, str):
-        return "" if is_context(content) else content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(p["text"])
-        for p in content
-        if isinstance(p, dict)
-        and isinstance(p.get("text"), str)
-        and not p.get("thought")
-        and not is_context(str(p["text"]))
-    )
-
-
-def tool_output(result: Any) -> str:
-    r"""The text of a tool call's ``result`` (``functionResponse`` parts), unwrapped.
-
-    Examples
-    --------
-    >>> raw = "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>"
-    >>> tool_output([{"functionResponse": {"response": {"output": raw}}}])
-    'hi'
-    >>> tool_output([{"functionResponse": {"response": {"error": "denied"}}}])
-    'denied'
-    """
-    texts: list[str] = []
-    for part in result if isinstance(result, list) else []:
-        response = (
-            part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
-        )
-        if not isinstance(response, dict):
-            continue
-        value = response.get("output", response.get("error"))
-        text = value if isinstance(value, str) else json.dumps(value)
-        head, tail = _compat.OUTPUT_WRAPPER
-        if text.startswith(head) and text.endswith(tail):
-            text = text[len(head) : -len(tail)]
-        if text.startswith("Output: "):
-            text = text[len("Output: ") :]
-        texts.append(_PROCESS_GROUP.sub("", text).rstrip("\n"))
-    return "\n".join(texts)
-
-
-def _usage(tokens: Any) -> Usage | None:
-    if not isinstance(tokens, dict):
-        return None
-    cached = int(tokens.get("cached") or 0)
-    return Usage(
-        # Gemini counts cached tokens inside input; the schema keeps them apart.
-        input_tokens=max(0, int(tokens.get("input") or 0) - cached),
-        output_tokens=int(tokens.get("output") or 0) + int(tokens.get("thoughts") or 0),
-        cache_read_tokens=cached,
-    )
-
-
-def _is_user_prompt(record: dict[str, Any]) -> bool:
-    return record.get("type") == "user" and bool(_texts(record.get("content")))
-
-
-def turn_state(signals: list[dict[str, Any]], session_id: str) -> State | None:
-    """``working`` between a turn's BeforeAgent and AfterAgent hooks, else ``idle``.
-
-    ``None`` when the spool holds no turn of this session.
-
-    Examples
-    --------
-    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "s"}], "s")
-    'working'
-    >>> turn_state([{"hook_event_name": "BeforeAgent", "session_id": "t"}], "s") is None
-    True
-    """
-    for record in reversed(signals):
-        event = record.get("hook_event_name")
-        if event in _TURN_EVENTS and record.get("session_id") == session_id:
-            return "working" if event == "BeforeAgent" else "idle"
-    return None
 
 
 class GeminiTranscriptReader(TranscriptReader):
@@ -159,20 +78,31 @@ class GeminiTranscriptReader(TranscriptReader):
         ref: TranscriptRef,
         clear_echo: str | None = None,
         turn_signals: Any = None,
+        *,
+        subagent: bool = False,
     ) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
         self._turn_signals = turn_signals
+        self._subagent = subagent
         self._tail = JsonlTail(ref.path)
         self._reset()
 
     def _reset(self) -> None:
+        self._document: bool | None = None
+        self._document_key: tuple[int, int, int] | None = None
         self._records: list[dict[str, Any]] = []
         self._index: dict[str, int] = {}
         self._first_seq: list[int] = []
         self._messages: list[Message] = []
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._pending_echo = bool(self._clear_echo)
+        self._records_end = 0  # messages of the records; sub-agents not yet linked follow
+        self._linked: dict[str, int] = {}  # agent session id -> position of its call's record
+        self._summaries: set[str] = set()  # ids of the records a compression wrote
+        # Sub-agents run by this session (a sub-agent's own reader keeps none: Gemini CLI
+        # offers a sub-agent no sub-agents of its own).
+        self._agents = SubAgents(lambda ref: GeminiTranscriptReader(ref, subagent=True))
 
     # -- TranscriptReader --------------------------------------------------------------
 
@@ -190,6 +120,11 @@ class GeminiTranscriptReader(TranscriptReader):
                 return "idle"
             if found is not None:
                 return found
+        return self._transcript_state()
+
+    def settled_state(self) -> State:
+        # Nobody writes any more: the records alone tell whether the last turn ended (the
+        # turn hooks of a run that stopped may never have closed it).
         return self._transcript_state()
 
     def _ended_after(self, signals: list[dict[str, Any]], session: str) -> bool:
@@ -210,10 +145,12 @@ class GeminiTranscriptReader(TranscriptReader):
         return str(last.get("timestamp") or "") >= started
 
     def _transcript_state(self) -> State:
+        if any(a not in self._linked for a in self._agents.readers):
+            return "working"  # a sub-agent at work: its call is recorded when it ends
         for record in reversed(self._records):
             kind = record.get("type")
             if kind == "user":
-                if _is_user_prompt(record) or _has_function_response(record):
+                if is_user_prompt(record) or has_function_response(record):
                     return "working"
                 continue
             if kind == "gemini":
@@ -228,24 +165,46 @@ class GeminiTranscriptReader(TranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        total = Usage()
+        # Each response once (a re-appended record replaced the earlier one), with the
+        # figures of its last record.
+        models = ModelTally()
         model: str | None = None
         context: int | None = None
         for record in self._records:
-            usage = _usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            usage = record_usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            name = record.get("model") if isinstance(record.get("model"), str) else None
             if usage is not None:
-                total = total + usage
+                models.add(name, "subagent" if self._subagent else "main", usage)
                 context = usage.input_tokens + usage.cache_read_tokens
-            if record.get("type") == "gemini" and isinstance(record.get("model"), str):
-                model = record["model"]
+            if record.get("type") == "gemini" and name:
+                model = name
+        for reader in self._agents.readers.values():
+            if isinstance(reader, GeminiTranscriptReader):
+                reader.tally(models)
         return SessionSummary(
-            **self._facts_public(), usage=total, model=model, context_tokens=context
+            **self._facts_public(),
+            usage=models.total(),
+            models=models.breakdown(),
+            model=model,
+            context_tokens=context,
         )
+
+    def tally(self, models: ModelTally) -> None:
+        """Add this sub-agent's responses to ``models``, as a sub-agent's."""
+        for record in self._records:
+            usage = record_usage(record.get("tokens")) if record.get("type") == "gemini" else None
+            if usage is not None:
+                name = record.get("model") if isinstance(record.get("model"), str) else None
+                models.add(name, "subagent", usage)
 
     def _facts_public(self) -> dict[str, Any]:
         return {k: v for k, v in self._facts.items() if k != "session_id"}
 
     def read(self) -> ReadResult:
+        if self._document is None:
+            self._document = is_document(self.ref.path)
+        if self._document:
+            return self._read_document()
         items = self._tail.read_iter()
         rewound = self._tail.rewound
         if rewound:
@@ -268,6 +227,21 @@ class GeminiTranscriptReader(TranscriptReader):
                 touched = None
             if touched is not None:
                 dirty = touched if dirty is None else min(dirty, touched)
+        return self._finish(old, self._read_agents(dirty), rewound)
+
+    def _read_agents(self, dirty: int | None) -> int | None:
+        """Read the sub-agents; the first record position their changes touch."""
+        if self._subagent:
+            return dirty
+        session = str(self._facts.get("session_id") or "")
+        folder = agents_folder(self.ref.path, session) if session else None
+        for agent_id in self._agents.read(folder):
+            position = self._linked.get(agent_id, len(self._records))
+            dirty = position if dirty is None else min(dirty, position)
+        return dirty
+
+    def _finish(self, old: list[Message], dirty: int | None, rewound: bool) -> ReadResult:
+        """Map again from the first changed record and report what that changed."""
         if dirty is None and not self._pending_echo:
             return ReadResult(changed=[], reset=rewound)
         self._pending_echo = False
@@ -277,6 +251,55 @@ class GeminiTranscriptReader(TranscriptReader):
             return ReadResult(changed=list(new), reset=True)
         changed = [m for m in new if m.seq >= len(old) or old[m.seq] != m]
         return ReadResult(changed=changed)
+
+    def _read_document(self) -> ReadResult:
+        """Read a session kept as one JSON document (older versions), rewritten whole.
+
+        The CLI rewrites the whole file on every change, so each change is read whole; an
+        unchanged file (same inode, size and modification time) is not read again. A
+        document that does not parse while an earlier one did is a rewrite caught half
+        way: the earlier records stand until the next change.
+        """
+        old = self._messages
+        try:
+            stat = self.ref.path.stat()
+            key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            if key == self._document_key:
+                return ReadResult(changed=[])
+            data = self.ref.path.read_bytes()
+        except OSError:
+            return ReadResult(changed=[])
+        try:
+            document = json.loads(data)
+            if not isinstance(document, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            if self._document_key is not None or not data.strip():
+                return ReadResult(changed=[])  # half written, or not written yet
+            self._document_key = key
+            note = {
+                "id": f"{_NOTE}document",
+                "type": _NOTE,
+                "content": f"Skipped the unreadable session file: {exc}",
+            }
+            return self._finish(old, self._put(note), False)
+        self._document_key = key
+        self._line({k: v for k, v in document.items() if k != "messages"})
+        messages = document.get("messages")
+        listed = [
+            m for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
+        ]
+        records = [m for m in listed if isinstance(m.get("id"), str)]
+        # The document is the whole history: what it no longer holds was cut (/rewind).
+        dirty = next(
+            (i for i, (a, b) in enumerate(zip(self._records, records, strict=False)) if a != b),
+            min(len(self._records), len(records)),
+        )
+        if dirty == len(self._records) == len(records):
+            return ReadResult(changed=[])
+        self._records = records
+        self._index = {str(r["id"]): i for i, r in enumerate(records)}
+        return self._finish(old, dirty, False)
 
     # -- records -----------------------------------------------------------------------
 
@@ -292,7 +315,7 @@ class GeminiTranscriptReader(TranscriptReader):
             return position
         update = line.get("$set")
         if isinstance(update, dict):
-            stamp = _timestamp(update.get("lastUpdated"))
+            stamp = timestamp(update.get("lastUpdated"))
             if stamp is not None:
                 self._facts["updated_at"] = stamp
             messages = update.get("messages")
@@ -301,8 +324,8 @@ class GeminiTranscriptReader(TranscriptReader):
             return None
         if isinstance(line.get("sessionId"), str):
             self._facts["session_id"] = line["sessionId"]
-            self._facts["started_at"] = _timestamp(line.get("startTime"))
-            self._facts["updated_at"] = _timestamp(line.get("lastUpdated"))
+            self._facts["started_at"] = timestamp(line.get("startTime"))
+            self._facts["updated_at"] = timestamp(line.get("lastUpdated"))
         return None
 
     def _put(self, record: dict[str, Any]) -> int:
@@ -342,33 +365,59 @@ class GeminiTranscriptReader(TranscriptReader):
         # A roll-back: what it dropped stays shown; copies it appended after that go.
         copies = [i for i, r in enumerate(self._records) if i > dropped and r["id"] in wanted]
         if not copies:
-            return None
+            return self._compacted(listed)
         self._records = [r for i, r in enumerate(self._records) if i not in set(copies)]
         self._index = {str(r["id"]): i for i, r in enumerate(self._records)}
         return copies[0]
 
+    def _compacted(self, listed: list[dict[str, Any]]) -> int | None:
+        """A rewrite into records never seen before is a compression (``/compress``, or an
+        automatic one): the history the model keeps is now a summary. The chat keeps what
+        it showed, and notes the compression with the summary under it.
+        """
+        fresh = [m for m in listed if m["id"] not in self._index and m["id"] not in self._summaries]
+        if not fresh:
+            return None
+        self._summaries.update(m["id"] for m in fresh)
+        summary = "\n\n".join(
+            t for m in fresh if m.get("type") == "user" and (t := texts(m.get("content")))
+        )
+        note = {
+            "id": f"{_COMPACTED}{len(self._records)}",
+            "type": _COMPACTED,
+            "content": summary,
+            "timestamp": fresh[0].get("timestamp"),
+        }
+        return self._put(note)
+
     # -- mapping -----------------------------------------------------------------------
 
     def _rebuild(self, start: int) -> None:
-        """Map records from ``start`` on again (earlier messages are unchanged)."""
+        """Map records from ``start`` on again (earlier messages are unchanged), then the
+        sub-agents no finished call names yet.
+        """
         start = min(start, len(self._first_seq))
-        keep = self._first_seq[start] if start < len(self._first_seq) else len(self._messages)
+        keep = self._first_seq[start] if start < len(self._first_seq) else self._records_end
         messages = self._messages[:keep]
         if not messages and self._clear_echo:
             echo = self._clear_echo
             messages.append(Message(seq=0, kind="text", role="user", text=echo, command=echo))
         del self._first_seq[start:]
-        for record in self._records[start:]:
+        self._linked = {a: p for a, p in self._linked.items() if p < start}
+        for position, record in enumerate(self._records[start:], start):
             self._first_seq.append(len(messages))
-            for message in self._map(record, position_prompt=self._prompt_time(record)):
+            for message in self._map(record, self._prompt_time(record), position):
                 messages.append(message.model_copy(update={"seq": len(messages)}))
+        self._records_end = len(messages)
+        for message in self._agents.running(self._linked):
+            messages.append(message.model_copy(update={"seq": len(messages)}))
         self._messages = messages
 
     def _prompt_time(self, record: dict[str, Any]) -> str:
         """When the user prompt before ``record`` was sent (ISO text, sortable)."""
         position = self._index.get(str(record.get("id")), len(self._records))
         for earlier in reversed(self._records[:position]):
-            if _is_user_prompt(earlier):
+            if is_user_prompt(earlier):
                 return str(earlier.get("timestamp") or "")
         return ""
 
@@ -396,24 +445,44 @@ class GeminiTranscriptReader(TranscriptReader):
         ]
         return found[-1] if found else None
 
-    def _map(self, record: dict[str, Any], position_prompt: str = "") -> list[Message]:
+    def _map(
+        self, record: dict[str, Any], position_prompt: str = "", position: int = -1
+    ) -> list[Message]:
         kind = record.get("type")
-        stamp = _timestamp(record.get("timestamp"))
+        stamp = timestamp(record.get("timestamp"))
         native = str(record.get("id"))
         if kind == "user":
-            text = _texts(record.get("content"))
+            text = user_text(record)
             if not text:
                 return []  # context, or the tool results sent back to the model
             return [
                 Message(
-                    seq=0, kind="text", role="user", text=text, native_id=native, timestamp=stamp
+                    seq=0,
+                    kind="text",
+                    role="user",
+                    text=text,
+                    native_id=native,
+                    timestamp=stamp,
+                    attachments=attachments(record.get("content")),
                 )
             ]
         if kind == _NOTE:
             text = str(record.get("content"))
             return [Message(seq=0, kind="lifecycle", role="system", level="warning", text=text)]
+        if kind == _COMPACTED:
+            return [
+                Message(
+                    seq=0,
+                    kind="lifecycle",
+                    role="system",
+                    level="info",
+                    text="Conversation compacted",
+                    detail=str(record.get("content") or ""),
+                    timestamp=stamp,
+                )
+            ]
         if kind in _LEVELS:
-            text = _texts(record.get("content")) or str(record.get("content") or "")
+            text = texts(record.get("content")) or str(record.get("content") or "")
             if not text:
                 return []
             return [
@@ -431,28 +500,21 @@ class GeminiTranscriptReader(TranscriptReader):
             return []
         model = record.get("model") if isinstance(record.get("model"), str) else None
         out: list[Message] = []
-        thoughts = record.get("thoughts")
-        notes = [
-            f"**{t.get('subject')}** {t.get('description') or ''}".strip()
-            if t.get("subject")
-            else str(t.get("description") or "")
-            for t in (thoughts if isinstance(thoughts, list) else [])
-            if isinstance(t, dict)
-        ]
-        if any(notes):
+        for thought in thinking(record):
             out.append(
                 Message(
                     seq=0,
-                    kind="lifecycle",
+                    kind="text",
                     role="assistant",
-                    level="info",
-                    text="\n\n".join(n for n in notes if n),
+                    text=thought,
+                    thinking=True,
+                    redacted=not thought,
                     native_id=native,
                     timestamp=stamp,
                     model=model,
                 )
             )
-        text = _texts(record.get("content"))
+        text = texts(record.get("content"))
         if text:
             out.append(
                 Message(
@@ -466,9 +528,14 @@ class GeminiTranscriptReader(TranscriptReader):
                 )
             )
         calls = record.get("toolCalls")
+        agents: list[Message] = []
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
-                out.append(self._tool(call, native, stamp, model))
+                out.append(tool_message(call, native, stamp, model))
+                agent_id = call.get("agentId")
+                if isinstance(agent_id, str) and agent_id and not self._subagent:
+                    self._linked[agent_id] = position
+                    agents += self._agents.nested(agent_id, str(call.get("id") or ""))
                 confirm = self._confirmation(call, position_prompt)
                 tool = out[-1].tool
                 if confirm is not None and tool is not None and tool.status != "running":
@@ -486,84 +553,8 @@ class GeminiTranscriptReader(TranscriptReader):
                     out[-1] = out[-1].model_copy(
                         update={"kind": "dialog", "dialog": dialog, "tool": tool}
                     )
-        usage = _usage(record.get("tokens"))
+        usage = record_usage(record.get("tokens"))
         if usage is not None and out:
-            last = out[-1]
-            out[-1] = last.model_copy(update={"usage": usage})
-        return out
-
-    @staticmethod
-    def _tool(
-        call: dict[str, Any], native: str, stamp: datetime | None, model: str | None
-    ) -> Message:
-        status = str(call.get("status") or "")
-        args = call.get("args")
-        output: str | None = None
-        final = _FINAL_TOOL.get(status)
-        if final is not None:
-            output = tool_output(call.get("result"))
-            if status == "success":
-                match = _EXIT_CODE.search(output)
-                if match is not None and match.group(1) != "0":
-                    final = "error"
-            if status == "cancelled":
-                output = f"{output} (rejected)".strip()
-        tool = ToolCall(
-            id=str(call.get("id") or ""),
-            name=str(call.get("name") or "tool"),
-            input=args if isinstance(args, dict) else {},
-            status=final or "running",
-            output=output,
-        )
-        return Message(
-            seq=0,
-            kind="tool",
-            role="assistant",
-            tool=tool,
-            native_id=native,
-            timestamp=_timestamp(call.get("timestamp")) or stamp,
-            model=model,
-        )
-
-
-def _has_function_response(record: dict[str, Any]) -> bool:
-    content = record.get("content")
-    return isinstance(content, list) and any(
-        isinstance(p, dict) and "functionResponse" in p for p in content
-    )
-
-
-def read_header(path: Path) -> dict[str, Any] | None:
-    """The metadata line of a session file (its first line), if readable."""
-    try:
-        with path.open("rb") as f:
-            first = f.readline(_PEEK_BYTES)
-        line = json.loads(first)
-    except (OSError, ValueError):
-        return None
-    return line if isinstance(line, dict) and isinstance(line.get("sessionId"), str) else None
-
-
-def peek_session(path: Path) -> tuple[str | None, str | None]:
-    """``(first user prompt, model)`` from a bounded prefix of a session file."""
-    prompt: str | None = None
-    model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
-        return None, None
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(line, dict):
-            continue
-        if prompt is None and line.get("type") == "user":
-            prompt = _texts(line.get("content")) or None
-        if model is None and line.get("type") == "gemini" and isinstance(line.get("model"), str):
-            model = line["model"]
-        if prompt is not None and model is not None:
-            break
-    return prompt, model
+            # On the response's first message, so summing messages counts it once.
+            out[0] = out[0].model_copy(update={"usage": usage})
+        return out + agents

@@ -42,6 +42,47 @@ SESSION_QUERY = (
 """Top-level sessions of a folder (subagent sessions have a ``parent_id``); a session row
 is created with the first message, also after ``/new``."""
 
+ROWS_OVERLAP_MS = 2000
+"""Rows updated this long before the newest update read are read again: the CLI stamps a
+row before it commits it."""
+
+HAS_EVENTS_QUERY = "SELECT 1 FROM event WHERE aggregate_id = ? LIMIT 1"
+
+MESSAGE_ROWS_QUERY = (
+    "SELECT id, time_created, time_updated, data FROM message "
+    "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id"
+)
+PART_ROWS_QUERY = (
+    "SELECT id, message_id, time_created, time_updated, data FROM part "
+    "WHERE session_id = ? AND time_updated >= ? ORDER BY message_id, id"
+)
+"""Versions whose store keeps no event log for a session read these tables: the latest
+state of each message and part, updated in place with ``time_updated`` (ms) moving on
+every change; ``data`` is the message info / part without its ``id``, ``sessionID`` and
+(for parts) ``messageID``, which are columns. 1.2.27 has no ``event`` table; 1.15.13 has
+one and leaves it empty; 1.17.19 and 1.18.33 write both (``tests/fixtures/opencode/v*/``)."""
+
+FIRST_MESSAGES_QUERY = (
+    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id LIMIT ?"
+)
+PARTS_OF_QUERY = "SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY id"
+
+SESSION_ROW_QUERY = "SELECT directory, version, parent_id, time_created FROM session WHERE id = ?"
+
+LEGACY_STORAGE = "opencode/storage"
+"""Under ``$XDG_DATA_HOME``: before the SQLite store (1.1.65 and earlier) every session,
+message and part is a JSON file of its own, rewritten on change; later versions migrate
+these into the database once."""
+
+LEGACY_SESSION_DIR = "session"
+"""``session/<project id>/<session id>.json``: ``{id, slug, version, projectID, directory,
+parentID?, title, time{created, updated}}``."""
+LEGACY_MESSAGE_DIR = "message"
+"""``message/<session id>/<message id>.json``: the message info with ``id`` and
+``sessionID``, as the event log's ``message.updated`` carries it."""
+LEGACY_PART_DIR = "part"
+"""``part/<message id>/<part id>.json``: the part with ``id``, ``sessionID``, ``messageID``."""
+
 MESSAGE_UPDATED = "message.updated."
 PART_UPDATED = "message.part.updated."
 SESSION_CREATED = "session.created."
@@ -50,6 +91,22 @@ REJECTED_ERROR = "The user rejected permission"
 """A tool call whose permission was rejected ends in ``state.status: "error"`` with
 ``error: "The user rejected permission to use this specific tool call."``; its message
 finishes with ``tool-calls`` and the turn ends there (no further message)."""
+
+REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError")
+"""Every version's wording of it: 1.2.27 writes ``PermissionRejectedError({"_tag":
+"PermissionRejectedError"})`` (fixture ``v1.2.27/reject``)."""
+
+HIDDEN_REASONING_KEYS = ("redactedData", "reasoningEncryptedContent")
+"""A ``reasoning`` part is ``{type: "reasoning", text, metadata, time{start, end?}}``, its text
+growing as it streams; ``metadata`` is the provider's: ``anthropic.signature`` beside
+readable thinking, ``anthropic.redactedData`` with an empty text for redacted thinking,
+``openai.itemId`` and ``openai.reasoningEncryptedContent`` for encrypted reasoning (empty
+text when no summary was sent); read from the 1.18.33 binary (``strings``: ``type:
+"reasoning", text: "", providerMetadata: {anthropic: {redactedData: ...}}``). Recorded on
+the chat-completions wire (``reasoning_content`` deltas): ``{type: "reasoning", text,
+time}`` without metadata, its tokens in the step's ``tokens.reasoning``. Reasoning a model
+keeps hidden reaches OpenCode on that wire as nothing it records (no part, no reasoning
+tokens)."""
 
 ABORTED_ERROR = "MessageAbortedError"
 """An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
@@ -152,6 +209,31 @@ DIALOG_SETTLE = 1.0
 """Seconds from the permission request appearing on the server until its prompt takes keys."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
+
+SUBAGENT_KEY = "sessionId"
+"""The ``task`` tool (``{description, prompt, subagent_type: "general" | ...}``, offered by
+default) runs a sub-agent as a child session of the same store (``session.parent_id`` the
+caller's, title ``"<description> (@<type> subagent)"``); its tool part names the child in
+``state.metadata.sessionId`` from its first ``running`` update on, and completes with
+``output`` ``<task id="<child>" state="completed"><task_result>...</task_result></task>``.
+The child's requests go to the same endpoint with the prompt as their user text and fewer
+tools (no ``task``, no ``question``, no ``todowrite``)."""
+
+PROGRESS_KEY = "output"
+"""A running ``bash`` tool part is re-written as the command prints: ``state.metadata.output``
+holds what it printed so far (``""``, ``"a\n"``, ``"a\nb\n"`` for ``sleep 1; echo a; sleep 1;
+echo b``), in the event log and the ``part`` row alike; ``state.output`` takes over once
+it completes."""
+
+ATTACHMENTS_KEY = "attachments"
+"""A tool that returns an image (``read`` of a PNG) completes with ``state.attachments``:
+file parts ``{type: "file", mime, url: "data:<mime>;base64,..."}``; a file the user attaches
+is such a part of the user's message."""
+
+COMPACTION_PART = "compaction"
+"""``/compact`` (or an automatic compaction) writes a user message holding a ``compaction``
+part (``auto``), then an assistant message with ``summary: true`` (``mode``/``agent``
+``compaction``) whose text is the summary; its step is billed like any other."""
 
 QUESTION_TOOL = "question"
 """The agent's question tool (offered by default): input ``{questions: [{question, header,

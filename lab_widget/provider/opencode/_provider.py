@@ -45,10 +45,12 @@ from ._dialogs import (
     recipe,
     server_url,
 )
-from ._store import read_events, sessions
+from ._store import first_changes, has_events, legacy_sessions, read_events, sessions
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
 __all__ = ["OpenCodeProvider", "api_base_url", "data_home", "database"]
+
+_LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]
 
 
 def api_base_url(base_url: str) -> str:
@@ -192,15 +194,15 @@ class OpenCodeProvider(AgentProvider):
         db = self._db(context)
         # A session of this folder created after the spawn is this run's (the first
         # message creates it, also after /new).
-        found = sessions(db, str(context.cwd), int((spawned - 1.0) * 1000))
+        found = _folder_sessions(db, str(context.cwd), int((spawned - 1.0) * 1000))
         if not found:
             return current
-        newest = found[-1].id
-        if current is not None and current.transcript_id == newest:
-            return current
+        newest = found[-1]
+        if current is not None and current.transcript_id == newest.transcript_id:
+            return newest if newest.watch != current.watch else current
         if len(found) > 1:
-            self._after_clear.add(newest)
-        return TranscriptRef(transcript_id=newest, path=db, watch=(db.parent,))
+            self._after_clear.add(newest.transcript_id)
+        return newest
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
@@ -209,23 +211,19 @@ class OpenCodeProvider(AgentProvider):
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         if not self._state(context).get("isolated"):
             return []
-        db = self._db(context)
-        return [
-            TranscriptRef(transcript_id=s.id, path=db, watch=(db.parent,))
-            for s in sessions(db, str(context.cwd), 0)
-        ]
+        return _folder_sessions(self._db(context), str(context.cwd), 0)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
-        db = database()
         folder = str(Path(cwd).expanduser().resolve())
-        return [
-            TranscriptRef(transcript_id=s.id, path=db, watch=(db.parent,))
-            for s in sessions(db, folder, 0)
-        ]
+        return _folder_sessions(database(), folder, 0)
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
-        rows, _ = read_events(ref.path, ref.transcript_id, -1, None, limit=_PREVIEW_ROWS)
-        reader = apply_events(ref, rows)
+        if ref.path.suffix == ".json" or not has_events(ref.path, ref.transcript_id):
+            reader = OpenCodeTranscriptReader(ref)
+            reader.apply_changes(first_changes(ref.path, ref.transcript_id, _PREVIEW_MESSAGES))
+        else:
+            rows, _ = read_events(ref.path, ref.transcript_id, -1, None, limit=_PREVIEW_ROWS)
+            reader = apply_events(ref, rows)
         prompt = next(
             (m.text for m in reader.messages if m.role == "user" and m.kind == "text"), None
         )
@@ -371,6 +369,42 @@ class OpenCodeProvider(AgentProvider):
 
 _PREVIEW_ROWS = 64
 """Rows a preview reads: the first prompt and the model come within a turn's first rows."""
+
+_PREVIEW_MESSAGES = 4
+"""Messages a preview of a session without an event log reads (with their parts)."""
+
+
+def _folder_sessions(db: Path, folder: str, since_ms: int) -> list[TranscriptRef]:
+    """The top-level sessions of ``folder`` created at or after ``since_ms``, oldest first:
+    the SQLite store's, then those of the JSON files older versions kept beside it (a
+    session migrated into the store is listed once, from the store).
+    """
+    found = [(s.time_created, s.id, db) for s in sessions(db, folder, since_ms)]
+    known = {session_id for _, session_id, _ in found}
+    storage = db.parent / _LEGACY_STORAGE_NAME
+    for legacy in legacy_sessions(storage, folder):
+        if legacy.id not in known and legacy.time_created >= since_ms and legacy.path:
+            found.append((legacy.time_created, legacy.id, legacy.path))
+    refs = []
+    for _, session_id, path in sorted(found):
+        refs.append(TranscriptRef(transcript_id=session_id, path=path, watch=_watch(path)))
+    return refs
+
+
+def _watch(path: Path) -> tuple[Path, ...]:
+    if path.suffix != ".json":
+        return (path.parent,)  # the store and its WAL
+    # A legacy session: its message folder, and the part folders of its newest messages
+    # (one folder per message, created as the message starts).
+    storage = path.parent.parent.parent
+    messages = storage / _compat.LEGACY_MESSAGE_DIR / path.stem
+    try:
+        newest = sorted(p.stem for p in messages.glob("*.json"))[-2:]
+    except OSError:
+        newest = []
+    parts = storage / _compat.LEGACY_PART_DIR
+    return (messages, parts, *(parts / m for m in newest))
+
 
 _LOG_TAIL = 1 << 16
 _LOG_STAMP = re.compile(r"^timestamp=(\S+)")

@@ -15,6 +15,7 @@ held between reads while the CLI writes.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,20 @@ from urllib.parse import quote
 
 from . import _compat
 
-__all__ = ["EventRow", "SessionRow", "connect", "read_events", "sessions"]
+__all__ = [
+    "EventRow",
+    "RowChange",
+    "SessionRow",
+    "connect",
+    "first_changes",
+    "has_events",
+    "legacy_sessions",
+    "read_events",
+    "read_legacy",
+    "read_rows",
+    "read_session",
+    "sessions",
+]
 
 _BUSY_TIMEOUT = 2.0
 
@@ -46,6 +60,21 @@ class SessionRow:
     id: str
     time_created: int
     """Milliseconds since the epoch."""
+    path: Path | None = None
+    """Where it lives when not in the database: a legacy ``storage/session`` file."""
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """A message or part as stored now (a ``message`` / ``part`` row, or a legacy file)."""
+
+    table: str
+    """``"message"`` or ``"part"``."""
+    id: str
+    message_id: str
+    """The message a part belongs to (a message's own id for a message)."""
+    data: str
+    """The stored JSON text."""
 
 
 @contextmanager
@@ -112,3 +141,165 @@ def sessions(db: Path, directory: str, since_ms: int) -> list[SessionRow]:
                 return []
             return []
     return [SessionRow(str(r[0]), int(r[1])) for r in rows]
+
+
+def has_events(db: Path, session_id: str) -> bool | None:
+    """Whether ``session_id`` has rows in the event log; ``None`` when the store has no
+    event log at all (versions before it) or cannot be read.
+    """
+    with connect(db) as conn:
+        if conn is None:
+            return None
+        try:
+            row = conn.execute(_compat.HAS_EVENTS_QUERY, (session_id,)).fetchone()
+        except sqlite3.Error:
+            return None
+    return row is not None
+
+
+def read_rows(db: Path, session_id: str, since: int) -> tuple[list[RowChange], int] | None:
+    """``message`` and ``part`` rows of ``session_id`` updated at or after ``since`` (ms).
+
+    Returns the rows, messages first, each table in creation order, and the newest update
+    time seen (the next call's ``since``; rows updated shortly before it come again, the
+    caller skips those it has seen). ``None`` when the store cannot be read now.
+    """
+    # A row stamped just before the last read may have been committed just after it: rows
+    # of the last moments are read again (the caller skips those it has seen).
+    start = max(0, since - _compat.ROWS_OVERLAP_MS) if since else 0
+    with connect(db) as conn:
+        if conn is None:
+            return None
+        try:
+            messages = conn.execute(_compat.MESSAGE_ROWS_QUERY, (session_id, start)).fetchall()
+            parts = conn.execute(_compat.PART_ROWS_QUERY, (session_id, start)).fetchall()
+        except sqlite3.Error:
+            return None
+    newest = max([since, *(int(r[2]) for r in messages), *(int(r[3]) for r in parts)])
+    changes = [RowChange("message", str(r[0]), str(r[0]), str(r[3])) for r in messages]
+    changes += [RowChange("part", str(r[0]), str(r[1]), str(r[4])) for r in parts]
+    return changes, newest
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def read_legacy(
+    session_file: Path, session_id: str, seen: dict[Path, tuple[int, int]]
+) -> list[RowChange]:
+    """Messages and parts of a session kept as JSON files (before the SQLite store) that
+    changed since ``seen`` (file keys, updated in place): messages first, in id order.
+
+    ``<storage>/session/<project>/<session>.json``, ``<storage>/message/<session>/<id>.json``,
+    ``<storage>/part/<message>/<id>.json``.
+    """
+    storage = session_file.parent.parent.parent
+    changes: list[RowChange] = []
+    parts: list[RowChange] = []
+    try:
+        message_files = sorted((storage / _compat.LEGACY_MESSAGE_DIR / session_id).glob("*.json"))
+    except OSError:
+        return []
+    for message_file in message_files:
+        message_id = message_file.stem
+        key = _file_key(message_file)
+        if key is not None and seen.get(message_file) != key:
+            text = _read_text(message_file)
+            if text is not None:
+                seen[message_file] = key
+                changes.append(RowChange("message", message_id, message_id, text))
+        try:
+            part_files = sorted((storage / _compat.LEGACY_PART_DIR / message_id).glob("*.json"))
+        except OSError:
+            continue
+        for part_file in part_files:
+            key = _file_key(part_file)
+            if key is None or seen.get(part_file) == key:
+                continue
+            text = _read_text(part_file)
+            if text is not None:
+                seen[part_file] = key
+                parts.append(RowChange("part", part_file.stem, message_id, text))
+    return changes + parts
+
+
+def legacy_sessions(storage: Path, directory: str) -> list[SessionRow]:
+    """Top-level sessions of ``directory`` kept as JSON files under ``storage``."""
+    found = []
+    try:
+        files = sorted((storage / _compat.LEGACY_SESSION_DIR).glob("*/*.json"))
+    except OSError:
+        return []
+    for path in files:
+        text = _read_text(path)
+        try:
+            info = json.loads(text) if text is not None else None
+        except ValueError:
+            continue
+        if not isinstance(info, dict) or info.get("directory") != directory:
+            continue
+        if info.get("parentID") or not isinstance(info.get("id"), str):
+            continue
+        created = info.get("time", {}).get("created") if isinstance(info.get("time"), dict) else 0
+        stamp = created if isinstance(created, int) and not isinstance(created, bool) else 0
+        found.append(SessionRow(info["id"], stamp, path))
+    return sorted(found, key=lambda s: (s.time_created, s.id))
+
+
+def read_session(db: Path, session_id: str) -> dict[str, object] | None:
+    """The ``session`` row of ``session_id`` as the session info the event log would carry
+    (``directory``, ``version``, ``parentID``, ``time.created``), if readable.
+    """
+    with connect(db) as conn:
+        if conn is None:
+            return None
+        try:
+            row = conn.execute(_compat.SESSION_ROW_QUERY, (session_id,)).fetchone()
+        except sqlite3.Error:
+            return None
+    if row is None:
+        return None
+    return {
+        "id": session_id,
+        "directory": row[0],
+        "version": row[1],
+        "parentID": row[2],
+        "time": {"created": row[3]},
+    }
+
+
+def first_changes(path: Path, session_id: str, messages: int) -> list[RowChange]:
+    """The first ``messages`` messages of a session without an event log, with their parts
+    (rows of the store, or legacy files when ``path`` is a session file): for previews.
+    """
+    if path.suffix == ".json":
+        every = read_legacy(path, session_id, {})
+        keep = {c.id for c in every if c.table == "message"}
+        keep = set(sorted(keep)[:messages])
+        return [c for c in every if c.message_id in keep]
+    with connect(path) as conn:
+        if conn is None:
+            return []
+        try:
+            rows = conn.execute(_compat.FIRST_MESSAGES_QUERY, (session_id, messages)).fetchall()
+            ids = [str(r[0]) for r in rows]
+            marks = ",".join("?" * len(ids))
+            parts = conn.execute(
+                _compat.PARTS_OF_QUERY.format(marks=marks or "NULL"), ids
+            ).fetchall()
+        except sqlite3.Error:
+            return []
+    changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
+    return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]

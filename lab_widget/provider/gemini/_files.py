@@ -1,0 +1,110 @@
+"""Gemini CLI's session files on disk: which format a file is, its metadata and a preview,
+each from a bounded read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from . import _compat
+from ._records import user_text
+
+__all__ = ["is_document", "peek_session", "read_header"]
+
+_PEEK_BYTES = 1 << 20
+_HEAD_BYTES = 1 << 12
+
+
+def is_document(path: Path) -> bool:
+    """Whether a session file is one JSON document (older versions) rather than an event log.
+
+    The name tells (``.json`` against ``.jsonl``); a file named otherwise is a document when
+    its first line opens an object and holds nothing more.
+    """
+    if path.suffix in (_compat.DOCUMENT_SUFFIX, _compat.EVENT_LOG_SUFFIX):
+        return path.suffix == _compat.DOCUMENT_SUFFIX
+    try:
+        with path.open("rb") as f:
+            first = f.readline(_PEEK_BYTES)
+    except OSError:
+        return False
+    return first.strip() == b"{"
+
+
+_HEADER_FIELD = re.compile(rb'"(sessionId|startTime|lastUpdated|kind)"\s*:\s*"([^"\\]*)"')
+
+
+def read_header(path: Path) -> dict[str, Any] | None:
+    """The metadata of a session file (its first line; a document's top fields), if readable."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(_PEEK_BYTES) if not is_document(path) else f.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    if is_document(path):
+        # The metadata comes first in the document: a bounded prefix holds it, however long
+        # the conversation after it is.
+        head = first.split(b'"messages"', 1)[0]
+        found = {m.group(1).decode(): m.group(2).decode() for m in _HEADER_FIELD.finditer(head)}
+        return found if found.get("sessionId") else None
+    try:
+        line = json.loads(first)
+    except ValueError:
+        return None
+    return line if isinstance(line, dict) and isinstance(line.get("sessionId"), str) else None
+
+
+def _document_records(data: bytes) -> list[dict[str, Any]]:
+    """The message records that parse whole in a prefix of a session document."""
+    text = data.decode("utf-8", "replace")
+    start = text.find('"messages"')
+    start = text.find("[", start) if start >= 0 else -1
+    if start < 0:
+        return []
+    decoder = json.JSONDecoder()
+    records: list[dict[str, Any]] = []
+    position = start + 1
+    while True:
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        if position >= len(text) or text[position] != "{":
+            return records
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return records  # cut off by the prefix
+        if isinstance(value, dict):
+            records.append(value)
+
+
+def peek_session(path: Path) -> tuple[str | None, str | None]:
+    """``(first user prompt, model)`` from a bounded prefix of a session file."""
+    prompt: str | None = None
+    model: str | None = None
+    try:
+        with path.open("rb") as f:
+            data = f.read(_PEEK_BYTES)
+    except OSError:
+        return None, None
+    lines: list[Any] = []
+    if is_document(path):
+        lines = _document_records(data)
+    else:
+        for raw in data.splitlines():
+            try:
+                lines.append(json.loads(raw))
+            except ValueError:
+                continue
+    for line in lines:
+        if not isinstance(line, dict):
+            continue
+        if prompt is None and line.get("type") == "user":
+            prompt = user_text(line) or None
+        if model is None and line.get("type") == "gemini" and isinstance(line.get("model"), str):
+            model = line["model"]
+        if prompt is not None and model is not None:
+            break
+    return prompt, model
