@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from ...schema import (
     ToolCall,
     Usage,
 )
+from .._numbers import exact
 from .._seam import ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
 from ._parts import (
@@ -110,7 +112,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
         self._usage: dict[str, Usage] = {}  # per assistant message, as counted
         self._message_usage: dict[str, Usage] = {}  # a message's own tokens
         self._steps: dict[str, dict[str, Usage]] = {}  # message -> step-finish part -> usage
-        self._costs: dict[str, float] = {}
+        self._costs: dict[str, Decimal] = {}
         self._step_reasons: dict[str, str] = {}  # message -> its last step-finish reason
         self._first_of: dict[str, int] = {}  # message id -> seq of its first shown part
         self._durations: dict[str, int] = {}
@@ -162,7 +164,7 @@ class OpenCodeTranscriptReader(TranscriptReader):
                 ModelUsage(model=name, scope=where, usage=usage, requests=requests)
                 for (name, where), (usage, requests) in models.items()
             ],
-            vendor_cost_usd=round(sum(costs), 9) if costs else None,
+            vendor_cost_usd=sum(costs, Decimal(0)) if costs else None,
             turn_durations_ms=list(self._durations.values()),
         )
 
@@ -380,9 +382,9 @@ class OpenCodeTranscriptReader(TranscriptReader):
             # Billed even when the message then failed or was stopped.
             self._message_usage[msg_id] = usage
             self._count_usage(msg_id)
-        cost = info.get("cost")
-        if isinstance(cost, int | float) and not isinstance(cost, bool):
-            self._costs[msg_id] = float(cost)
+        cost = exact(info.get("cost"))
+        if cost is not None:
+            self._costs[msg_id] = cost
         error = info.get("error")
         if isinstance(error, dict):
             self._error(msg_id, error, updated)
