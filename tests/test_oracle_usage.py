@@ -13,6 +13,7 @@ A missing ccusage or CLI fails loudly: ``make setup`` installs them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -120,7 +121,7 @@ def test_tokens_equal_ccusage_session_totals(recorded: Recorded) -> None:
     # ccusage 20.0.24 counts from (we count ``cache_creation_input_tokens``). Fed the
     # breakdown as the API sends it, both count the same writes.
     assert recorded.report.sessions, f"ccusage found no session in {recorded.home}"
-    assert recorded.session.usage == recorded.report.usage, recorded.report.totals
+    assert recorded.session.usage == recorded.report.usage, json.dumps(recorded.report.totals)
 
 
 def test_cost_estimate_within_two_percent_of_ccusages_offline_cost(recorded: Recorded) -> None:

@@ -174,8 +174,8 @@ def record_usage(tokens: Any) -> Usage | None:
     Examples
     --------
     >>> u = record_usage({"input": 1000, "output": 50, "cached": 400, "thoughts": 20, "tool": 7})
-    >>> (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.total)
-    (607, 70, 400, 1077)
+    >>> (u.input_tokens, u.output_tokens, u.reasoning_tokens, u.cache_read_tokens, u.total)
+    (607, 70, 20, 400, 1077)
     """
     if not isinstance(tokens, dict):
         return None
@@ -184,6 +184,7 @@ def record_usage(tokens: Any) -> Usage | None:
         # Gemini counts cached tokens inside the prompt's; the schema keeps them apart.
         input_tokens=max(0, _count(tokens.get("input")) - cached) + _count(tokens.get("tool")),
         output_tokens=_count(tokens.get("output")) + _count(tokens.get("thoughts")),
+        reasoning_tokens=_count(tokens.get("thoughts")),
         cache_read_tokens=cached,
     )
 

@@ -54,6 +54,7 @@ def step_usage(tokens: Any) -> Usage | None:
     return Usage(
         input_tokens=n(tokens.get("input")),
         output_tokens=n(tokens.get("output")) + n(tokens.get("reasoning")),
+        reasoning_tokens=n(tokens.get("reasoning")),
         cache_read_tokens=n(cache.get("read")),
         cache_write_tokens=n(cache.get("write")),
     )
