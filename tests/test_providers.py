@@ -137,3 +137,13 @@ def test_codex_with_its_own_model_provider_counts_as_logged_in(
     status = get_provider("codex").auth_flow().status()
     assert (status.logged_in, status.kind) == (True, "external")
     assert status.method == "model provider mine"
+
+
+def test_gemini_says_personal_google_accounts_are_no_longer_served() -> None:
+    row = providers().get("gemini")
+    assert "no longer serves personal Google accounts" in row.note
+    assert row.note in row.health_text
+    method = next(
+        m for m in get_provider("gemini").auth().all_methods() if m.label == "Google account"
+    )
+    assert "API key or Vertex AI" in method.instructions

@@ -334,3 +334,12 @@ left out."""
 CUSTOM_COMMANDS_DIR = ".gemini/commands"
 """``<folder>/.gemini/commands/**/*.toml`` (project) and ``~/.gemini/commands/**/*.toml``
 (user): ``prompt`` (required), ``description``; a subfolder ``a/b.toml`` is ``/a:b``."""
+
+
+PERSONAL_ACCOUNTS_NOTE = (
+    "Reported by users since 2026-06-18: Gemini CLI no longer serves personal Google "
+    "accounts; sign in with a Gemini API key or Vertex AI."
+)
+"""Not seen in the pinned 0.61.0 bundle (its "Sign in with Google" screen is still there):
+the service stopped, not the CLI. Shown beside the provider's health and on the Google
+account login method."""

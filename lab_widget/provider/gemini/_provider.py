@@ -363,7 +363,7 @@ class GeminiProvider(AgentProvider):
                         '"Sign in with Google" (or /auth): it opens a browser that '
                         "redirects to a local port there; with NO_BROWSER=true it prints a "
                         "link and asks for the code instead. Credentials are cached in "
-                        f"~/.gemini/{_compat.OAUTH_CREDS}."
+                        f"~/.gemini/{_compat.OAUTH_CREDS}. {_compat.PERSONAL_ACCOUNTS_NOTE}"
                     ),
                 ),
                 AuthMethod(
@@ -377,6 +377,9 @@ class GeminiProvider(AgentProvider):
                 ),
             ],
         )
+
+    def health_note(self) -> str:
+        return _compat.PERSONAL_ACCOUNTS_NOTE
 
     def auth_status(self) -> AuthStatus:
         for var in (_compat.ENV_KEY, "GOOGLE_API_KEY"):
