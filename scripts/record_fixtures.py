@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from cli_versions import cli_version  # noqa: E402
 
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, read_transcript  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
+from lab_widget.errors import LabWidgetError  # noqa: E402
 from lab_widget.provider.claude_code import _compat  # noqa: E402
 from lab_widget.provider.claude_code._statusline import mint_gateway_token  # noqa: E402
 
@@ -47,12 +48,19 @@ PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
 IMAGE = "pixel.png"
+SLOW_COMMAND = (
+    "sleep 1; echo step 1; sleep 1; echo step 2; sleep 1; echo step 3; sleep 1; echo step 4"
+)
+"""Four seconds of output line by line (a loop would ask for permission in older versions)."""
+
+
+def _parts(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("."))
 
 
 def subagent_tool(version: str) -> str:
     """The sub-agent tool of a version: ``Agent`` since 2.1.332 took over ``Task``."""
-    parts = tuple(int(p) for p in version.split("."))
-    return "Agent" if parts >= (2, 1, 300) else "Task"
+    return "Agent" if _parts(version) >= (2, 1, 300) else "Task"
 
 
 QUOTA_RESET = 1796180400
@@ -80,6 +88,8 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
     # A sub-agent of 2.1.332 runs in the background and hands its report back through
     # SubagentHandback; an older one answers in plain text, in the foreground.
     background = subagent_tool(version) == "Agent"
+    # Versions before auto mode ask before reading a file with cat; false fails unasked.
+    failing = "cat missing-file.txt" if _parts(version) >= (2, 1, 100) else "false"
     report = "There is one file."
     sub_end = (
         Reply(tools=[ToolUse("SubagentHandback", {"message": report})])
@@ -146,7 +156,7 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
                         tools=[
                             ToolUse(
                                 "Bash",
-                                {"command": "cat missing-file.txt", "description": "Read a file"},
+                                {"command": failing, "description": "Read a file"},
                             )
                         ]
                     ),
@@ -173,6 +183,23 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
                     "Closer to the limit.",
                     headers={"anthropic-ratelimit-unified-5h-utilization": "0.97"},
                 ),
+            ),
+            Rule(
+                "long-running command",
+                [
+                    Reply(
+                        tools=[
+                            ToolUse(
+                                "Bash",
+                                {
+                                    "command": SLOW_COMMAND,
+                                    "description": "Count slowly",
+                                },
+                            )
+                        ]
+                    ),
+                    Reply("It counted to four."),
+                ],
             ),
             Rule("hello", "Hello from the scripted model."),
         ],
@@ -235,37 +262,65 @@ def _save(name: str, run: Run, path: Path | None) -> None:
         print(f"recorded {name}/subagents/{file.name}")
 
 
+QUIET = 4.0
+"""Seconds without a write after which an older version's turn counts as over."""
+
+
+def _settle(run: Run, timeout: float = 120) -> str:
+    """Wait for the turn to end. Versions before 2.1.100 write no turn records and no stop
+    reasons: their turn is over when the transcript, read as nobody writes it, says so."""
+
+    def done(r: Run) -> bool:
+        if r.state != "working":
+            return True
+        path = r.transcript_path
+        if path is None or not path.exists() or time.time() - path.stat().st_mtime < QUIET:
+            return False
+        return read_transcript(path, "claude-code").state == "idle"
+
+    deadline = time.monotonic() + timeout
+    while not done(run):
+        # wait_for wakes on the run's events; a quiet file needs a clock too.
+        run.wait_for(lambda r: False, 1.0)
+        assert time.monotonic() < deadline, run.screen()
+    return "idle" if run.state == "working" else run.state
+
+
 def hello(run: Run) -> None:
     run.send("hello")
-    run.wait(timeout=120)
+    _settle(run, 120)
     _save("hello", run, run.transcript_path)
 
 
 def tool(run: Run) -> None:
     run.send("please use a tool")
-    run.wait(timeout=120)
+    _settle(run, 120)
+    before = len(run.messages)
     run.send("now a failing tool")
-    run.wait(timeout=120)
+    if not run.wait_for(lambda r: len(r.messages) > before, 20):
+        # 2.1.39 may drop a prompt typed while its prompt suggestion comes up: once more.
+        run.send("now a failing tool")
+    _settle(run, 120)
     _save("tools", run, run.transcript_path)
 
 
 def clear(run: Run) -> None:
     run.send("hello")
-    run.wait(timeout=120)
+    _settle(run, 120)
     before, first = run.transcript_path, run.transcript_id
     run.clear()
     assert run.wait_for(
         lambda r: r.transcript_id != first and any(m.command for m in r.messages), 60
     )
     run.send("after clear")
-    run.wait(timeout=120)
+    _settle(run, 120)
     _save("clear_before", run, before)
     _save("clear_after", run, run.transcript_path)
 
 
 def paste(run: Run) -> None:
     run.send("first line $HOME `id`\n\tsecond line C-c Enter\nthird ünïcødé ✓")
-    run.wait(timeout=120)
+    _settle(run, 120)
     _save("paste", run, run.transcript_path)
 
 
@@ -279,24 +334,30 @@ def interrupt(run: Run) -> None:
     _save("interrupt", run, run.transcript_path)
 
 
+def slow_tool(run: Run) -> None:
+    run.send("start the long-running command")
+    _settle(run)
+    _save("slow_tool", run, run.transcript_path)
+
+
 def thinking(run: Run) -> None:
     run.send("think it through")
-    run.wait(timeout=120)
+    _settle(run, 120)
     _save("thinking", run, run.transcript_path)
 
 
 def subagent(run: Run) -> None:
     run.send("please delegate")
-    run.wait(timeout=180)
+    _settle(run, 180)
     assert run.wait_for(lambda r: any("found one file" in m.text for m in r.messages), 120)
-    assert run.wait(timeout=120) == "idle"
+    assert _settle(run) == "idle"
     _save("subagent", run, run.transcript_path)
 
 
 def image(run: Run) -> None:
     (run.cwd / IMAGE).write_bytes(PIXEL)
     run.send("look at the image")
-    run.wait(timeout=120)
+    _settle(run, 120)
     _save("image", run, run.transcript_path)
 
 
@@ -304,7 +365,7 @@ def compact(run: Run) -> None:
     # Some versions compact only a conversation of a few turns.
     for prompt in ("hello", "please use a tool", "now a failing tool"):
         run.send(prompt)
-        run.wait(timeout=120)
+        _settle(run, 120)
     run.send("/compact")
     compacted = lambda r: any(m.detail for m in r.messages)  # noqa: E731
     if not run.wait_for(compacted, 20):
@@ -312,7 +373,7 @@ def compact(run: Run) -> None:
         run._terminal.keys("Enter")
     assert run.wait_for(compacted, 120)
     _save("compact", run, run.transcript_path)
-    assert run.wait(timeout=120) == "idle"
+    assert _settle(run) == "idle"
 
 
 def statusline(run: Run) -> None:
@@ -347,12 +408,13 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "interrupt": interrupt,
     "subagent": subagent,
     "thinking": thinking,
+    "slow_tool": slow_tool,
     "image": image,
     "compact": compact,
     "statusline": statusline,
     "substitution": substitution,
 }
-OLDER = ("hello", "tools", "subagent", "thinking", "image", "compact")
+OLDER = ("hello", "tools", "subagent", "thinking", "slow_tool", "image", "compact")
 """What is recorded from an older version: what its users' histories hold."""
 
 
@@ -369,22 +431,42 @@ def main(argv: list[str]) -> int:
     older = args.version not in (None, pinned)
     OUT = FIXTURES / f"v{args.version}" if older else FIXTURES
     os.environ["LAB_WIDGET_HOME"] = tempfile.mkdtemp(prefix="lab-widget-record-")
+    manifest_path = OUT / "manifest.json"
+    previous = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    missing: dict[str, str] = dict(previous.get("not_recorded", {}))
     with cli_version("claude-code", args.version) as version:
         try:
             for name in args.scenarios or (OLDER if older else list(SCENARIOS)):
+                missing.pop(name, None)
                 work = Path(tempfile.mkdtemp(prefix="record-work-"))
                 model = script(work, version, **MODEL_OPTIONS.get(name, {}))
-                run = Run("claude-code", cwd=work, model=model, name=f"record-{name}")
+                # Versions before auto mode ask before running a command.
+                mode = None if _parts(version) >= (2, 1, 100) else "acceptEdits"
+                run = Run(
+                    "claude-code",
+                    cwd=work,
+                    model=model,
+                    name=f"record-{name}",
+                    permission_mode=mode,
+                )
                 try:
                     SCENARIOS[name](run)
+                except (AssertionError, LabWidgetError) as exc:
+                    if not older:
+                        raise
+                    # What an older version cannot do offline is said, not faked.
+                    missing[name] = f"{type(exc).__name__}: {exc}".strip(": ")[:200]
+                    print(f"not recorded {name}: {missing[name]}")
                 finally:
                     run.stop()
                     model.stop()
         finally:
             _runner().kill_server()
     OUT.mkdir(parents=True, exist_ok=True)
-    manifest = {"provider": "claude-code", "version": version}
-    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    manifest: dict[str, object] = {"provider": "claude-code", "version": version}
+    if missing:
+        manifest["not_recorded"] = missing
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return 0
 
 

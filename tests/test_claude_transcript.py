@@ -487,17 +487,82 @@ def test_every_version_nests_its_sub_agent(folder: Path) -> None:
     assert call.tool is not None and call.tool.agent_id and call.tool.status == "ok"
     assert "There is one file." in (call.tool.output or "")
     nested = c.subagents[call.tool.id]
-    assert nested[0].text == "count the files"
+    # In file order: 2.1.39 wrote the sub-agent's first prompt after its first response.
+    assert ("user", "count the files") in [(m.role, m.text) for m in nested]
     assert any(m.tool is not None and m.tool.name == "Bash" for m in nested)
     assert {m.scope for m in c.session.models} == {"main", "subagent"}
     assert any(m.text == "The sub-agent found one file." for m in c.main)
     assert c.state == "idle"
 
 
-@pytest.mark.parametrize("folder", VERSIONS, ids=_version)
-def test_every_version_shows_images_and_compaction(folder: Path) -> None:
+def _with(scenario: str) -> list[Path]:
+    return [v for v in VERSIONS if (v / f"{scenario}.jsonl").exists()]
+
+
+def test_a_scenario_an_older_version_lacks_is_declared() -> None:
+    # An older version that cannot play a scenario offline says so in its manifest;
+    # the pinned version plays every one.
+    for folder in VERSIONS:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        declared = set(manifest.get("not_recorded", {}))
+        for scenario in ("hello", "tools", "subagent", "thinking", "slow_tool", "image", "compact"):
+            assert (folder / f"{scenario}.jsonl").exists() != (scenario in declared), (
+                folder,
+                scenario,
+            )
+        assert folder != CLAUDE or not declared
+
+
+@pytest.mark.parametrize("folder", _with("image"), ids=_version)
+def test_every_version_attaches_a_tool_returned_image(folder: Path) -> None:
     image = read_transcript(folder / "image.jsonl", "claude-code")
     assert [a.media_type for m in image.messages for a in m.attachments] == ["image/png"]
+
+
+@pytest.mark.parametrize("folder", _with("compact"), ids=_version)
+def test_every_version_shows_its_compaction_summary(folder: Path) -> None:
     compact = read_transcript(folder / "compact.jsonl", "claude-code")
     assert any(m.kind == "lifecycle" and m.detail for m in compact.messages)
     assert compact.state == "idle"
+
+
+@pytest.mark.parametrize("folder", _with("thinking"), ids=_version)
+def test_every_version_shows_thinking_before_the_answer(folder: Path) -> None:
+    c = read_transcript(folder / "thinking.jsonl", "claude-code")
+    kinds = [(m.thinking, m.text) for m in c.messages if m.role == "assistant" and m.kind == "text"]
+    assert kinds[0] == (True, "The user wants me to think. I should list the files first.")
+    assert kinds[-1] == (False, "There is one file.")
+    assert c.state == "idle"
+    # Usage on the first message of each response, the thinking one: counted once each.
+    assert c.session.usage.output_tokens == sum(
+        m.usage.output_tokens for m in c.messages if m.usage is not None
+    )
+
+
+@pytest.mark.parametrize("folder", _with("slow_tool"), ids=_version)
+def test_every_version_reads_a_slow_command_and_its_progress(folder: Path) -> None:
+    c = read_transcript(folder / "slow_tool.jsonl", "claude-code")
+    call = next(m.tool for m in c.messages if m.tool is not None)
+    assert call.status == "ok" and call.progress is None  # the result replaced it
+    assert "step 4" in (call.output or "")
+    assert c.messages[-1].text == "It counted to four."
+    assert c.state == "idle"
+
+
+def test_progress_of_a_running_command_shows_until_its_result(tmp_path: Path) -> None:
+    # Versions that write bash_progress (2.1.39 here; the pinned one writes none).
+    folder = next(v for v in VERSIONS if '"bash_progress"' in (v / "slow_tool.jsonl").read_text())
+    lines = (folder / "slow_tool.jsonl").read_text().splitlines(keepends=True)
+    result = next(i for i, line in enumerate(lines) if '"tool_result"' in line)
+    path = tmp_path / "slow.jsonl"
+    path.write_text("".join(lines[:result]))
+    reader = ClaudeTranscriptReader(TranscriptRef("slow", path))
+    reader.read()
+    running = next(m.tool for m in reader.messages if m.tool is not None)
+    assert running.status == "running" and running.progress is not None
+    assert running.progress.splitlines()[-1].startswith("step")
+    with path.open("a") as handle:
+        handle.write("".join(lines[result:]))
+    reader.read()
+    done = next(m.tool for m in reader.messages if m.tool is not None)
+    assert done.status == "ok" and done.progress is None and "step 4" in (done.output or "")

@@ -522,7 +522,12 @@ class ClaudeTranscriptReader(TranscriptReader):
                 self.replace_message(added.model_copy(update={"usage": usage}))
         stop = message.get("stop_reason")
         self._seen_turn = True
-        self._open_response = asks_tools or stop == "tool_use"
+        # A response that so far only thought has its answer still to come.
+        only_thought = bool(blocks) and all(
+            isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
+            for b in blocks
+        )
+        self._open_response = asks_tools or stop == "tool_use" or only_thought
         self._state = "idle" if stop in _FINAL_STOPS else "working"
 
     def _substitution(self, answered: str, entry: dict[str, Any]) -> None:
