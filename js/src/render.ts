@@ -16,6 +16,7 @@ import {
   type QuestionDraft,
   type QuestionSpec,
 } from "./dialog";
+import { decorateCodeBlocks, type CodeHost } from "./codeblocks";
 import { h } from "./dom";
 import { renderMarkdown } from "./markdown";
 import {
@@ -48,6 +49,8 @@ export interface RenderContext {
   /** Keys ("<seq>:input", "<seq>:output") of long texts the user expanded. */
   readonly expanded: Set<string>;
   readonly dialogs: DialogContext;
+  /** What code blocks offer besides Copy (inserting a cell); absent: no code actions. */
+  code?: CodeHost;
 }
 
 const STATUS_LABELS = { running: "running", ok: "done", error: "failed" } as const;
@@ -60,6 +63,7 @@ export function renderMessage(message: Message, ctx: RenderContext): HTMLElement
   el.dataset.role = message.role;
   const meta = metaText(message);
   if (meta) el.title = meta;
+  if (ctx.code) decorateCodeBlocks(el, ctx.code);
   return el;
 }
 
