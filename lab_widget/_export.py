@@ -108,7 +108,8 @@ def _neutral_prose(text: str) -> str:
         href = match.group(2)
         return f"[image: {label}]({href})" if re.match(r"https?:", href) else f"[image: {label}]"
 
-    return _IMAGE.sub(image, text.replace("<", "&lt;"))
+    # Raw HTML shows as written, the way the chat shows it; "$" is not maths there either.
+    return _IMAGE.sub(image, text.replace("<", "&lt;").replace("$", "\\$"))
 
 
 def fence(text: str, lang: str = "") -> str:
@@ -120,11 +121,18 @@ def fence(text: str, lang: str = "") -> str:
 
 def details(summary: str, body: str) -> str:
     """A collapsed section (JupyterLab and most Markdown viewers render ``<details>``)."""
-    return f"<details><summary>{_escape(summary)}</summary>\n\n{body}\n\n</details>"
+    return f"<details><summary>{_html(summary)}</summary>\n\n{body}\n\n</details>"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text as Markdown shows it literally: no markup, and no ``$`` read as maths (notebooks
+    render ``$...$`` with MathJax).
+    """
+    return _html(text).replace("$", "\\$")
 
 
 def _quote(text: str, depth: int) -> str:
@@ -227,7 +235,9 @@ def _dialog_markdown(dialog: Dialog) -> str:
         label = "The plan" if dialog.kind == "plan" else "Details"
         pieces.append(details(label, neutral(dialog.body)))
     for q in dialog_questions(dialog):
-        lines = [f"- **{_escape(q.header)}** {_escape(q.text)}" if q.header else f"- {q.text}"]
+        lines = [
+            f"- **{_escape(q.header)}** {_escape(q.text)}" if q.header else f"- {_escape(q.text)}"
+        ]
         for label, description, chosen in q.options:
             said = f" — {_escape(description)}" if description else ""
             lines.append(f"  - {'☑' if chosen else '☐'} {_escape(label)}{said}")

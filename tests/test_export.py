@@ -114,7 +114,8 @@ def test_a_notebook_holds_everything_and_validates(tmp_path: Path) -> None:
     nb = read_notebook(path)
     sources = [c.source for c in nb.cells]
     assert sources[0].startswith("# Plotting session")
-    assert "- **Estimated cost**: $0.0012" in sources[1] and "10 in · 5 out" in sources[1]
+    # "$" escaped: notebooks read "$...$" as maths.
+    assert "- **Estimated cost**: \\$0.0012" in sources[1] and "10 in · 5 out" in sources[1]
     # The answer's Python block is a code cell of its own, ready to run; the shell block stays.
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert [c.source for c in code] == ["import math\nprint(math.pi)"]
