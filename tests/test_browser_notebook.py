@@ -150,10 +150,12 @@ def test_jupyterlab_code_cells_mentions_earlier_conversations_and_export(
         assert box.input_value() == "summarise @df "
         box.press("Enter")
         wait_text(page, "Three cities.")
-        prompt = page.locator(".lw-chat .lw-msg[data-role='user']").last.inner_text()
-        assert "summarise df" in prompt.replace("`", "")
-        assert "df: pandas DataFrame, 3 rows × 2 columns" in prompt.replace("`", "")
-        assert "Lima" in prompt
+        sent = page.locator(".lw-chat .lw-msg[data-role='user']").last
+        assert sent.locator(".lw-bubble > p").first.inner_text() == "summarise df"
+        sent.locator("details.lw-context > summary").click()  # the descriptions, folded
+        described = sent.locator("details.lw-context").inner_text()
+        assert "df: pandas DataFrame, 3 rows × 2 columns" in described
+        assert "Lima" in described
         idle(page)
 
         # A new conversation keeps the earlier one, collapsed, expandable.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -202,3 +204,9 @@ def test_variables_offered_are_data_with_names_and_kinds_only() -> None:
         ("n", "int", "", False),
     ]
     assert "sk-ant" not in repr(list_variables(ns))
+
+
+def test_the_chat_knows_the_header_that_opens_the_descriptions() -> None:
+    # The chat folds a prompt's descriptions away under it, found by this line.
+    source = (Path(__file__).parents[1] / "js" / "src" / "mentions.ts").read_text()
+    assert json.dumps(CONTEXT_HEADER) in source

@@ -5,6 +5,20 @@
 import { h } from "./dom";
 import type { Variable } from "./types";
 
+/**
+ * The line that opens the variables' descriptions the kernel adds below a prompt
+ * (lab_widget/_context.py's CONTEXT_HEADER; a test keeps the two equal).
+ */
+export const CONTEXT_HEADER =
+  "Notebook variables mentioned above, as the notebook's Python kernel holds them:";
+
+/** A sent prompt and the descriptions of the variables it mentioned, or null if it has none. */
+export function splitContext(text: string): { prompt: string; context: string } | null {
+  const at = text.indexOf(`\n\n${CONTEXT_HEADER}\n\n`);
+  if (at === -1) return null;
+  return { prompt: text.slice(0, at), context: text.slice(at + CONTEXT_HEADER.length + 4) };
+}
+
 /** A mention being typed: where its `@` is, the name typed up to the caret, where the name ends. */
 export interface MentionQuery {
   start: number;

@@ -19,6 +19,7 @@ import {
 import { decorateCodeBlocks, type CodeHost } from "./codeblocks";
 import { h } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { splitContext } from "./mentions";
 import {
   commandLine,
   formatInput,
@@ -153,8 +154,20 @@ function renderText(message: Message): HTMLElement {
     return el;
   }
   if (message.text.trim() !== "") {
-    const bubble = markdownBlock(message.text, message.role === "user");
+    // A prompt that mentioned notebook variables: their descriptions fold away under it.
+    const split = message.role === "user" ? splitContext(message.text) : null;
+    const bubble = markdownBlock(split?.prompt ?? message.text, message.role === "user");
     bubble.classList.add("lw-bubble");
+    if (split) {
+      bubble.append(
+        h(
+          "details",
+          { class: "lw-context" },
+          h("summary", {}, "Notebook variables sent with it"),
+          markdownBlock(split.context, false),
+        ),
+      );
+    }
     el.append(bubble);
   }
   if (images) el.append(images);

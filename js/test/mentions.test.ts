@@ -1,6 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
-import { completeMention, mentionQuery, normalizeVariables, rankVariables } from "../src/mentions";
+import {
+  completeMention,
+  mentionQuery,
+  normalizeVariables,
+  rankVariables,
+  splitContext,
+} from "../src/mentions";
 import type { Variable } from "../src/types";
+import { text } from "./fixtures";
 import { flush, mount, press, type } from "./harness";
 
 const v = (name: string, extra: Partial<Variable> = {}): Variable => ({
@@ -112,3 +119,24 @@ describe("the composer's @ popup", () => {
 function mountWith(variables: () => Promise<unknown>) {
   return mount([], {}, undefined, { variables });
 }
+
+describe("a sent prompt with variables", () => {
+  it("folds the descriptions the kernel added under the prompt", () => {
+    const sent =
+      "summarise `df`\n\nNotebook variables mentioned above, as the notebook's Python kernel holds them:" +
+      "\n\n`df`: pandas DataFrame, 3 rows × 2 columns";
+    expect(splitContext(sent)).toEqual({
+      prompt: "summarise `df`",
+      context: "`df`: pandas DataFrame, 3 rows × 2 columns",
+    });
+    expect(splitContext("no variables here")).toBeNull();
+    const { msg } = mount([text(0, "user", sent), text(1, "assistant", sent)]);
+    const user = msg(0)!;
+    const fold = user.querySelector<HTMLDetailsElement>("details.lw-context")!;
+    expect(fold.open).toBe(false);
+    expect(fold.querySelector("summary")!.textContent).toBe("Notebook variables sent with it");
+    expect(fold.textContent).toContain("3 rows × 2 columns");
+    expect(user.querySelector(".lw-bubble > p")!.textContent).toBe("summarise df");
+    expect(msg(1)!.querySelector("details.lw-context")).toBeNull(); // only prompts fold
+  });
+});
