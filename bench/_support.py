@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
 import comm  # noqa: E402
 from comm import DummyComm  # noqa: E402
 
-from lab_widget._chat import ChatEvent, ChatSession  # noqa: E402
+from lab_widget._chat import ChatEvent, ChatSession, Epoch  # noqa: E402
 from lab_widget._view import RunView  # noqa: E402
 from lab_widget.provider import (  # noqa: E402
     RunContext,
@@ -174,6 +174,10 @@ class ChatSource:
     @property
     def transcript_id(self) -> str | None:
         return self.chat.transcript_id
+
+    @property
+    def past_conversations(self) -> list[Epoch]:
+        return self.chat.past
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         return self.chat.subscribe(listener)

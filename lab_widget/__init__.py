@@ -5,6 +5,7 @@ its transcript into :mod:`lab_widget.schema` objects; :class:`ScriptedModel` is 
 model server that makes runs deterministic and offline.
 """
 
+from . import _export as _export  # installs Chat.export
 from . import schema
 from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
@@ -29,6 +30,7 @@ from .errors import (
     CommandFileWarning,
     DialogChangedError,
     DialogNotAnswerableError,
+    ExportFormatError,
     InvalidAnswerError,
     InvalidCodeError,
     InvalidKeyError,
@@ -66,6 +68,7 @@ __all__ = [
     "DialogChangedError",
     "DialogNotAnswerableError",
     "Endpoint",
+    "ExportFormatError",
     "FreeText",
     "InvalidAnswerError",
     "InvalidCodeError",

@@ -23,7 +23,7 @@ from .provider import (
 )
 from .schema import Dialog, Message, SessionSummary, State
 
-__all__ = ["ChatEvent", "ChatSession"]
+__all__ = ["ChatEvent", "ChatSession", "Epoch"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,14 @@ class ChatEvent:
     reset: bool
     state: State
     transcript_id: str | None
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """A conversation of the run that a clear ended, as the run last read it."""
+
+    transcript_id: str
+    messages: list[Message]
 
 
 Listener = Callable[[ChatEvent], None]
@@ -81,6 +89,7 @@ class ChatSession:
         self._mismatch: dict[str, str] = {}
         self.past_epochs: list[TranscriptRef] = []
         """Earlier conversations of this run (before each clear), oldest first."""
+        self._past: list[Epoch] = []
         # Tool calls that stopped at a permission prompt: their messages show as dialogs.
         self._approvals: dict[str, Dialog] = {}
         self._signature: object = None
@@ -104,6 +113,7 @@ class ChatSession:
                 reset = self._ref is not None
                 if self._ref is not None:
                     self.past_epochs.append(self._ref)
+                    self._past.append(self._close_epoch(self._ref))
                 self._ref = ref
                 self._reader = self.provider.open_reader(ref)
                 self._user_count = 0
@@ -144,6 +154,18 @@ class ChatSession:
                 self._changed.notify_all()
             if live is not None and signals_moved:
                 self._sweep(live)
+
+    def _close_epoch(self, ref: TranscriptRef) -> Epoch:
+        # What the agent wrote last before the clear may not have been read yet.
+        if self._reader is not None:
+            self._reader.read()
+        return Epoch(ref.transcript_id, self.messages_locked())
+
+    @property
+    def past(self) -> list[Epoch]:
+        """The conversations a clear ended, oldest first, with their messages as last read."""
+        with self._lock:
+            return list(self._past)
 
     def watch_paths(self) -> list[Path]:
         """The folders whose changes may mean something new to read (the tailer's watch)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ._export import export
 from ._home import run_records
 from ._transcripts import read_transcript
 from .provider import AgentProvider, RunContext, get_provider, provider_ids
@@ -62,6 +63,19 @@ class SessionInfo:
         return read_transcript(
             self.path, provider=self.provider_id, transcript_id=self.transcript_id
         )
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        format: str | None = None,
+    ) -> Path:
+        """Write the session to ``path`` as a notebook, Markdown or HTML (see
+        :meth:`Chat.export <lab_widget.schema.Chat.export>`); returns the path written.
+        """
+        name = title or f"Session {self.transcript_id} ({self.provider_id})"
+        return export([self.open()], path, title=name, format=format)
 
     def _cells(self) -> tuple[str, str, str, str, str]:
         return (

@@ -6,6 +6,9 @@ name in the notebook, a live run with that id, or a new run created under that n
 default provider (or ``--provider``). Without a target the cell goes to the run the previous
 ``%%agent`` cell used, or to a new one.
 
+``@name`` in the cell mentions the notebook's variable ``name``: it reaches the agent described,
+as with ``run.send(text, context=globals())`` (see :meth:`~lab_widget.Run.send`).
+
 ``%agent`` lists the live runs; ``%agent NAME`` shows one; ``%agent stop NAME`` stops one.
 
 User mistakes (an unknown provider, a run that has ended, a bad flag) come back as one short
@@ -110,7 +113,7 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: run {run.id!r} has ended; start another with a new name")
         self._last = run
         display(run)  # type: ignore[no-untyped-call]
-        run.send(text)
+        run.send(text, context=self.shell.user_ns if self.shell is not None else None)
         if args.wait is not None:
             run.wait(timeout=args.wait)
 

@@ -6,14 +6,16 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ._answering import mismatch, play_answer, resolution
 from ._answers import UserAnswer
-from ._chat import ChatEvent, ChatSession
+from ._chat import ChatEvent, ChatSession, Epoch
 from ._commands import CommandCatalog
+from ._context import expand
+from ._export import export
 from ._frames import By, to_dataframe
 from ._home import RunRecord
 from ._launch import accept_startup, launch, new_run_id
@@ -303,11 +305,32 @@ class Run:
 
     # -- acting ------------------------------------------------------------------------
 
-    def send(self, text: str, *, ready_timeout: float = 60.0) -> None:
+    def send(
+        self,
+        text: str,
+        *,
+        context: Mapping[str, object] | None = None,
+        ready_timeout: float = 60.0,
+    ) -> None:
         """Type ``text`` into the agent and submit it (a prompt or a slash command).
 
-        Waits up to ``ready_timeout`` seconds for the TUI to take input first.
+        Parameters
+        ----------
+        text
+            The prompt, or a slash command.
+        context
+            Variables ``@name`` may refer to, e.g. ``globals()`` in a notebook. Each ``@name``
+            the mapping holds reaches the agent as ```name``` with a compact description of
+            the value below the prompt: a DataFrame's shape, dtypes and first rows, an
+            array's shape and dtype, a short repr of anything else, size-capped. Values
+            whose names or contents look like secrets are never described; the prompt says
+            so instead. Without ``context`` (or for names it does not hold) ``@`` stays as
+            typed. The chat's composer does the same with the kernel's variables.
+        ready_timeout
+            Seconds to wait for the TUI to take input first.
         """
+        if context is not None:
+            text = expand(text, context)
         self._chat.wait_ready(ready_timeout)
         is_command = text.lstrip().startswith("/")
         self._chat.send(text, counts_as_work=not is_command)
@@ -337,6 +360,33 @@ class Run:
         """The transcripts of the conversations before each clear, oldest first."""
         with self._chat.lock:
             return list(self._chat.past_epochs)
+
+    @property
+    def past_conversations(self) -> list[Epoch]:
+        """The conversations before each clear as this run read them, oldest first (what the
+        chat shows collapsed above the current one); :meth:`history` reads them again.
+        """
+        return self._chat.past
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        format: str | None = None,
+    ) -> Path:
+        """Write this run's conversations, the earlier ones first, to ``path``.
+
+        ``.ipynb`` gives a notebook of Markdown and code cells (an answer's Python blocks are
+        code cells), ``.md`` one Markdown document, ``.html`` a self-contained, sanitised page
+        with no script and its images inline; ``format="ipynb" | "markdown" | "html"``
+        overrides the suffix. Prompts, answers, tool calls with their input and results,
+        dialogs with their answers, the reasoning (collapsed), sub-agents' work nested under
+        the call that started each, and the tokens and estimated cost of each conversation
+        are all in it. Returns the path written.
+        """
+        name = title or f"{self.display_name} run {self.id}"
+        return export([*self.history(), self.chat()], path, title=name, format=format)
 
     @property
     def pending_dialog(self) -> Dialog | None:

@@ -23,6 +23,7 @@ __all__ = [
     "CommandFileWarning",
     "DialogChangedError",
     "DialogNotAnswerableError",
+    "ExportFormatError",
     "InvalidAnswerError",
     "InvalidCodeError",
     "InvalidKeyError",
@@ -142,6 +143,10 @@ class MissingDependencyError(LabWidgetError, ImportError):
         super().__init__(
             f"{module} is not installed; install it with: pip install 'lab_widget[{extra}]'"
         )
+
+
+class ExportFormatError(LabWidgetError, ValueError):
+    """A conversation cannot be exported to that file: its suffix names no known format."""
 
 
 class SeedMetaError(LabWidgetError):

@@ -13,10 +13,12 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -60,6 +62,7 @@ __all__ = [
     "TurnFacts",
     "TurnOutcome",
     "Usage",
+    "set_exporter",
     "subagent_threads",
 ]
 
@@ -711,6 +714,22 @@ def subagent_threads(messages: list[Message]) -> dict[str, list[Message]]:
     return threads
 
 
+Exporter = Callable[["Chat", "str | os.PathLike[str]", "str | None", "str | None"], Path]
+"""Writes one conversation to a file: ``(chat, path, title, format)``."""
+
+_exporter: Exporter | None = None
+
+
+def set_exporter(exporter: Exporter) -> None:
+    """Install what :meth:`Chat.export` calls.
+
+    The schema is the base every layer builds on, so it cannot import the exporter, which
+    builds on it: the exporter installs itself here when the package is imported.
+    """
+    global _exporter  # noqa: PLW0603 (one process-wide hook, set once at import)
+    _exporter = exporter
+
+
 class Chat(_Model):
     """A whole conversation as read from a transcript.
 
@@ -735,3 +754,22 @@ class Chat(_Model):
     def subagents(self) -> dict[str, list[Message]]:
         """Each sub-agent's messages, keyed by the id of the call that started it."""
         return subagent_threads(self.messages)
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        format: str | None = None,
+    ) -> Path:
+        """Write the conversation to ``path`` as a notebook, Markdown or a self-contained page.
+
+        The format follows the suffix: ``.ipynb`` (Markdown and code cells), ``.md``, or
+        ``.html`` (sanitised, no script, images inline); ``format="ipynb" | "markdown" |
+        "html"`` overrides it. Tool calls with their results, dialogs with their answers,
+        the reasoning (collapsed), sub-agents' work and the tokens and estimated cost are
+        all in it. Returns the path written.
+        """
+        if _exporter is None:  # pragma: no cover (the package installs it on import)
+            raise RuntimeError("lab_widget's exporter is not loaded: import lab_widget")
+        return _exporter(self, path, title, format)

@@ -1,4 +1,5 @@
-"""A real JupyterLab server and a real Chromium (Debian's, driven by Playwright) for tests."""
+"""A real JupyterLab (or Jupyter Notebook 7) server and a real Chromium (Debian's, driven by
+Playwright) for tests."""
 
 from __future__ import annotations
 
@@ -40,8 +41,12 @@ class Lab:
     url: str
     token: str
     root: Path
+    app: str = "lab"
+    """``lab`` (JupyterLab) or ``notebook`` (Jupyter Notebook 7)."""
 
     def notebook_url(self, name: str) -> str:
+        if self.app == "notebook":
+            return f"{self.url}/notebooks/{name}?token={self.token}"
         return f"{self.url}/lab/tree/{name}?token={self.token}"
 
 
@@ -89,6 +94,25 @@ def jupyter_lab(
 
     ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``.
     """
+    with jupyter_server(root, env, "lab", settings_files) as lab:
+        yield lab
+
+
+@contextmanager
+def jupyter_notebook(root: Path, env: dict[str, str]) -> Iterator[Lab]:
+    """Jupyter Notebook 7 (``jupyter notebook``) on 127.0.0.1 with a token."""
+    with jupyter_server(root, env, "notebook") as lab:
+        yield lab
+
+
+@contextmanager
+def jupyter_server(
+    root: Path,
+    env: dict[str, str],
+    app: str,
+    settings_files: dict[str, object] | None = None,
+) -> Iterator[Lab]:
+    """``jupyter <app>`` (``lab`` or ``notebook``), news and update checks silenced."""
     if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
         pytest.fail("jupyter is not installed in this environment: run `make setup`")
     settings = root.parent / "lab-settings"
@@ -101,19 +125,20 @@ def jupyter_lab(
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
         (settings / name).write_text(json.dumps(value))
     port, token = _free_port(), secrets.token_hex(16)
-    log = (root.parent / "jupyter.log").open("w")
+    log = (root.parent / f"jupyter-{app}.log").open("w")
+    config = "LabApp" if app == "lab" else "JupyterNotebookApp"
     proc = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "jupyter"),
-            "lab",
+            app,
             "--no-browser",
             "--allow-root",
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}",
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root}",
-            f"--LabApp.user_settings_dir={settings}",
-            f"--LabApp.workspaces_dir={root.parent / 'lab-workspaces'}",
+            f"--{config}.user_settings_dir={settings}",
+            f"--{config}.workspaces_dir={root.parent / 'lab-workspaces'}",
         ],
         env={**os.environ, "PYTHONPATH": _pythonpath(), **env},
         stdout=log,
@@ -128,9 +153,9 @@ def jupyter_lab(
                 break
             except (urllib.error.URLError, ConnectionError):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"jupyter lab did not start; see {log.name}")
+                    pytest.fail(f"jupyter {app} did not start; see {log.name}")
                 time.sleep(0.2)
-        yield Lab(url=url, token=token, root=root)
+        yield Lab(url=url, token=token, root=root, app=app)
     finally:
         proc.terminate()
         try:
@@ -154,17 +179,31 @@ def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
             browser.close()
 
 
-def run_first_cell(page: Any) -> None:
-    """Run the notebook's first cell once the kernel is idle.
+# JupyterLab's status bar says "| Idle"; Notebook 7 has no status bar, only its toolbar's
+# execution indicator.
+KERNEL_IDLE = (
+    "() => document.body.innerText.includes('| Idle') || "
+    "document.querySelector(\".jp-Notebook-ExecutionIndicator[data-status='idle']\") !== null"
+)
 
-    JupyterLab drops run requests sent before the kernel is connected, so the request is
+
+def run_first_cell(page: Any) -> None:
+    """Run the notebook's first cell once the kernel is idle."""
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    run_cell(page, 0)
+
+
+def run_cell(page: Any, index: int) -> None:
+    """Run the notebook's cell ``index`` (JupyterLab and Notebook 7 alike).
+
+    A front end drops run requests sent before the kernel is connected, so the request is
     repeated until the cell's prompt shows that it runs (``[*]``) or ran (``[1]``).
     """
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.wait_for_function("() => document.body.innerText.includes('| Idle')", timeout=120_000)
-    prompt = page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-InputPrompt")
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    prompt = cell.locator(".jp-InputPrompt")
     for _attempt in range(5):
-        page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-InputArea-editor").click()
+        cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Control+Enter")
         try:
             page.wait_for_function(
@@ -173,4 +212,4 @@ def run_first_cell(page: Any) -> None:
             return
         except Exception:
             continue
-    pytest.fail("JupyterLab never ran the notebook's first cell")
+    pytest.fail(f"the notebook never ran its cell {index}")

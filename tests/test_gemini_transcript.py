@@ -194,6 +194,7 @@ def test_each_response_counts_once_with_its_final_figures(
         expected = expected + Usage(
             input_tokens=t["input"] - t["cached"] + t["tool"],
             output_tokens=t["output"] + t["thoughts"],
+            reasoning_tokens=t["thoughts"],
             cache_read_tokens=t["cached"],
         )
     s = r.summary

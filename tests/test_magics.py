@@ -49,6 +49,14 @@ def test_cell_reaches_a_run_bound_in_the_notebook(shell: InteractiveShell, workd
     assert [m.text for m in run.messages] == ["ping", "echo: ping"]
 
 
+def test_a_cell_mentions_the_notebooks_variables(shell: InteractiveShell, workdir: Path) -> None:
+    shell.user_ns["rows"] = [3, 1, 2]
+    cell(shell, f"sorter --provider fake --cwd {workdir} --wait 20", "sort @rows, not @nothing")
+    [prompt] = [m.text for m in shell.user_ns["sorter"].messages if m.role == "user"]
+    assert prompt.startswith("sort `rows`, not @nothing\n\nNotebook variables mentioned above")
+    assert prompt.endswith("`rows`: list of 3 items = [3, 1, 2]")
+
+
 def test_line_lists_shows_and_stops_runs(shell: InteractiveShell, workdir: Path) -> None:
     cell(shell, f"r1 --provider fake --cwd {workdir} --wait 20", "one")
     listed = shell.run_line_magic("agent", "")

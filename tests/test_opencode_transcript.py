@@ -458,6 +458,7 @@ def _step_usage(tokens: dict[str, Any]) -> Usage:
     return Usage(
         input_tokens=tokens["input"],
         output_tokens=tokens["output"] + tokens["reasoning"],
+        reasoning_tokens=tokens["reasoning"],
         cache_read_tokens=cache.get("read", 0),
         cache_write_tokens=cache.get("write", 0),
     )

@@ -19,6 +19,8 @@ API_DOC = ROOT / "docs" / "api.md"
 INTERNAL = {
     "FrontmatterError": "a command file's frontmatter that does not parse: caught in the same "
     "module and reported as a CommandFileWarning naming the file",
+    "_NotExpandedError": "a kernel variable that must not be described: caught in the same "
+    "module and said in the prompt instead of the description",
 }
 """Exception classes of the package that never reach a user, and why."""
 

@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import lab_widget
@@ -189,5 +190,45 @@ def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
         assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
         assert run.state == "idle"
         assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]
+    finally:
+        run.stop()
+
+
+def test_a_clear_keeps_the_conversation_for_the_chat_and_the_export(
+    lab_home: Path, workdir: Path, comms: list[object]
+) -> None:
+    run = fake_run(workdir)
+    try:
+        view = run.view
+        run.send("hello")
+        run.wait(timeout=10)
+        run.clear()
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1", 10)
+        [earlier] = run.past_conversations
+        assert [m.text for m in earlier.messages] == ["hello", "echo: hello"]
+        # What a notebook opened now (or saved now) gets: both conversations.
+        snapshot = view._snapshot_payload()
+        assert [p["transcript_id"] for p in snapshot["past"]] == [earlier.transcript_id]
+        assert "1 earlier conversation, 2 messages" in view.as_text()
+        path = run.export(workdir / "run.ipynb")
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        text = "\n".join(c.source for c in nb.cells)
+        assert "## Conversation 1 of 2" in text and "## Conversation 2 of 2" in text
+        assert text.index("echo: hello") < text.index("`/clear`")
+    finally:
+        run.stop()
+
+
+def test_send_with_context_types_the_expanded_prompt(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("double @n, keep @token", context={"n": 21, "token": "abc"})
+        assert run.wait(timeout=10) == "idle"
+        [prompt] = [m.text for m in run.messages if m.role == "user"]
+        assert prompt.startswith("double `n`, keep `token`\n\nNotebook variables mentioned")
+        assert "`n`: int = 21" in prompt
+        assert "`token`: not expanded: its name looks like a secret." in prompt
+        assert "abc" not in prompt
     finally:
         run.stop()

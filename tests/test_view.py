@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lab_widget._chat import ChatEvent
+from lab_widget._chat import ChatEvent, Epoch
 from lab_widget._view import RunView
 from lab_widget.provider import get_provider
 from lab_widget.schema import (
@@ -50,6 +50,7 @@ class StubSource:
         self.answered: list[DialogAnswer] = []
         self.done = threading.Event()
         self.session = SessionSummary(cwd="/private/path")
+        self.past_conversations: list[Epoch] = []
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         self.listeners.append(listener)
@@ -300,3 +301,108 @@ def test_each_provider_shows_with_its_own_name_and_commands(
     assert provider.meta.clear_command in names
     assert names and all(c.chat_safe for c in source.commands if c.name in names)
     assert len(names) < len(source.commands)  # the curated-out ones stay out of the composer
+
+
+def test_earlier_conversations_are_in_the_snapshot_and_named_in_a_reset(
+    comms: list[RecordingComm],
+) -> None:
+    source = StubSource([text_message(0, "user"), text_message(1)])
+    view = RunView(source)
+    assert view._snapshot["past"] == []
+    source.past_conversations = [Epoch("t1", list(source.messages))]
+    echo = Message(seq=0, kind="text", role="user", text="/new", command="/new")
+    source.messages, source.transcript_id = [echo], "t2"
+    source.emit([echo], reset=True)
+    delta = view_comm(view).customs()[-1]
+    assert delta["reset"] is True and delta["past"] == ["t1"]  # ids only: small
+    view._on_custom(view, {"kind": "sync"}, [])
+    snapshot = view_comm(view).customs()[-1]
+    assert snapshot["kind"] == "snapshot"
+    assert [(p["transcript_id"], len(p["messages"])) for p in snapshot["past"]] == [("t1", 2)]
+    # A later view (a notebook opened afterwards) starts with them.
+    assert [p["transcript_id"] for p in RunView(source)._snapshot["past"]] == ["t1"]
+
+
+def test_bytes_per_append_stay_flat_after_clears(comms: list[RecordingComm]) -> None:
+    source = StubSource([text_message(i) for i in range(10)])
+    source.past_conversations = [
+        Epoch(f"old{k}", [text_message(i) for i in range(2000)]) for k in range(3)
+    ]
+    view = RunView(source)
+    c = view_comm(view)
+    c.clear()
+    for i in range(10, 30):
+        source.append(text_message(i))
+    with_past = c.bytes_sent() / 20
+    assert with_past < 2 * bytes_per_append(10, comms)
+
+
+def test_variables_are_listed_from_the_kernel_by_name_and_kind(
+    comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    namespace = {"df_rows": [1, 2, 3], "api_key": "sk-ant-abcdefghijklmnopqrstuv", "_x": 1}
+    monkeypatch.setattr("lab_widget._widgets._view.kernel_namespace", lambda: namespace)
+    source = StubSource()
+    view = RunView(source)
+    view._on_custom(view, {"kind": "action", "id": "v1", "action": "variables"}, [])
+    assert view._channel.idle(5)
+    result = view_comm(view).customs()[-1]
+    assert result == {
+        "kind": "result",
+        "id": "v1",
+        "ok": True,
+        "value": [
+            {"name": "api_key", "type": "str", "size": "29 characters", "secret": True},
+            {"name": "df_rows", "type": "list", "size": "3 items", "secret": False},
+        ],
+    }
+    assert "sk-ant" not in str(result)
+
+
+def test_without_a_kernel_there_are_no_variables(
+    comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("lab_widget._widgets._view.kernel_namespace", lambda: None)
+    view = RunView(StubSource())
+    view._on_custom(view, {"kind": "action", "id": "v2", "action": "variables"}, [])
+    assert view._channel.idle(5)
+    assert view_comm(view).customs()[-1] == {"kind": "result", "id": "v2", "ok": True, "value": []}
+
+
+def test_a_sent_prompt_has_its_mentions_expanded_from_the_kernel(
+    comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("lab_widget._widgets._view.kernel_namespace", lambda: {"n": 7})
+    source = StubSource()
+    view = RunView(source)
+    act(view, source, action="send", text="double @n and @unknown")
+    [sent] = source.sent
+    assert sent.startswith("double `n` and @unknown\n\nNotebook variables mentioned above")
+    assert sent.endswith("`n`: int = 7")
+
+
+def text_form(view: RunView) -> str:
+    bundle = view._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "application/vnd.jupyter.widget-view+json" in data  # the widget, where it shows
+    text: str = data["text/plain"]
+    return text
+
+
+def test_the_text_form_lists_the_last_messages(comms: list[RecordingComm]) -> None:
+    source = StubSource()
+    view = RunView(source)
+    assert text_form(view) == "RunView(Stub Agent)"
+    tool = ToolCall(id="t", name="Bash", input={"command": "ls"}, status="ok")
+    source.messages = [text_message(i, "user" if i % 2 else "assistant") for i in range(10)]
+    source.messages.append(Message(seq=10, kind="tool", role="assistant", tool=tool))
+    source.past_conversations = [Epoch("t0", [text_message(0)])]
+    lines = text_form(view).splitlines()
+    assert lines[:3] == [
+        "RunView(Stub Agent)",
+        "  (1 earlier conversation, 1 message)",
+        "  … 3 earlier messages",
+    ]
+    assert lines[-1] == "  tool Bash (done): ls"
+    assert lines[-2] == "  user: Message number 9 with some words."
+    assert repr(view) == "RunView(Stub Agent)"  # the repr stays short and stable

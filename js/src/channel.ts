@@ -66,7 +66,7 @@ export function newActionId(): string {
 
 interface Pending {
   action: string;
-  resolve(): void;
+  resolve(value: unknown): void;
   reject(error: ActionError): void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -101,13 +101,18 @@ export class ActionChannel<M extends { [K in keyof M]: object }> {
   }
 
   /** Run `action` in the kernel; settles with its result, or fails after the timeout. */
-  request<K extends keyof M & string>(action: K, ...[args, options]: ArgsOf<M, K>): Promise<void> {
+  request<K extends keyof M & string>(action: K, ...rest: ArgsOf<M, K>): Promise<void> {
+    return this.ask(action, ...rest).then(() => undefined);
+  }
+
+  /** Like `request`, settling with the value the kernel's result carries (undefined if none). */
+  ask<K extends keyof M & string>(action: K, ...[args, options]: ArgsOf<M, K>): Promise<unknown> {
     const id = newActionId();
     // Absent, not undefined: the kernel reads the keys that are there.
     const extra = Object.fromEntries(Object.entries(args ?? {}).filter(([, v]) => v !== undefined));
     const msg: ActionMsg = { ...extra, kind: "action", id, action };
     const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => this.#expire(id), timeoutMs);
       this.#pending.set(id, { action, resolve, reject, timer });
       try {
@@ -132,7 +137,7 @@ export class ActionChannel<M extends { [K in keyof M]: object }> {
     if (!pending) return;
     this.#pending.delete(result.id);
     clearTimeout(pending.timer);
-    if (result.ok === true) pending.resolve();
+    if (result.ok === true) pending.resolve(result.value);
     else {
       const error = typeof result.error === "string" ? result.error : "the action failed";
       pending.reject(new ActionError(error, pending.action, result.id, "failed"));

@@ -16,8 +16,10 @@ import {
   type QuestionDraft,
   type QuestionSpec,
 } from "./dialog";
+import { decorateCodeBlocks, type CodeHost } from "./codeblocks";
 import { h } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { splitContext } from "./mentions";
 import {
   commandLine,
   formatInput,
@@ -48,6 +50,8 @@ export interface RenderContext {
   /** Keys ("<seq>:input", "<seq>:output") of long texts the user expanded. */
   readonly expanded: Set<string>;
   readonly dialogs: DialogContext;
+  /** What code blocks offer besides Copy (inserting a cell); absent: no code actions. */
+  code?: CodeHost;
 }
 
 const STATUS_LABELS = { running: "running", ok: "done", error: "failed" } as const;
@@ -60,6 +64,7 @@ export function renderMessage(message: Message, ctx: RenderContext): HTMLElement
   el.dataset.role = message.role;
   const meta = metaText(message);
   if (meta) el.title = meta;
+  if (ctx.code) decorateCodeBlocks(el, ctx.code);
   return el;
 }
 
@@ -149,8 +154,20 @@ function renderText(message: Message): HTMLElement {
     return el;
   }
   if (message.text.trim() !== "") {
-    const bubble = markdownBlock(message.text, message.role === "user");
+    // A prompt that mentioned notebook variables: their descriptions fold away under it.
+    const split = message.role === "user" ? splitContext(message.text) : null;
+    const bubble = markdownBlock(split?.prompt ?? message.text, message.role === "user");
     bubble.classList.add("lw-bubble");
+    if (split) {
+      bubble.append(
+        h(
+          "details",
+          { class: "lw-context" },
+          h("summary", {}, "Notebook variables sent with it"),
+          markdownBlock(split.context, false),
+        ),
+      );
+    }
     el.append(bubble);
   }
   if (images) el.append(images);

@@ -10,6 +10,7 @@ import type {
   LifecycleLevel,
   Message,
   MessageKind,
+  PastConversation,
   Question,
   Role,
   Snapshot,
@@ -155,13 +156,29 @@ function normalizeMessages(v: unknown): Message[] {
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
-export function normalizeSnapshot(v: unknown): Snapshot {
+export function normalizeSnapshot(v: unknown): Required<Snapshot> {
   const o = isObj(v) ? v : {};
   return {
     transcript_id: optStr(o.transcript_id),
     version: num(o.version),
     messages: normalizeMessages(o.messages),
+    past: list(o.past)
+      .filter(isObj)
+      .map((p) => ({
+        transcript_id: optStr(p.transcript_id),
+        messages: normalizeMessages(p.messages),
+      })),
   };
+}
+
+function samePast(a: readonly PastConversation[], b: readonly PastConversation[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (p, i) =>
+        p.transcript_id === b[i]!.transcript_id && p.messages.length === b[i]!.messages.length,
+    )
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -171,6 +188,8 @@ export function normalizeSnapshot(v: unknown): Snapshot {
 export interface StoreChange {
   /** Everything was replaced (a new epoch): drop all state derived from the old messages. */
   reset: boolean;
+  /** The earlier conversations changed (always with a reset; alone after a re-sync). */
+  past?: boolean;
   /** Seqs added or changed; empty on reset. */
   changed: readonly number[];
   /** Seqs that are gone; empty on reset. */
@@ -199,6 +218,7 @@ export class ConversationStore {
   #version = 0;
   // Replaced, never mutated: snapshots handed out stay valid and cheap to compare.
   #messages: readonly Message[] = [];
+  #past: readonly PastConversation[] = [];
   #snapshot: Snapshot | null = null;
   readonly #listeners = new Set<StoreListener>();
 
@@ -206,6 +226,7 @@ export class ConversationStore {
     if (initial != null) {
       const s = normalizeSnapshot(initial);
       this.#set(s.transcript_id, s.version, s.messages);
+      this.#past = s.past;
     }
   }
 
@@ -221,6 +242,11 @@ export class ConversationStore {
     return this.#messages;
   }
 
+  /** The conversations a clear ended, oldest first. */
+  get past(): readonly PastConversation[] {
+    return this.#past;
+  }
+
   get(seq: number): Message | undefined {
     const m = this.#messages[searchSeq(this.#messages, seq)];
     return m?.seq === seq ? m : undefined;
@@ -232,6 +258,7 @@ export class ConversationStore {
       transcript_id: this.#transcriptId,
       version: this.#version,
       messages: [...this.#messages],
+      past: [...this.#past],
     };
     return this.#snapshot;
   }
@@ -247,9 +274,11 @@ export class ConversationStore {
    */
   applySnapshot(raw: unknown): void {
     const s = normalizeSnapshot(raw);
+    const pastChanged = !samePast(this.#past, s.past);
+    if (pastChanged) this.#past = s.past;
     if (s.transcript_id !== this.#transcriptId) {
       this.#set(s.transcript_id, s.version, s.messages);
-      this.#emit({ reset: true, changed: [], removed: [] });
+      this.#emit({ reset: true, past: true, changed: [], removed: [] });
       return;
     }
     const old = new Map(this.#messages.map((m) => [m.seq, m]));
@@ -264,7 +293,11 @@ export class ConversationStore {
     });
     const removed = [...old.keys()];
     this.#set(s.transcript_id, s.version, messages);
-    this.#emit({ reset: false, changed, removed });
+    this.#emit(
+      pastChanged
+        ? { reset: false, past: true, changed, removed }
+        : { reset: false, changed, removed },
+    );
   }
 
   applyDelta(delta: DeltaMsg): DeltaOutcome {
@@ -272,9 +305,13 @@ export class ConversationStore {
     const incoming = normalizeMessages(delta.changed);
     const transcriptId = delta.transcript_id ?? null;
     if (delta.reset) {
+      const { past, complete } = this.#pastAfterReset(transcriptId, delta.past);
       this.#set(transcriptId, delta.version, incoming);
-      this.#emit({ reset: true, changed: [], removed: [] });
-      return "applied";
+      this.#past = past;
+      this.#emit({ reset: true, past: true, changed: [], removed: [] });
+      // Applied, but an earlier conversation this front end never saw must come from a
+      // snapshot: reporting a gap asks for one.
+      return complete ? "applied" : "gap";
     }
     const messages = [...this.#messages];
     for (const m of incoming) {
@@ -289,6 +326,28 @@ export class ConversationStore {
     this.#set(transcriptId, delta.version, messages);
     this.#emit({ reset: false, changed: incoming.map((m) => m.seq), removed: [] });
     return "applied";
+  }
+
+  /**
+   * The earlier conversations once the current one ends: it joins them, and the kernel's
+   * list (when it sends one) says which there are; `complete` is false when one is missing.
+   */
+  #pastAfterReset(
+    next: string | null,
+    ids: unknown,
+  ): { past: readonly PastConversation[]; complete: boolean } {
+    let past = this.#past;
+    const current = this.#transcriptId;
+    if (current !== null && current !== next && !past.some((p) => p.transcript_id === current)) {
+      past = [...past, { transcript_id: current, messages: [...this.#messages] }];
+    }
+    if (!Array.isArray(ids)) return { past, complete: true };
+    const byId = new Map(past.map((p) => [p.transcript_id, p]));
+    const known = ids.filter((id): id is string => typeof id === "string");
+    return {
+      past: known.flatMap((id) => byId.get(id) ?? []),
+      complete: known.every((id) => byId.has(id)),
+    };
   }
 
   #set(transcriptId: string | null, version: number, messages: readonly Message[]): void {

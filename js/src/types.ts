@@ -112,11 +112,19 @@ export interface Message {
   detail: string;
 }
 
+/** A conversation a clear ended: the chat keeps it, collapsed, above the current one. */
+export interface PastConversation {
+  transcript_id: string | null;
+  messages: Message[];
+}
+
 /** The conversation as one value: the `_snapshot` trait and the `snapshot` message. */
 export interface Snapshot {
   transcript_id: string | null;
   version: number;
   messages: Message[];
+  /** Earlier conversations of the run, oldest first (absent from older saved notebooks). */
+  past?: PastConversation[];
 }
 
 export interface DeltaMsg {
@@ -126,6 +134,8 @@ export interface DeltaMsg {
   transcript_id: string | null;
   reset: boolean;
   changed: Message[];
+  /** On a reset: the ids of every earlier conversation the kernel knows, oldest first. */
+  past?: string[] | null;
 }
 
 export interface SnapshotMsg extends Snapshot {
@@ -154,6 +164,19 @@ export interface ResultMsg {
   id: string;
   ok: boolean;
   error?: string | null;
+  /** What an action that answers a question returned (the kernel's variables...). */
+  value?: unknown;
+}
+
+/** A kernel variable the composer offers after `@`: its name and kind, never its value. */
+export interface Variable {
+  name: string;
+  /** Its type, short: "DataFrame", "ndarray", "int". */
+  type: string;
+  /** Its shape or length ("100 × 3", "12 items"), or "". */
+  size: string;
+  /** Named like a secret: it will not be expanded. */
+  secret: boolean;
 }
 
 /** The chat view's actions (RunView) and what each carries. */
@@ -167,6 +190,8 @@ export interface ChatActionArgs {
     /** One per question of the dialog, in order. */
     answers: Answer[];
   };
+  /** The kernel's variables, for `@` completion; answers with a list of `Variable`. */
+  variables: Record<string, never>;
 }
 
 /** The runs dashboard's actions (RunsDashboard); `close` needs no run. */

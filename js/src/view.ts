@@ -1,8 +1,11 @@
 // The chat: header, message log and composer. Knows nothing about Jupyter:
 // it renders a ConversationStore and calls the actions it is given.
+import type { CodeHost } from "./codeblocks";
 import { normalizeCommands } from "./commands";
 import { CommandCompleter } from "./complete";
 import { h, syncChildren } from "./dom";
+import { PastConversations } from "./epochs";
+import { MentionCompleter, type VariableSource } from "./mentions";
 import { SessionMeter } from "./meter";
 import {
   createToolGroup,
@@ -50,6 +53,10 @@ export interface ChatViewOptions {
   commands?: unknown;
   /** The `session` trait. */
   session?: unknown;
+  /** Asks the kernel for its variables, for `@` completion; absent: no completion. */
+  variables?: VariableSource;
+  /** What code blocks offer besides Copy (a notebook: inserting a cell below the chat). */
+  code?: CodeHost;
 }
 
 /** How close to the end (px) still counts as "at the bottom". */
@@ -61,6 +68,7 @@ const FAILURES: Record<ActionKind, string> = {
   interrupt: "Could not interrupt the agent",
   clear: "Could not start a new conversation",
   answer: "Could not send the answer",
+  variables: "Could not list the kernel's variables",
 };
 
 const HINT = "Enter to send · Shift+Enter for a new line";
@@ -130,11 +138,17 @@ export class ChatView {
   readonly #clear = h("button", { type: "button", class: "lw-clear" }, "New conversation");
   readonly #hint = h("span", { class: "lw-hint" }, HINT);
   readonly #completer = new CommandCompleter(this.#input);
+  readonly #mentions = new MentionCompleter(this.#input);
+  readonly #past: PastConversations;
 
   constructor(root: HTMLElement, actions: ChatActions, options: ChatViewOptions = {}) {
     this.#root = root;
     this.#actions = actions;
     this.store = options.store ?? new ConversationStore();
+    this.#ctx.code = options.code ?? {};
+    this.#past = new PastConversations(this.#ctx.code);
+    this.#scroller.prepend(this.#past.el);
+    this.#mentions.setSource(options.variables ?? null);
 
     root.classList.add("lw-chat");
     // Keys typed here are for the widget, not for JupyterLab's notebook
@@ -154,6 +168,7 @@ export class ChatView {
         "div",
         { class: "lw-composer" },
         this.#completer.el,
+        this.#mentions.el,
         this.#notice,
         h(
           "div",
@@ -170,6 +185,7 @@ export class ChatView {
       this.#fitInput();
       this.#updateComposer();
       this.#completer.update();
+      this.#mentions.update();
     });
     this.#send.addEventListener("click", () => void this.#sendInput());
     this.#interrupt.addEventListener("click", () => {
@@ -258,7 +274,10 @@ export class ChatView {
     if (this.#destroyed) return;
     const commands = normalizeCommands(raw);
     this.#completer.setCommands(commands);
-    this.#hint.textContent = commands.length ? `${HINT} · / for commands` : HINT;
+    const hints = [HINT];
+    if (commands.length) hints.push("/ for commands");
+    if (this.#mentions.enabled) hints.push("@ for variables");
+    this.#hint.textContent = hints.join(" · ");
   }
 
   /** Model, tokens, cost and context of the session (the `session` trait). */
@@ -308,6 +327,7 @@ export class ChatView {
   // -- messages --------------------------------------------------------------
 
   #onStoreChange(change: StoreChange): void {
+    if (change.past || change.reset) this.#past.set(this.store.past);
     if (change.reset) {
       this.#ctx.expanded.clear();
       this.#renderAll();
@@ -392,6 +412,7 @@ export class ChatView {
   }
 
   #renderAll(): void {
+    this.#past.set(this.store.past);
     this.#messageEls.clear();
     this.#groups.clear();
     this.#log.replaceChildren();
@@ -495,7 +516,7 @@ export class ChatView {
   // -- composer --------------------------------------------------------------
 
   readonly #onKeyDown = (event: KeyboardEvent): void => {
-    if (this.#completer.handleKey(event)) return;
+    if (this.#completer.handleKey(event) || this.#mentions.handleKey(event)) return;
     // isComposing: Enter also confirms an IME candidate; that is not a send.
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     event.preventDefault();
@@ -512,6 +533,7 @@ export class ChatView {
       this.#fitInput();
       this.#updateComposer();
       this.#completer.update();
+      this.#mentions.update();
     }
   }
 
@@ -561,6 +583,7 @@ export class ChatView {
     this.#notice.textContent = c.notice;
     this.#notice.hidden = c.notice === "";
     if (this.#input.disabled && this.#completer.isOpen) this.#completer.update();
+    if (this.#input.disabled && this.#mentions.isOpen) this.#mentions.update();
   }
 
   #fitInput(): void {

@@ -4,6 +4,7 @@
 import "./styles.css";
 import type { AnyModel, Initialize, Render } from "@anywidget/types";
 import { ActionChannel } from "./channel";
+import { notebookHost } from "./notebook";
 import { ConversationSync } from "./sync";
 import type { ChatActionArgs, Traits } from "./types";
 import { ChatView, type RunInfo } from "./view";
@@ -78,6 +79,9 @@ const render: Render<Traits> = ({ model, el }) => {
       pendingDialog: model.get("pending_dialog"),
       commands: model.get("commands"),
       session: model.get("session"),
+      // Asked when an `@` starts a mention; a quick answer or none (no kernel).
+      variables: () => actions.ask("variables", {}, { timeoutMs: 10_000 }),
+      code: notebookHost(model) ?? {},
     },
   );
   const onInfo = () => view.setInfo(readInfo(model));

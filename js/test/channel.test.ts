@@ -106,6 +106,19 @@ describe("action ids", () => {
 });
 
 describe("results", () => {
+  it("carry a value back to the one who asked", async () => {
+    const port = new FakePort();
+    const channel = new ActionChannel<ChatActionArgs>(port);
+    const asked = channel.ask("variables");
+    const [action] = port.actions();
+    port.fromKernel({ kind: "result", id: action!.id, ok: true, value: [{ name: "df" }] });
+    await expect(asked).resolves.toEqual([{ name: "df" }]);
+    const plain = channel.request("interrupt");
+    port.fromKernel({ kind: "result", id: port.actions()[1]!.id, ok: true, value: 3 });
+    await expect(plain).resolves.toBeUndefined();
+    channel.dispose();
+  });
+
   it("settle only their own request; other tabs' results are ignored", async () => {
     const port = new FakePort();
     const channel = new ActionChannel<ChatActionArgs>(port);

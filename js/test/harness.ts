@@ -36,7 +36,7 @@ export function mount(
   messages: Message[] = [],
   info: Partial<RunInfo> = {},
   store?: ConversationStore,
-  options: Pick<ChatViewOptions, "pendingDialog" | "commands"> = {},
+  options: Pick<ChatViewOptions, "pendingDialog" | "commands" | "variables" | "code"> = {},
 ) {
   const root = document.createElement("div");
   document.body.append(root);

@@ -39,7 +39,7 @@ describe("ConversationStore", () => {
   it("starts empty without a snapshot", () => {
     const store = new ConversationStore();
     expect(store.messages).toEqual([]);
-    expect(store.snapshot()).toEqual({ transcript_id: null, version: 0, messages: [] });
+    expect(store.snapshot()).toEqual({ transcript_id: null, version: 0, messages: [], past: [] });
   });
 
   it("appends new messages from a delta and advances the version", () => {
@@ -79,7 +79,7 @@ describe("ConversationStore", () => {
     expect(store.messages.map((m) => m.text)).toEqual(["/clear"]);
     expect(store.transcriptId).toBe("t-2");
     expect(store.version).toBe(7);
-    expect(changes).toEqual([{ reset: true, changed: [], removed: [] }]);
+    expect(changes).toEqual([{ reset: true, past: true, changed: [], removed: [] }]);
   });
 
   it("detects a version gap and leaves the conversation alone", () => {
@@ -115,7 +115,7 @@ describe("ConversationStore", () => {
   it("a snapshot of another transcript is a reset", () => {
     const { store, changes } = storeWith(text(0, "user", "a"));
     store.applySnapshot({ transcript_id: "t-2", version: 1, messages: [] });
-    expect(changes).toEqual([{ reset: true, changed: [], removed: [] }]);
+    expect(changes).toEqual([{ reset: true, past: true, changed: [], removed: [] }]);
     expect(store.messages).toEqual([]);
   });
 
@@ -126,7 +126,7 @@ describe("ConversationStore", () => {
     store.applyDelta(delta(0, [text(1, "assistant", "b")]));
     const b = store.snapshot();
     expect(b).not.toBe(a);
-    expect(b).toEqual({ transcript_id: "t-1", version: 1, messages: store.messages });
+    expect(b).toEqual({ transcript_id: "t-1", version: 1, messages: store.messages, past: [] });
     expect(a.messages).toHaveLength(1); // earlier snapshots stay as they were
   });
 

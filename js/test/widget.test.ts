@@ -275,6 +275,30 @@ describe("anywidget adapter", () => {
     expect(model.listenerCount()).toBe(0);
   });
 
+  it("asks the kernel for its variables when an @ starts a mention", async () => {
+    const { model, anyModel } = await start();
+    const { q, el } = await show(anyModel);
+    const input = q(".lw-input") as HTMLTextAreaElement;
+    input.focus();
+    input.value = "plot @";
+    input.setSelectionRange(6, 6);
+    input.dispatchEvent(new Event("input"));
+    const [action] = model.actions();
+    expect(action).toEqual({ kind: "action", id: action!.id, action: "variables" });
+    model.fromKernel({
+      kind: "result",
+      id: action!.id,
+      ok: true,
+      value: [{ name: "df", type: "DataFrame", size: "3 × 2", secret: false }],
+    });
+    await flush();
+    expect(el.querySelector(".lw-mentions .lw-complete-item")?.getAttribute("data-name")).toBe(
+      "df",
+    );
+    // No notebook behind this model: code blocks offer Copy alone.
+    expect(q(".lw-hint").textContent).toContain("@ for variables");
+  });
+
   it("answers the pending dialog with an answer action for its tool_id", async () => {
     const model = new FakeModel({
       state: "question",

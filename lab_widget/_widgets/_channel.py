@@ -8,7 +8,9 @@ Protocol, as custom messages of the widget's comm:
 - front end → kernel: ``{"kind": "action", "id", "action", ...arguments}``, and
   ``{"kind": "cancel", "id"}`` once the front end has stopped waiting for that action (its
   timeout passed);
-- kernel → front end: exactly one ``{"kind": "result", "id", "ok", "error"?}`` per action.
+- kernel → front end: exactly one ``{"kind": "result", "id", "ok", "error"?, "value"?}`` per
+  action; ``value`` is what a handler that answers a question returned (JSON), e.g. the
+  variables the composer completes after ``@``.
 
 Actions run on worker threads, never on the comm thread: sending may wait a minute for an
 agent to start, answering a dialog sleeps through a paced recipe, a login runs a CLI. The
@@ -87,11 +89,15 @@ class ActionResult:
     {'kind': 'result', 'id': 'a1', 'ok': True}
     >>> ActionResult.failed("a2", ValueError("nothing to send")).to_message()
     {'kind': 'result', 'id': 'a2', 'ok': False, 'error': 'nothing to send'}
+    >>> ActionResult("a3", ok=True, value=[1, 2]).to_message()
+    {'kind': 'result', 'id': 'a3', 'ok': True, 'value': [1, 2]}
     """
 
     id: str
     ok: bool
     error: str | None = None
+    value: object = None
+    """What the handler returned, sent when it is not ``None`` (JSON-ready)."""
 
     @classmethod
     def failed(cls, request_id: str, error: BaseException | str) -> ActionResult:
@@ -104,11 +110,14 @@ class ActionResult:
         message: dict[str, Any] = {"kind": "result", "id": self.id, "ok": self.ok}
         if not self.ok:
             message["error"] = self.error or "the action failed"
+        elif self.value is not None:
+            message["value"] = self.value
         return message
 
 
-ActionHandler = Callable[[ActionRequest], None]
-"""Does one action; raising fails it (the exception's message goes to the front end)."""
+ActionHandler = Callable[[ActionRequest], object]
+"""Does one action; raising fails it (the exception's message goes to the front end). What it
+returns, unless ``None``, goes back as the result's ``value``: it must be JSON-ready."""
 
 
 class ActionChannel:
@@ -257,11 +266,11 @@ class ActionChannel:
         try:
             if handler is None:
                 raise ValueError(f"unknown action {request.action!r}")
-            handler(request)
+            value = handler(request)
         except Exception as exc:  # every failure goes back to the front end, typed or not
             log.debug("action %s failed", request.action, exc_info=True)
             return ActionResult.failed(request.id, exc)
-        return ActionResult(request.id, ok=True)
+        return ActionResult(request.id, ok=True, value=value)
 
     def _reply(self, result: ActionResult) -> None:
         if self._widget.comm is None:

@@ -7,9 +7,17 @@ of the view's creation; the front end keeps its copy current without sending it 
 notebook saved with widget state re-renders the whole chat without a kernel. A front end
 that loads later (or misses a delta) asks for a fresh snapshot with ``{"kind": "sync"}``.
 
+Conversations a clear ended stay in the snapshot (``past``), so the chat keeps showing them,
+collapsed, and a saved notebook keeps them too; a reset delta names them only by id, and a
+front end that does not know one of them asks for a snapshot.
+
 Actions from the browser (send, interrupt, clear, answer) go through the package's
 :class:`~lab_widget._widgets._channel.ActionChannel`: request/response messages with ids, run
-on worker threads (sending may wait for the agent), their errors sent back to the view.
+on worker threads (sending may wait for the agent), their errors sent back to the view. A sent
+prompt's ``@name`` mentions are expanded from the kernel's variables; ``variables`` answers
+the composer's ``@`` completion with their names and kinds (never their values).
+
+Where a front end cannot show widgets, the view's text form lists the last messages.
 """
 
 from __future__ import annotations
@@ -22,7 +30,9 @@ from typing import Any, Protocol
 
 import traitlets
 
-from .._chat import ChatEvent
+from .._chat import ChatEvent, Epoch
+from .._context import expand, kernel_namespace, list_variables
+from .._export_parts import message_line
 from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
@@ -30,6 +40,9 @@ from ._channel import ActionChannel, ActionRequest
 __all__ = ["ChatSource", "RunView"]
 
 log = logging.getLogger(__name__)
+
+TEXT_MESSAGES = 8
+"""Messages the text form of a view shows (the last ones)."""
 
 
 class ChatSource(Protocol):
@@ -64,6 +77,9 @@ class ChatSource(Protocol):
 
     @property
     def session(self) -> SessionSummary: ...
+
+    @property
+    def past_conversations(self) -> list[Epoch]: ...
 
     def answer_dialog(self, answer: DialogAnswer) -> None: ...
 
@@ -122,7 +138,8 @@ class RunView(BundledWidget, bundle="widget"):
     (:class:`~lab_widget.schema.SessionSummary` without paths); the header's meter."""
 
     _snapshot = traitlets.Dict().tag(sync=True)
-    """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
+    """``{transcript_id, version, messages, past}`` at creation (``past``: the conversations a
+    clear ended, ``[{transcript_id, messages}]``); the front end keeps it current."""
 
     def __init__(self, source: ChatSource, **kwargs: Any) -> None:
         self._source = source
@@ -139,6 +156,7 @@ class RunView(BundledWidget, bundle="widget"):
                 "interrupt": lambda _request: source.interrupt(),
                 "clear": lambda _request: source.clear(),
                 "answer": self._act_answer,
+                "variables": self._act_variables,
             },
             workers=4,
             thread_name="lab-widget-action",
@@ -164,6 +182,35 @@ class RunView(BundledWidget, bundle="widget"):
         # Stable across runs and kernels (no ids, paths or addresses): notebooks compare it.
         return f"RunView({self._source.display_name})"
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        # anywidget gives (data, metadata); the text is what front ends without widgets show.
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        if isinstance(data, dict):
+            data["text/plain"] = self.as_text()
+        return bundle
+
+    def as_text(self) -> str:
+        """The chat as text, for front ends without widgets: the last messages, one a line.
+
+        Before any message it is just ``RunView(<provider>)``, as stable as the repr.
+        """
+        with self._lock:
+            messages = [m for m in self._source.messages if m.parent_tool_id is None]
+            past = self._source.past_conversations
+        lines = [repr(self)]
+        if past:
+            count = sum(len(e.messages) for e in past)
+            lines.append(
+                f"  ({len(past)} earlier conversation{'s' if len(past) > 1 else ''}, "
+                f"{count} message{'' if count == 1 else 's'})"
+            )
+        shown = messages[-TEXT_MESSAGES:]
+        if len(messages) > len(shown):
+            lines.append(f"  … {len(messages) - len(shown)} earlier messages")
+        lines += [f"  {message_line(m)}" for m in shown]
+        return "\n".join(lines)
+
     def close(self) -> None:
         """Stop following the run and close the widget."""
         unsubscribe = getattr(self, "_unsubscribe", None)
@@ -179,6 +226,10 @@ class RunView(BundledWidget, bundle="widget"):
             "transcript_id": self._source.transcript_id,
             "version": self._version,
             "messages": _dump(self._source.messages),
+            "past": [
+                {"transcript_id": e.transcript_id, "messages": _dump(e.messages)}
+                for e in self._source.past_conversations
+            ],
         }
 
     def _commands_payload(self) -> list[dict[str, Any]]:
@@ -230,16 +281,19 @@ class RunView(BundledWidget, bundle="widget"):
             if not event.changed and not event.reset:
                 return
             base, self._version = self._version, self._version + 1
-            self._push(
-                {
-                    "kind": "delta",
-                    "version": self._version,
-                    "base": base,
-                    "transcript_id": event.transcript_id,
-                    "reset": event.reset,
-                    "changed": _dump(event.changed),
-                }
-            )
+            delta: dict[str, Any] = {
+                "kind": "delta",
+                "version": self._version,
+                "base": base,
+                "transcript_id": event.transcript_id,
+                "reset": event.reset,
+                "changed": _dump(event.changed),
+            }
+            if event.reset:
+                # By id only: the front end moves the conversation it shows into its past
+                # and asks for a snapshot when it lacks one (it started late, or missed it).
+                delta["past"] = [e.transcript_id for e in self._source.past_conversations]
+            self._push(delta)
 
     def _push(self, content: dict[str, Any]) -> None:
         if self.comm is None:
@@ -264,7 +318,12 @@ class RunView(BundledWidget, bundle="widget"):
         text = request.text("text")
         if text is None or not text.strip():
             raise ValueError("nothing to send")
-        self._source.send(text)
+        namespace = kernel_namespace()
+        self._source.send(expand(text, namespace) if namespace is not None else text)
+
+    def _act_variables(self, _request: ActionRequest) -> list[dict[str, Any]]:
+        namespace = kernel_namespace()
+        return [v.to_json() for v in list_variables(namespace)] if namespace is not None else []
 
     def _act_answer(self, request: ActionRequest) -> None:
         answers = request.args.get("answers")
