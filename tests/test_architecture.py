@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import lab_widget
+import lab_widget.provider
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, provider_ids
 
@@ -171,6 +172,79 @@ def test_the_import_checker_sees_relative_imports(tmp_path: Path) -> None:
         assert "lab_widget.provider.claude_code" in imported_modules(probe)
     finally:
         probe.unlink()
+
+
+ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
+"""What an adapter may import from lab_widget besides its own package and the public names
+of :mod:`lab_widget.provider` (the seam and the kit)."""
+
+
+def adapter_import_offences(path: Path, package: str) -> list[str]:
+    """Imports of one adapter module that reach past the seam, the kit and the base.
+
+    ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
+    import each other freely. From ``lab_widget.provider`` only the names it exports count
+    (a private module of the seam, ``from .. import _tui``, is an offence).
+    """
+    module = module_name(path)
+    here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    offences: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            targets = [(base, alias.name) for alias in node.names]
+        else:
+            continue
+        for base, name in targets:
+            if not base.startswith("lab_widget"):
+                continue
+            if base == package or base.startswith(package + "."):
+                continue
+            if base in ADAPTER_BASE:
+                continue
+            if base == "lab_widget.provider" and name in lab_widget.provider.__all__:
+                continue
+            shown = f"{base} import {name}" if name else base
+            offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
+    return offences
+
+
+def test_adapters_import_only_the_seam_the_kit_and_the_base() -> None:
+    # An adapter is written against lab_widget.provider's public names, the schema, the
+    # errors and the pins: a helper it needs from core moves down into the kit.
+    offences = [
+        offence
+        for name in CONCRETE
+        for path in sorted((PROVIDERS / name).rglob("*.py"))
+        for offence in adapter_import_offences(path, f"lab_widget.provider.{name}")
+    ]
+    assert offences == []
+
+
+def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
+    # A sanity check so the guard above can never go blind.
+    probe = PROVIDERS / "claude_code" / "_probe_for_test.py"
+    probe.write_text(
+        "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
+        "from ..codex import _compat\nimport lab_widget._run\nfrom .. import JsonlTail\n"
+        "from ...schema import Message\nfrom . import _compat as own\n"
+    )
+    try:
+        found = adapter_import_offences(probe, "lab_widget.provider.claude_code")
+    finally:
+        probe.unlink()
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "lab_widget import _commands",
+        "lab_widget.provider._jsonl import JsonlTail",
+        "lab_widget.provider import _tui",
+        "lab_widget.provider.codex import _compat",
+        "lab_widget._run",
+    ]
 
 
 def provider_names() -> list[str]:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from lab_widget._commands import CommandCatalog, CommandFileWarning, source_signature, walk_files
-from lab_widget.provider import get_provider
+from lab_widget._commands import CommandCatalog, CommandFileWarning, source_signature
+from lab_widget.provider import get_provider, walk_files
 from lab_widget.provider.claude_code import _compat
 from lab_widget.provider.claude_code._commands import (
     FrontmatterError,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...errors import AuthError, InvalidCodeError, LoginFailedError, NoLoginInProgressError
 from ...schema import AuthDescriptor, AuthKind, AuthStatus
-from .._auth import AuthFlow, LoginStart, credentials
+from .. import AuthFlow, LoginStart, credentials
 from . import _compat
 
 __all__ = ["ClaudeAuthFlow"]

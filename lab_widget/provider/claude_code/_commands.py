@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..._commands import CommandFileWarning, walk_files
+from ...errors import CommandFileWarning
 from ...schema import CommandSpec
+from .. import walk_files
 from . import _compat
 
 __all__ = [

@@ -10,7 +10,7 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import AuthKind, CommandSpec, DialogKind, Option, Question, ScrubPattern
-from .._shared import builtin_command
+from .. import builtin_command
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"

@@ -24,10 +24,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..._answers import describe_answers
 from ...errors import LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Option, Question
-from .._seam import Terminal
+from .. import Terminal, describe_answers
 from . import _compat
 
 __all__ = ["Step", "approval_for_tool", "dialog_for_tool", "outcome_for_result", "play", "recipe"]

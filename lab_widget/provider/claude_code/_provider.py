@@ -11,7 +11,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..._tools import find_binary
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
@@ -25,10 +24,10 @@ from ...schema import (
     SessionSummary,
     ToolCall,
 )
-from .._auth import AuthFlow, credentials, injected_credentials
-from .._seam import (
+from .. import (
     AgentProvider,
     ApprovalOutcome,
+    AuthFlow,
     LiveSignals,
     ProviderMeta,
     RunContext,
@@ -38,15 +37,16 @@ from .._seam import (
     Terminal,
     TranscriptReader,
     TranscriptRef,
-)
-from .._shared import (
     approval_said_in_result,
+    credentials,
+    find_binary,
+    injected_credentials,
     spool_drop,
     spool_entries,
     spool_records,
     spool_signature,
 )
-from .._shared import load_json as _load_json
+from .. import load_json as _load_json
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow
 from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe

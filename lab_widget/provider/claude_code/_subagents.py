@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...schema import Message
-from .._seam import ReadResult, TranscriptRef
-from .._usage import UsageLedger
+from .. import ReadResult, TranscriptRef, UsageLedger
 from ._entries import prompt_text
 from ._files import subagent_dir, subagent_file
 

@@ -26,12 +26,18 @@ from ...schema import (
     ToolCall,
     Usage,
 )
-from .._jsonl import CorruptLine, JsonlTail, Line
-from .._models import ModelWatch
-from .._numbers import exact
-from .._seam import ReadResult, TranscriptReader, TranscriptRef
-from .._turn_facts import TurnFactsLog
-from .._usage import UsageLedger
+from .. import (
+    CorruptLine,
+    JsonlTail,
+    Line,
+    ModelWatch,
+    ReadResult,
+    TranscriptReader,
+    TranscriptRef,
+    TurnFactsLog,
+    UsageLedger,
+    exact,
+)
 from . import _compat
 from ._dialogs import dialog_for_tool, outcome_for_result
 from ._entries import (

@@ -11,7 +11,7 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind, ScrubPattern
-from .._shared import builtin_command
+from .. import builtin_command
 
 VERSION = "0.171.0"
 assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"

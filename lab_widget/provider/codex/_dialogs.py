@@ -11,9 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import Dialog, DialogAnswer, Option, Question
-from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import approval_key, load_json, play_keys, spool_signature
-from .._shared import spool_records as signals
+from .. import (
+    LiveSignals,
+    RunContext,
+    Terminal,
+    approval_key,
+    load_json,
+    play_keys,
+    spool_signature,
+)
+from .. import spool_records as signals
 from . import _compat
 
 __all__ = ["CodexSignals", "approval_dialog", "load_json", "play", "recipe", "signals"]

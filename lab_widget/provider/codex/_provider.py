@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..._tools import find_binary
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
@@ -27,7 +26,7 @@ from ...schema import (
     SeedMeta,
     ToolCall,
 )
-from .._seam import (
+from .. import (
     AgentProvider,
     ApprovalOutcome,
     ProviderMeta,
@@ -38,8 +37,9 @@ from .._seam import (
     Terminal,
     TranscriptReader,
     TranscriptRef,
+    approval_said_in_result,
+    find_binary,
 )
-from .._shared import approval_said_in_result
 from . import _commands, _compat
 from ._dialogs import CodexSignals, load_json, play, recipe, signals
 from ._rollouts import is_subagent, peek_rollout, pending_rollout, read_meta, rollouts

@@ -33,9 +33,15 @@ from ...schema import (
     ToolCall,
     Usage,
 )
-from .._jsonl import CorruptLine, JsonlTail, Line
-from .._seam import ReadResult, TranscriptReader, TranscriptRef
-from .._turn_facts import TurnFactsLog
+from .. import (
+    CorruptLine,
+    JsonlTail,
+    Line,
+    ReadResult,
+    TranscriptReader,
+    TranscriptRef,
+    TurnFactsLog,
+)
 from . import _compat
 from ._items import (
     Counts,

@@ -11,7 +11,7 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind
-from .._shared import builtin_command
+from .. import builtin_command
 
 VERSION = "0.61.0"
 assert PINS["gemini"].version == VERSION, "re-verify these couplings for the new pin"

@@ -23,7 +23,7 @@ from ...schema import (
     SeedMeta,
     ToolCall,
 )
-from .._seam import (
+from .. import (
     AgentProvider,
     ApprovalOutcome,
     ProviderMeta,
@@ -34,8 +34,8 @@ from .._seam import (
     Terminal,
     TranscriptReader,
     TranscriptRef,
+    approval_said_in_result,
 )
-from .._shared import approval_said_in_result
 from . import _commands, _compat
 from ._files import peek_session, read_header
 from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals

@@ -33,8 +33,7 @@ from ...schema import (
     SessionSummary,
     State,
 )
-from .._jsonl import CorruptLine, JsonlTail
-from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .. import CorruptLine, JsonlTail, ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
 from ._files import is_document
 from ._records import (

@@ -11,7 +11,7 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind
-from .._shared import builtin_command
+from .. import builtin_command
 
 VERSION = "1.18.33"
 assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"

@@ -20,8 +20,7 @@ from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import approval_key, load_json, play_keys
+from .. import LiveSignals, RunContext, Terminal, approval_key, load_json, play_keys
 from . import _compat
 
 __all__ = [

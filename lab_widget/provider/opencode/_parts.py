@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..._answers import describe_answers
 from ...schema import Attachment, ToolCall, Usage
+from .. import describe_answers
 from . import _compat
 from ._dialogs import question_dialog, recorded_answers
 

@@ -22,7 +22,7 @@ from ...schema import (
     SeedMeta,
     ToolCall,
 )
-from .._seam import (
+from .. import (
     AgentProvider,
     ApprovalOutcome,
     ProviderMeta,
@@ -32,8 +32,8 @@ from .._seam import (
     Terminal,
     TranscriptReader,
     TranscriptRef,
+    approval_said_in_result,
 )
-from .._shared import approval_said_in_result
 from . import _compat
 from ._dialogs import (
     STATE_FILE,

@@ -39,8 +39,7 @@ from ...schema import (
     ToolCall,
     Usage,
 )
-from .._numbers import exact
-from .._seam import ReadResult, TranscriptReader, TranscriptRef
+from .. import ReadResult, TranscriptReader, TranscriptRef, exact
 from . import _compat
 from ._parts import (
     COMPACTED,

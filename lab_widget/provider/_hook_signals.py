@@ -1,102 +1,21 @@
-"""Small pieces every adapter needs the same way: builtin command rows, JSON files read
-leniently, a run's hook spool read incrementally, and a declined call told by its result.
+"""A run's hook spool, read incrementally: the live-signal channel of the adapters whose CLI
+runs hook commands (one JSON record per event).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import LabWidgetError
-from ..schema import CommandSpec, Dialog, DialogAnswer, ToolCall
-from ._seam import ApprovalOutcome, Terminal
+from ._files import load_json
 
-__all__ = [
-    "approval_key",
-    "approval_said_in_result",
-    "builtin_command",
-    "load_json",
-    "play_keys",
-    "spool_drop",
-    "spool_entries",
-    "spool_records",
-    "spool_signature",
-]
-
-
-def builtin_command(
-    name: str,
-    description: str,
-    arg_hint: str = "",
-    *,
-    clear_command: str,
-    curated_out: Collection[str],
-) -> CommandSpec:
-    """One row of a provider's pinned builtin table.
-
-    Examples
-    --------
-    >>> row = builtin_command("/new", "Start over", clear_command="/new", curated_out=())
-    >>> (row.role, row.chat_safe, row.source)
-    ('clear', True, 'builtin')
-    """
-    return CommandSpec(
-        name=name,
-        description=description,
-        arg_hint=arg_hint,
-        source="builtin",
-        role="clear" if name == clear_command else None,
-        chat_safe=name not in curated_out,
-    )
-
-
-def approval_key(dialog: Dialog, answer: DialogAnswer, keys: Mapping[str, str], reject: str) -> str:
-    """The one key that plays an approval answer: ``keys`` maps each option's label to its
-    key; anything else is the ``reject`` option's.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer, Question
-    >>> d = Dialog(kind="approval", questions=[Question(header="P", text="Run it?")])
-    >>> keys = {"Approve": "y", "Reject": "Escape"}
-    >>> approval_key(d, DialogAnswer(answers=[Answer(selected=["Approve"])]), keys, "Reject")
-    'y'
-    >>> approval_key(d, DialogAnswer(answers=[]), keys, "Reject")
-    'Escape'
-    """
-    if dialog.kind != "approval":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
-    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
-    return keys.get(choice, keys[reject])
-
-
-def play_keys(terminal: Terminal, keys: list[str], settle: float) -> None:
-    """Press a recipe's keys once the prompt, open for ``settle`` seconds, takes them."""
-    time.sleep(settle)
-    for key in keys:
-        terminal.keys(key)
-
-
-def load_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file; ``{}`` when it is missing, unreadable or not an object.
-
-    Examples
-    --------
-    >>> load_json(Path("/nonexistent/file.json"))
-    {}
-    """
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+__all__ = ["spool_drop", "spool_entries", "spool_records", "spool_signature"]
 
 
 # A hook spool is a folder of records, one file per event, written under a temporary name
@@ -210,20 +129,3 @@ def spool_signature(spool: Path) -> tuple[str, ...]:
     ()
     """
     return tuple(_names(spool))
-
-
-def approval_said_in_result(tool: ToolCall, word: str = "rejected") -> ApprovalOutcome:
-    """``"rejected"`` for a failed call whose output says ``word``, else ``"approved"``.
-
-    For adapters whose CLI (or reader) writes the refusal into the declined call's result.
-
-    Examples
-    --------
-    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error",
-    ...                                  output="aborted by user (rejected)"))
-    'rejected'
-    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error", output="exit 1"))
-    'approved'
-    """
-    failed = tool.status == "error" and word in (tool.output or "")
-    return "rejected" if failed else "approved"
