@@ -174,6 +174,99 @@ def test_the_import_checker_sees_relative_imports(tmp_path: Path) -> None:
         probe.unlink()
 
 
+MODULE_SET = (
+    "__init__",
+    "_compat",
+    "_provider",
+    "_transcript",
+    "_signals",
+    "_commands",
+    "_auth",
+    "_dialogs",
+)
+"""The modules every provider package has: its pins and couplings, the provider, its
+reader (further reader modules are named for what they hold), its live signals, its
+slash commands, its login, and its dialogs with the recipes that answer them."""
+
+HOMES = {
+    "AgentProvider": "_provider",
+    "TuiProvider": "_provider",
+    "TranscriptReader": "_transcript",
+    "LiveSignals": "_signals",
+    "HookSignals": "_signals",
+    "AuthFlow": "_auth",
+}
+"""Where a class built on each seam or kit base lives in a provider package."""
+
+DEFINES = {
+    "_compat": {"VERSION"},
+    "_commands": {"catalog", "command_sources"},
+    "_auth": {"descriptor"},
+}
+"""Names each module of the set defines at its top level."""
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def module_set_offences(package: Path) -> list[str]:
+    """How one provider package departs from the module set (see :data:`MODULE_SET`)."""
+    offences = [
+        f"{package.name}: no {module}.py"
+        for module in MODULE_SET
+        if not (package / f"{module}.py").is_file()
+    ]
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+                home = HOMES.get(name)
+                if home is not None and path.stem != home:
+                    offences.append(
+                        f"{package.name}/{path.name}: {node.name}({name}) belongs in {home}.py"
+                    )
+        missing = DEFINES.get(path.stem, set()) - top_level_names(tree)
+        offences += [f"{package.name}/{path.name}: defines no {name}" for name in sorted(missing)]
+    return offences
+
+
+def test_every_provider_package_has_the_module_set() -> None:
+    # One shape for every provider: a reader finds the same thing in the same module.
+    assert [o for name in CONCRETE for o in module_set_offences(PROVIDERS / name)] == []
+
+
+def test_the_module_set_checker_sees_a_misplaced_piece(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    package = tmp_path / "newcomer"
+    package.mkdir()
+    for module in MODULE_SET:
+        (package / f"{module}.py").write_text("")
+    (package / "_compat.py").write_text("VERSION = '1'\n")
+    (package / "_commands.py").write_text("def catalog(cwd): ...\ndef command_sources(cwd): ...\n")
+    (package / "_auth.py").write_text("def descriptor(): ...\n")
+    assert module_set_offences(package) == []
+    (package / "_dialogs.py").unlink()
+    (package / "_provider.py").write_text("class NewSignals(LiveSignals): ...\n")
+    (package / "_auth.py").write_text("")
+    assert module_set_offences(package) == [
+        "newcomer: no _dialogs.py",
+        "newcomer/_auth.py: defines no descriptor",
+        "newcomer/_provider.py: NewSignals(LiveSignals) belongs in _signals.py",
+    ]
+
+
 ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
 """What an adapter may import from lab_widget besides its own package and the public names
 of :mod:`lab_widget.provider` (the seam and the kit)."""

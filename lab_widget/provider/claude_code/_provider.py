@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import threading
 import time
 import uuid
@@ -14,7 +13,6 @@ from typing import Any
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
-    AuthMethod,
     AuthStatus,
     CommandSpec,
     Dialog,
@@ -28,7 +26,6 @@ from .. import (
     AgentProvider,
     ApprovalOutcome,
     AuthFlow,
-    LiveSignals,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -41,23 +38,19 @@ from .. import (
     credentials,
     find_binary,
     injected_credentials,
-    spool_drop,
-    spool_entries,
-    spool_records,
-    spool_signature,
 )
 from .. import load_json as _load_json
 from . import _commands, _compat
-from ._auth import ClaudeAuthFlow
-from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
+from ._auth import ClaudeAuthFlow, descriptor
+from ._dialogs import play, recipe
 from ._files import peek_session, project_dir, subagent_dir
+from ._signals import SIGNALS, ClaudeSignals, hook_command, signals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
 _STATE_FILE = "claude-code.json"
-_SIGNALS = "signals"
 
 
 def _user_config_dir() -> Path:
@@ -69,134 +62,6 @@ def _global_state_file(config_dir: Path | None) -> Path:
     if os.environ.get("CLAUDE_CONFIG_DIR") and config_dir is not None:
         return config_dir / ".claude.json"
     return Path.home() / ".claude.json"
-
-
-def _hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
-def _signals(context: RunContext) -> list[dict[str, Any]]:
-    return spool_records(context.runtime_dir / _SIGNALS)
-
-
-_TOOL_OR_NOTIFICATION = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"}
-)
-
-
-class ClaudeSignals(LiveSignals):
-    """Hook records spooled per run: PreToolUse opens a tool call, PostToolUse closes it,
-    Notification ``permission_prompt`` says the TUI waits for a permission answer.
-    """
-
-    def _open_calls(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        closed = {
-            r.get("tool_use_id")
-            for r in records
-            if r.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure")
-        }
-        return [
-            r
-            for r in records
-            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
-        ]
-
-    def pending_dialog(self, context: RunContext) -> Dialog | None:
-        records = _signals(context)
-        open_calls = self._open_calls(records)
-        last = next(
-            (r for r in reversed(records) if r.get("hook_event_name") != "Notification"), None
-        )
-        if last is not None and last.get("hook_event_name") == "PermissionRequest":
-            # The prompt names the tool, not the call: it is the newest open call of it.
-            name = last.get("tool_name")
-            call = next((r for r in reversed(open_calls) if r.get("tool_name") == name), None)
-            if call is not None:
-                # A question or plan tool may ask for permission too: it is still that dialog.
-                own = dialog_for_tool(str(name), call.get("tool_input"), call.get("tool_use_id"))
-                if own is not None:
-                    return own
-                return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
-        for record in reversed(open_calls):
-            dialog = dialog_for_tool(
-                str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")
-            )
-            if dialog is not None:
-                return dialog
-        return None
-
-    def blocked(self, context: RunContext) -> str | None:
-        records = _signals(context)
-        last = next(
-            (r for r in reversed(records) if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION),
-            None,
-        )
-        if (
-            last
-            and last.get("hook_event_name") == "Notification"
-            and last.get("notification_type") == "permission_prompt"
-        ):
-            return str(last.get("message") or "The agent asks for permission.")
-        return None
-
-    def signature(self, context: RunContext) -> object:
-        spool = context.runtime_dir / _SIGNALS
-        # The status line moves too (the CLI's cost, quotas): a change the chat shows.
-        try:
-            status = (context.runtime_dir / _compat.STATUS_SPOOL).stat()
-            line: object = (status.st_size, status.st_mtime_ns)
-        except OSError:
-            line = None
-        return (spool_signature(spool), line)
-
-    def sweep(self, context: RunContext) -> None:
-        spool = context.runtime_dir / _SIGNALS
-        spool_drop(spool, sweepable(spool_entries(spool)))
-
-
-_SWEPT = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification"}
-)
-
-
-def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Names of the records no answer of :class:`ClaudeSignals` depends on any more.
-
-    Kept: session records (they locate each epoch), the PreToolUse of every open call, and
-    the newest record of each kind the answers look back for (any, any but a Notification,
-    any tool or notification event). So the answers are the same after a sweep, now and
-    after any later record.
-
-    Examples
-    --------
-    >>> pre = {"hook_event_name": "PreToolUse", "tool_use_id": "a"}
-    >>> post = {"hook_event_name": "PostToolUse", "tool_use_id": "a"}
-    >>> idle = {"hook_event_name": "Notification", "notification_type": "idle_prompt"}
-    >>> sweepable([("1", pre), ("2", post), ("3", idle), ("4", idle)])
-    ['1', '3']
-    """
-    records = [record for _, record in entries]
-    open_ids = {r.get("tool_use_id") for r in ClaudeSignals()._open_calls(records)}
-    newest: dict[str, int] = {}
-    for i, record in enumerate(records):
-        event = record.get("hook_event_name")
-        newest["any"] = i  # pending_dialog and blocked each look back for one of these
-        if event != "Notification":
-            newest["not a notification"] = i
-        if event in _TOOL_OR_NOTIFICATION:
-            newest["tool or notification"] = i
-    keep = set(newest.values())
-    names = []
-    for i, (name, record) in enumerate(entries):
-        event = record.get("hook_event_name")
-        if i in keep or event not in _SWEPT:
-            continue
-        if event == "PreToolUse" and record.get("tool_use_id") in open_ids:
-            continue
-        names.append(name)
-    return names
 
 
 class ClaudeCodeProvider(AgentProvider):
@@ -215,10 +80,10 @@ class ClaudeCodeProvider(AgentProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / _SIGNALS
+        spool = ctx.runtime_dir / SIGNALS
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
-        hook = [{"matcher": "", "hooks": [{"type": "command", "command": _hook_command(spool)}]}]
+        hook = [{"matcher": "", "hooks": [{"type": "command", "command": hook_command(spool)}]}]
         settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
         settings.update(_compat.RUN_SETTINGS)
         # The status line spools the CLI's own cost and quotas; a user's own status line
@@ -342,7 +207,7 @@ class ClaudeCodeProvider(AgentProvider):
     ) -> TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
-        for record in reversed(_signals(context)):
+        for record in reversed(signals(context)):
             if record.get("hook_event_name") == "SessionStart" and record.get("transcript_path"):
                 session_id = str(record.get("session_id"))
                 path = Path(str(record["transcript_path"]))
@@ -408,7 +273,7 @@ class ClaudeCodeProvider(AgentProvider):
         state = self._run_state(context)
         config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
         return [
-            context.runtime_dir / _SIGNALS,
+            context.runtime_dir / SIGNALS,
             project_dir(config_dir, str(context.cwd)),
             context.runtime_dir,  # the status line's spool
         ]
@@ -416,7 +281,7 @@ class ClaudeCodeProvider(AgentProvider):
     def is_ready(self, context: RunContext) -> bool:
         # SessionStart fires a moment before the prompt box takes input; under load a paste
         # sent at once was lost. Ready once the first SessionStart is READY_SETTLE old.
-        spool = context.runtime_dir / _SIGNALS
+        spool = context.runtime_dir / SIGNALS
         for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
             if _load_json(path).get("hook_event_name") == "SessionStart":
                 try:
@@ -461,25 +326,7 @@ class ClaudeCodeProvider(AgentProvider):
         return _commands.command_sources(cwd)
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="oauth-code",
-            env_vars=list(_compat.CREDENTIAL_ENV),
-            instructions="Log in with your Claude account, or provide an API key.",
-            methods=[
-                AuthMethod(
-                    kind="oauth-code",
-                    label="Claude account",
-                    instructions="Open the link, sign in, then paste the code the page shows.",
-                ),
-                AuthMethod(
-                    kind="api-key",
-                    label="Anthropic API key",
-                    env_var=_compat.API_KEY_ENV,
-                    instructions="Kept in this kernel's memory only and passed to new runs as "
-                    f"{_compat.API_KEY_ENV}; never saved in the notebook.",
-                ),
-            ],
-        )
+        return descriptor()
 
     def auth_flow(self) -> AuthFlow:
         # One flow per provider instance: a started login must meet its code.

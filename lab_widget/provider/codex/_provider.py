@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import time
-import tomllib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
-    AuthKind,
-    AuthMethod,
     AuthStatus,
     CommandSpec,
     Dialog,
@@ -39,48 +34,18 @@ from .. import (
     TranscriptRef,
     approval_said_in_result,
     find_binary,
+    load_json,
 )
-from . import _commands, _compat
-from ._dialogs import CodexSignals, load_json, play, recipe, signals
+from . import _auth, _commands, _compat
+from ._config import isolated_config, toml_string, user_codex_home, user_config
+from ._dialogs import play, recipe
 from ._rollouts import is_subagent, peek_rollout, pending_rollout, read_meta, rollouts
+from ._signals import SIGNALS, CodexSignals, signals
 from ._transcript import CodexTranscriptReader
 
-__all__ = ["CodexProvider", "api_base_url", "toml_string"]
+__all__ = ["CodexProvider"]
 
 _STATE_FILE = "codex.json"
-_SIGNALS = "signals"
-
-
-def _user_codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-
-
-def toml_string(value: str) -> str:
-    r"""A TOML basic string (JSON's escaping is valid TOML).
-
-    Examples
-    --------
-    >>> toml_string('a "b" \\ c')
-    '"a \\"b\\" \\\\ c"'
-    """
-    return json.dumps(value)
-
-
-def api_base_url(base_url: str) -> str:
-    """The URL as Codex's ``base_url`` takes it: with the API's ``/v1`` path.
-
-    A bare server URL (no path) gets ``/v1``; a URL with a path is kept as given.
-
-    Examples
-    --------
-    >>> api_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> api_base_url("https://proxy.example/openai/v1/")
-    'https://proxy.example/openai/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
 def _hook_command(spool: Path) -> str:
@@ -95,33 +60,6 @@ def _hook_overrides(spool: Path) -> list[str]:
     for event in _compat.HOOK_EVENTS:
         args += ["-c", f'hooks.{event}=[{{hooks=[{{type="command",command={command}}}]}}]']
     return args
-
-
-def _isolated_config(cwd: Path, base_url: str, model: str | None) -> str:
-    lines = [
-        f"model_provider = {toml_string(_compat.PROVIDER_ID)}",
-        *([f"model = {toml_string(model)}"] if model else []),
-        f"check_for_update_on_startup = {_compat.ISOLATED_SETTINGS['check_for_update_on_startup']}",
-        "",
-        f"[model_providers.{_compat.PROVIDER_ID}]",
-        'name = "lab_widget endpoint"',
-        f"base_url = {toml_string(api_base_url(base_url))}",
-        'wire_api = "responses"',
-        f"env_key = {toml_string(_compat.ENV_KEY)}",
-        "",
-        "[analytics]",
-        f"enabled = {_compat.ISOLATED_SETTINGS['analytics.enabled']}",
-        "",
-        "[features]",
-        f"daemon_auto_start = {_compat.ISOLATED_SETTINGS['features.daemon_auto_start']}",
-        f"plugins = {_compat.ISOLATED_SETTINGS['features.plugins']}",
-        f"apps = {_compat.ISOLATED_SETTINGS['features.apps']}",
-        "",
-        f"[projects.{toml_string(str(cwd))}]",
-        'trust_level = "trusted"',
-        "",
-    ]
-    return "\n".join(lines)
 
 
 class CodexProvider(AgentProvider):
@@ -139,7 +77,7 @@ class CodexProvider(AgentProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / _SIGNALS
+        spool = ctx.runtime_dir / SIGNALS
         spool.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
         secret: set[str] = set()
@@ -149,9 +87,7 @@ class CodexProvider(AgentProvider):
             codex_home = home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text(
-                _isolated_config(
-                    ctx.cwd, request.endpoint.base_url, model or _compat.ENDPOINT_MODEL
-                )
+                isolated_config(ctx.cwd, request.endpoint.base_url, model or _compat.ENDPOINT_MODEL)
             )
             env.update(
                 HOME=str(home),
@@ -161,7 +97,7 @@ class CodexProvider(AgentProvider):
             secret.add(_compat.ENV_KEY)
             model = None  # written into the isolated config
         else:
-            codex_home = _user_codex_home()
+            codex_home = user_codex_home()
         (ctx.runtime_dir / _STATE_FILE).write_text(
             json.dumps(
                 {
@@ -183,8 +119,8 @@ class CodexProvider(AgentProvider):
     def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
-        codex_home = _user_codex_home()
-        config = _user_config(codex_home)
+        codex_home = user_codex_home()
+        config = user_config(codex_home)
         name = self.meta.display_name
         logged_in = (
             (codex_home / _compat.AUTH_FILE).is_file()
@@ -227,7 +163,7 @@ class CodexProvider(AgentProvider):
         return load_json(context.runtime_dir / _STATE_FILE)
 
     def _codex_home(self, context: RunContext) -> Path:
-        return Path(str(self._run_state(context).get("codex_home") or _user_codex_home()))
+        return Path(str(self._run_state(context).get("codex_home") or user_codex_home()))
 
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
@@ -254,7 +190,7 @@ class CodexProvider(AgentProvider):
         placeholder the reader resolves when the file appears.
         """
         paths: dict[str, Path] = {}
-        for record in signals(context.runtime_dir / _SIGNALS):
+        for record in signals(context.runtime_dir / SIGNALS):
             if record.get("hook_event_name") != "SessionStart":
                 continue
             session_id, path = record.get("session_id"), record.get("transcript_path")
@@ -307,7 +243,7 @@ class CodexProvider(AgentProvider):
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
-        return _sessions(_user_codex_home(), Path(cwd).expanduser().resolve())
+        return _sessions(user_codex_home(), Path(cwd).expanduser().resolve())
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         state = self._run_state(context)
@@ -326,7 +262,7 @@ class CodexProvider(AgentProvider):
         days = {time.strftime("%Y/%m/%d", t) for t in (time.localtime(now), time.gmtime(now))}
         sessions = codex_home / _compat.SESSIONS_DIR
         return [
-            context.runtime_dir / _SIGNALS,
+            context.runtime_dir / SIGNALS,
             codex_home / _compat.THREAD_MARKERS,
             *(sessions / day for day in sorted(days)),
         ]
@@ -379,63 +315,10 @@ class CodexProvider(AgentProvider):
         return _commands.command_sources(cwd)
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="oauth-redirect",
-            env_vars=["OPENAI_API_KEY", "CODEX_API_KEY"],
-            instructions=(
-                "Sign in with ChatGPT (`codex login` opens a browser and waits on a local "
-                "redirect; `codex login --device-auth` shows a code to enter instead), or "
-                "store an API key with `codex login --with-api-key` (reads it from stdin)."
-            ),
-            methods=[
-                AuthMethod(
-                    kind="oauth-redirect",
-                    label="ChatGPT account",
-                    redirect_port=_compat.LOGIN_REDIRECT_PORT,
-                    instructions=(
-                        "Run `codex login` in a terminal on the agent's machine and open the "
-                        "link it prints; the page redirects to its port "
-                        f"{_compat.LOGIN_REDIRECT_PORT} there (forward the port when the "
-                        "browser is elsewhere), or run `codex login --device-auth` and enter "
-                        "the code it shows."
-                    ),
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="OpenAI API key",
-                    instructions=(
-                        "Store the key with `codex login --with-api-key`, which reads it from "
-                        "stdin; lab_widget does not keep it."
-                    ),
-                ),
-            ],
-        )
+        return _auth.descriptor()
 
     def auth_status(self) -> AuthStatus:
-        config_path = _user_codex_home() / "config.toml"
-        provider = _user_config(config_path.parent).get("model_provider")
-        if provider not in (None, "openai"):
-            # `codex login status` only knows OpenAI sign-ins, but a custom model provider
-            # brings its own key and Codex asks for no sign-in (the startup blocker agrees).
-            return AuthStatus(
-                logged_in=True,
-                method=f"model provider {provider}",
-                kind="external",
-                source=str(config_path),
-                detail=f"{config_path.name} selects the model provider {provider!r}",
-            )
-        binary = find_binary(PINS[self.meta.id], self.meta.display_name)
-        try:
-            proc = subprocess.run(
-                [str(binary), "login", "status"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return AuthStatus(logged_in=False, detail=str(exc))
-        return _compat_auth_status(proc.returncode, proc.stdout + "\n" + proc.stderr)
+        return _auth.status(lambda: find_binary(PINS[self.meta.id], self.meta.display_name))
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -472,43 +355,6 @@ def _sessions(codex_home: Path, folder: Path) -> list[TranscriptRef]:
                 TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
             )
     return refs
-
-
-def _user_config(codex_home: Path) -> dict[str, Any]:
-    """The user's ``config.toml`` (empty when missing or unreadable)."""
-    try:
-        return tomllib.loads((codex_home / "config.toml").read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-
-
-def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
-    r"""Read ``codex login status``: exit 0 when logged in; its last line says how.
-
-    Examples
-    --------
-    >>> _compat_auth_status(1, "WARNING: ...\nNot logged in\n").logged_in
-    False
-    >>> s = _compat_auth_status(0, "API key configured - sk-t***9\nAuthentication is checked")
-    >>> s.logged_in, s.method, s.kind
-    (True, 'api-key', 'external')
-    """
-    lines = [
-        line.strip()
-        for line in output.splitlines()
-        if line.strip() and not line.startswith("WARNING")
-    ]
-    # The first line may show a masked key ("API key configured - sk-t***9"): keep the words.
-    detail = (lines[0] if lines else "").split(" - ")[0]
-    if returncode != 0:
-        return AuthStatus(logged_in=False, detail=detail)
-    lowered = detail.lower()
-    method = "chatgpt" if "chatgpt" in lowered else "api-key" if "api key" in lowered else None
-    # Which of the descriptor's methods is active: the browser sign-in, or a key the CLI
-    # stored itself.
-    kinds: dict[str, AuthKind] = {"chatgpt": "oauth-redirect", "api-key": "external"}
-    kind = kinds.get(method or "")
-    return AuthStatus(logged_in=True, method=method, detail=detail, kind=kind)
 
 
 def _epoch_seconds(value: Any) -> float | None:

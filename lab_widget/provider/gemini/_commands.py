@@ -7,19 +7,14 @@ command of the same name as a user one wins.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
 from ...schema import CommandSpec
 from . import _compat
+from ._config import user_dir
 
-__all__ = ["catalog", "command_sources", "user_dir"]
-
-
-def user_dir() -> Path:
-    """The user's global dir (``$GEMINI_CLI_HOME`` or ``$HOME``, then ``.gemini``)."""
-    return Path(os.environ.get(_compat.HOME_ENV) or Path.home()) / _compat.GLOBAL_DIR
+__all__ = ["catalog", "command_sources"]
 
 
 def command_sources(cwd: Path) -> list[Path]:

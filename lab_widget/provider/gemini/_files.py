@@ -4,15 +4,26 @@ each from a bounded read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from .. import TranscriptRef, load_json
 from . import _compat
 from ._records import user_text
+from ._subagents import agents_folder
 
-__all__ = ["is_document", "peek_session", "read_header"]
+__all__ = [
+    "chats_dir",
+    "is_document",
+    "legacy_chats_dir",
+    "peek_session",
+    "read_header",
+    "session_ref",
+    "sessions",
+]
 
 _PEEK_BYTES = 1 << 20
 _HEAD_BYTES = 1 << 12
@@ -108,3 +119,46 @@ def peek_session(path: Path) -> tuple[str | None, str | None]:
         if prompt is not None and model is not None:
             break
     return prompt, model
+
+
+def chats_dir(global_dir: Path, cwd: Path) -> Path | None:
+    """Where Gemini CLI keeps the sessions of ``cwd`` (its slug from ``projects.json``)."""
+    projects = load_json(global_dir / _compat.PROJECTS_FILE).get("projects")
+    folder = str(Path(cwd).expanduser().resolve())
+    slug = projects.get(folder) if isinstance(projects, dict) else None
+    return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
+
+
+def session_ref(session_id: str, path: Path) -> TranscriptRef:
+    # The session's folder, and the folder its sub-agents write their sessions into.
+    return TranscriptRef(
+        transcript_id=session_id, path=path, watch=(path.parent, agents_folder(path, session_id))
+    )
+
+
+def legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
+    """Where versions before the slug registry kept the sessions of ``cwd``."""
+    folder = str(Path(cwd).expanduser().resolve())
+    digest = hashlib.new(_compat.LEGACY_PROJECT_DIR, folder.encode()).hexdigest()
+    return global_dir / "tmp" / digest / "chats"
+
+
+def sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
+    """Every session file of ``cwd``, of any version: event logs and older JSON documents,
+    under the slug folder and the older hashed one. A session converted to an event log
+    on resume keeps its document beside it: the event log stands for it.
+    """
+    folders = [chats_dir(global_dir, cwd), legacy_chats_dir(global_dir, cwd)]
+    found: dict[str, TranscriptRef] = {}
+    for chats in dict.fromkeys(f for f in folders if f is not None):
+        paths = [
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.EVENT_LOG_SUFFIX}")),
+            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.DOCUMENT_SUFFIX}")),
+        ]
+        for path in paths:
+            header = read_header(path)
+            if header is None or str(header["sessionId"]) in found:
+                continue
+            session_id = str(header["sessionId"])
+            found[session_id] = session_ref(session_id, path)
+    return sorted(found.values(), key=lambda ref: ref.path.name)

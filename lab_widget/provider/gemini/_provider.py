@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shlex
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -14,7 +12,6 @@ from typing import Any
 
 from ...schema import (
     AuthDescriptor,
-    AuthMethod,
     AuthStatus,
     CommandSpec,
     Dialog,
@@ -35,46 +32,21 @@ from .. import (
     TranscriptReader,
     TranscriptRef,
     approval_said_in_result,
+    load_json,
 )
-from . import _commands, _compat
-from ._files import peek_session, read_header
-from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals
-from ._subagents import agents_folder
+from . import _auth, _commands, _compat
+from ._config import secure, trusted, user_dir
+from ._dialogs import play, recipe
+from ._files import chats_dir, legacy_chats_dir, peek_session, read_header, session_ref
+from ._files import sessions as session_files
+from ._signals import SPOOL, GeminiSignals, hook_settings, signals
 from ._transcript import GeminiTranscriptReader
 
-__all__ = ["GeminiProvider", "hook_settings"]
+__all__ = ["GeminiProvider"]
 
 _STATE_FILE = "gemini.json"
 _SYSTEM_SETTINGS = "system-settings.json"
 _SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
-
-
-def _hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
-def hook_settings(spool: Path) -> dict[str, Any]:
-    """The ``hooks`` settings that spool every event of ``_compat.HOOK_EVENTS``.
-
-    Examples
-    --------
-    >>> hooks = hook_settings(Path("/run/signals"))
-    >>> sorted(hooks) == sorted(_compat.HOOK_EVENTS)
-    True
-    >>> hooks["Notification"][0]["hooks"][0]["type"]
-    'command'
-    """
-    command = _hook_command(spool)
-    return {
-        event: [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
-        for event in _compat.HOOK_EVENTS
-    }
-
-
-def _user_dir() -> Path:
-    return _commands.user_dir()
 
 
 class GeminiProvider(AgentProvider):
@@ -126,12 +98,12 @@ class GeminiProvider(AgentProvider):
             unset.update(_compat.USER_ENV)
             unset.add(_SYSTEM_SETTINGS_ENV)
         else:
-            global_dir = _user_dir()
+            global_dir = user_dir()
             # The user's own settings stay untouched: the run's hooks come in as system
             # settings, merged over the user's. Gemini CLI skips a system settings file in a
             # folder others may write to; then the run goes without hooks.
             system = ctx.runtime_dir / _SYSTEM_SETTINGS
-            if _secure(system.parent):
+            if secure(system.parent):
                 current = os.environ.get(_SYSTEM_SETTINGS_ENV) or _compat.SYSTEM_SETTINGS
                 merged = {**load_json(Path(current)), **hooks}
                 system.write_text(json.dumps(merged, indent=2))
@@ -171,7 +143,7 @@ class GeminiProvider(AgentProvider):
                 accept_hint="Open the terminal",
                 acceptable=False,
             )
-        if not _trusted(request.context.cwd):
+        if not trusted(request.context.cwd):
             return StartupBlocker(
                 reason=f"{name} asks whether you trust the folder {request.context.cwd} before "
                 "it starts. Answer it in the terminal (attach command).",
@@ -209,7 +181,7 @@ class GeminiProvider(AgentProvider):
             return current
         if len(starts) > 1:
             self._after_clear.add(session_id)
-        return _ref(session_id, path)
+        return session_ref(session_id, path)
 
     def _hooked(self, context: RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
@@ -221,9 +193,9 @@ class GeminiProvider(AgentProvider):
         """
         state = self._run_state(context)
         since = float(state.get("spawned_at") or 0.0) - 1.0
-        global_dir = Path(str(state.get("global_dir") or _user_dir()))
+        global_dir = Path(str(state.get("global_dir") or user_dir()))
         found = []
-        for ref in _sessions(global_dir, context.cwd):
+        for ref in session_files(global_dir, context.cwd):
             header = read_header(ref.path) or {}
             started = _epoch(header.get("startTime"))
             if started is not None and started >= since:
@@ -237,13 +209,13 @@ class GeminiProvider(AgentProvider):
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
-        return _sessions(_user_dir(), cwd)
+        return session_files(user_dir(), cwd)
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         state = self._run_state(context)
         if not state.get("isolated"):
             return []
-        return _sessions(Path(str(state["global_dir"])), context.cwd)
+        return session_files(Path(str(state["global_dir"])), context.cwd)
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
@@ -254,10 +226,10 @@ class GeminiProvider(AgentProvider):
             # Without hooks a new session shows only as a new file in the session store.
             # Gemini CLI registers the folder in projects.json first, then writes there.
             state = self._run_state(context)
-            global_dir = Path(str(state.get("global_dir") or _user_dir()))
-            chats = _chats_dir(global_dir, context.cwd)
+            global_dir = Path(str(state.get("global_dir") or user_dir()))
+            chats = chats_dir(global_dir, context.cwd)
             paths.append(chats if chats is not None else global_dir)
-            paths.append(_legacy_chats_dir(global_dir, context.cwd))
+            paths.append(legacy_chats_dir(global_dir, context.cwd))
         return paths
 
     def is_ready(self, context: RunContext) -> bool:
@@ -339,92 +311,13 @@ class GeminiProvider(AgentProvider):
         return _commands.command_sources(cwd)
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="api-key",
-            env_vars=[_compat.ENV_KEY, "GOOGLE_API_KEY"],
-            instructions=(
-                "Use a Gemini API key (GEMINI_API_KEY), sign in with a Google account "
-                "(`gemini`, then /auth), or use Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true "
-                "with a project and location or an API key)."
-            ),
-            methods=[
-                AuthMethod(
-                    kind="api-key",
-                    label="Gemini API key",
-                    env_var=_compat.ENV_KEY,
-                    instructions="Create a key in Google AI Studio; it is passed to the "
-                    "run as GEMINI_API_KEY.",
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="Google account",
-                    instructions=(
-                        "Run `gemini` in a terminal on the agent's machine and choose "
-                        '"Sign in with Google" (or /auth): it opens a browser that '
-                        "redirects to a local port there; with NO_BROWSER=true it prints a "
-                        "link and asks for the code instead. Credentials are cached in "
-                        f"~/.gemini/{_compat.OAUTH_CREDS}. {_compat.PERSONAL_ACCOUNTS_NOTE}"
-                    ),
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="Vertex AI",
-                    instructions=(
-                        "Set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and "
-                        "GOOGLE_CLOUD_LOCATION (application default credentials), or with "
-                        "GOOGLE_API_KEY."
-                    ),
-                ),
-            ],
-        )
+        return _auth.descriptor()
 
     def health_note(self) -> str:
         return _compat.PERSONAL_ACCOUNTS_NOTE
 
     def auth_status(self) -> AuthStatus:
-        for var in (_compat.ENV_KEY, "GOOGLE_API_KEY"):
-            if os.environ.get(var):
-                return AuthStatus(
-                    logged_in=True,
-                    method="gemini-api-key",
-                    kind="api-key",
-                    source=var,
-                    detail=f"{var} is set",
-                )
-        if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() == "true":
-            return AuthStatus(
-                logged_in=True,
-                method="vertex-ai",
-                kind="external",
-                source="GOOGLE_GENAI_USE_VERTEXAI",
-                detail="Vertex AI is selected by the environment",
-            )
-        settings_path = _user_dir() / "settings.json"
-        selected = _selected_auth(load_json(settings_path))
-        creds = _user_dir() / _compat.OAUTH_CREDS
-        if selected == "oauth-personal" and creds.is_file():
-            return AuthStatus(
-                logged_in=True,
-                method="oauth-personal",
-                kind="external",
-                source=str(creds),
-                detail="signed in with a Google account",
-            )
-        if selected in ("vertex-ai", "compute-default-credentials", "cloud-shell", "gateway"):
-            return AuthStatus(
-                logged_in=True,
-                method=selected,
-                kind="external",
-                source=str(settings_path),
-                detail=f"{settings_path.name} selects {_compat.AUTH_TYPES[selected]}",
-            )
-        detail = (
-            f"{settings_path.name} selects {_compat.AUTH_TYPES.get(selected, selected)} "
-            "but no credential was found"
-            if selected
-            else "no API key in the environment and no sign-in"
-        )
-        return AuthStatus(logged_in=False, detail=detail)
+        return _auth.status()
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -440,74 +333,6 @@ class GeminiProvider(AgentProvider):
             skills_dir=_compat.SKILLS_DIR,
             exclude=list(_compat.WORKSPACE_EXCLUDE),
         )
-
-
-def _secure(folder: Path) -> bool:
-    """Whether neither ``folder`` nor a folder above it is writable by group or others."""
-    try:
-        return not any(p.stat().st_mode & 0o022 for p in (folder, *folder.parents))
-    except OSError:
-        return False
-
-
-def _selected_auth(settings: dict[str, Any]) -> str | None:
-    security = settings.get("security")
-    auth = security.get("auth") if isinstance(security, dict) else None
-    selected = auth.get("selectedType") if isinstance(auth, dict) else None
-    return selected if isinstance(selected, str) else None
-
-
-def _trusted(cwd: Path) -> bool:
-    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "true":
-        return True
-    trusted = load_json(_user_dir() / "trustedFolders.json")
-    folder = Path(cwd).resolve()
-    if trusted.get(str(folder)) == "TRUST_FOLDER":
-        return True
-    return any(trusted.get(str(f)) in ("TRUST_FOLDER", "TRUST_PARENT") for f in folder.parents)
-
-
-def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
-    """Where Gemini CLI keeps the sessions of ``cwd`` (its slug from ``projects.json``)."""
-    projects = load_json(global_dir / _compat.PROJECTS_FILE).get("projects")
-    folder = str(Path(cwd).expanduser().resolve())
-    slug = projects.get(folder) if isinstance(projects, dict) else None
-    return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
-
-
-def _ref(session_id: str, path: Path) -> TranscriptRef:
-    # The session's folder, and the folder its sub-agents write their sessions into.
-    return TranscriptRef(
-        transcript_id=session_id, path=path, watch=(path.parent, agents_folder(path, session_id))
-    )
-
-
-def _legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
-    """Where versions before the slug registry kept the sessions of ``cwd``."""
-    folder = str(Path(cwd).expanduser().resolve())
-    digest = hashlib.new(_compat.LEGACY_PROJECT_DIR, folder.encode()).hexdigest()
-    return global_dir / "tmp" / digest / "chats"
-
-
-def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
-    """Every session file of ``cwd``, of any version: event logs and older JSON documents,
-    under the slug folder and the older hashed one. A session converted to an event log
-    on resume keeps its document beside it: the event log stands for it.
-    """
-    folders = [_chats_dir(global_dir, cwd), _legacy_chats_dir(global_dir, cwd)]
-    found: dict[str, TranscriptRef] = {}
-    for chats in dict.fromkeys(f for f in folders if f is not None):
-        paths = [
-            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.EVENT_LOG_SUFFIX}")),
-            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.DOCUMENT_SUFFIX}")),
-        ]
-        for path in paths:
-            header = read_header(path)
-            if header is None or str(header["sessionId"]) in found:
-                continue
-            session_id = str(header["sessionId"])
-            found[session_id] = _ref(session_id, path)
-    return sorted(found.values(), key=lambda ref: ref.path.name)
 
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:

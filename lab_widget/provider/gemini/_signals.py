@@ -1,4 +1,4 @@
-"""Gemini CLI's tool confirmation, known from the run's hook spool, and the keys that answer it.
+"""Gemini CLI's live signals: hook records spooled per run, one JSON file per event.
 
 Gemini CLI 0.61.0 writes a tool call into its session file only once the call is over, so
 the structured signal is the Notification hook (``notification_type: "ToolPermission"``)
@@ -9,45 +9,23 @@ a new session) means the confirmation was answered.
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any
 
-from ...schema import Dialog, DialogAnswer, Option, Question, State
+from ...schema import Dialog, State
 from .. import (
     LiveSignals,
     RunContext,
-    Terminal,
-    approval_key,
-    load_json,
-    play_keys,
     spool_signature,
 )
 from .. import spool_records as signals
 from . import _compat
+from ._dialogs import approval_dialog, confirmation_id
 
-__all__ = [
-    "GeminiSignals",
-    "approval_dialog",
-    "confirmation_id",
-    "confirmations",
-    "load_json",
-    "play",
-    "recipe",
-    "signals",
-]
+__all__ = ["SPOOL", "GeminiSignals", "confirmations", "hook_settings", "signals", "turn_state"]
 
 SPOOL = "signals"
-
-
-def confirmation_id(record: dict[str, Any]) -> str:
-    """The id a confirmation's dialog goes by: its Notification hook names no tool call
-    (the call reaches the session file only once it is over), so its time stands in.
-
-    Examples
-    --------
-    >>> confirmation_id({"timestamp": "2026-01-01T00:00:00.000Z"})
-    'confirm:2026-01-01T00:00:00.000Z'
-    """
-    return f"confirm:{record.get('timestamp')}"
 
 
 def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
@@ -65,42 +43,28 @@ def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[s
     ]
 
 
-def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
-    r"""A shell command's or a file edit's confirmation as a dialog.
+def hook_command(spool: Path) -> str:
+    # One file per event, written then renamed, so a reader never sees half a record.
+    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
+    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+
+
+def hook_settings(spool: Path) -> dict[str, Any]:
+    """The ``hooks`` settings that spool every event of ``_compat.HOOK_EVENTS``.
 
     Examples
     --------
-    >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
-    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
-    ('approval', 'confirm:t', ['Approve', 'Reject'])
-    >>> e = approval_dialog({"type": "edit", "fileName": "a.txt", "fileDiff": "+hi\n"})
-    >>> e.questions[0].text, e.tool_name, e.body
-    ('Apply this change to a.txt?', 'edit', '```diff\n+hi\n```')
+    >>> hooks = hook_settings(Path("/run/signals"))
+    >>> sorted(hooks) == sorted(_compat.HOOK_EVENTS)
+    True
+    >>> hooks["Notification"][0]["hooks"][0]["type"]
+    'command'
     """
-    if details.get("type") == _compat.EDIT_CONFIRM:
-        name = details.get("fileName") or details.get("filePath")
-        diff = str(details.get("fileDiff") or "").rstrip("\n")
-        text = _compat.EDIT_QUESTION
-        if name:
-            text = f"{text.removesuffix('?')} to {name}?"
-        what, tool_name = "Make this change once", "edit"
-        body = f"```diff\n{diff}\n```" if diff else ""
-    else:
-        command = details.get("command")
-        text, what, tool_name = _compat.APPROVAL_QUESTION, "Run it this once", _compat.SHELL_TOOL
-        body = f"```\n{command}\n```" if command else ""
-    question = Question(
-        header="Permission",
-        text=text,
-        options=[
-            Option(label=_compat.APPROVE, description=what),
-            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
-        ],
-        free_text=False,
-    )
-    return Dialog(
-        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
-    )
+    command = hook_command(spool)
+    return {
+        event: [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
+        for event in _compat.HOOK_EVENTS
+    }
 
 
 def _open_permission(records: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -142,26 +106,6 @@ class GeminiSignals(LiveSignals):
 
     def sweep(self, context: RunContext) -> None:
         return  # records are small and one per event; the spool goes with the run
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
-    """The keys that play ``answer`` into the open confirmation of ``dialog``.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer
-    >>> d = approval_dialog({"type": "exec", "command": "ls"})
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    ['Enter']
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    ['Escape']
-    """
-    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
-
-
-def play(terminal: Terminal, keys: list[str]) -> None:
-    """Type a recipe once the confirmation takes keys."""
-    play_keys(terminal, keys, _compat.DIALOG_SETTLE)
 
 
 _TURN_EVENTS = ("BeforeAgent", "AfterAgent")

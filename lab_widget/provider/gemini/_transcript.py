@@ -35,6 +35,7 @@ from ...schema import (
 )
 from .. import CorruptLine, JsonlTail, ReadResult, TranscriptReader, TranscriptRef
 from . import _compat
+from ._dialogs import approval_dialog, confirmation_id
 from ._files import is_document
 from ._records import (
     ModelTally,
@@ -48,7 +49,7 @@ from ._records import (
     tool_message,
     user_text,
 )
-from ._signals import approval_dialog, confirmation_id, confirmations, turn_state
+from ._signals import confirmations, turn_state
 from ._subagents import SubAgents, agents_folder
 
 __all__ = ["GeminiTranscriptReader"]

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import time
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from ...schema import (
     AuthDescriptor,
-    AuthMethod,
     AuthStatus,
     CommandSpec,
     Dialog,
@@ -33,84 +30,25 @@ from .. import (
     TranscriptReader,
     TranscriptRef,
     approval_said_in_result,
-)
-from . import _compat
-from ._dialogs import (
-    STATE_FILE,
-    OpenCodeSignals,
-    answer_question,
-    get_json,
     load_json,
-    play,
-    recipe,
-    server_url,
 )
+from . import _auth, _commands, _compat
+from ._config import database, isolated_config
+from ._dialogs import answer_question, play, recipe
+from ._server import STATE_FILE, get_json, server_url
+from ._signals import OpenCodeSignals
 from ._store import first_changes, has_events, legacy_sessions, read_events, sessions
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
-__all__ = ["OpenCodeProvider", "api_base_url", "data_home", "database"]
+__all__ = ["OpenCodeProvider"]
 
 _LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]
-
-
-def api_base_url(base_url: str) -> str:
-    """The URL as the OpenAI-compatible provider's ``baseURL`` takes it: with ``/v1``.
-
-    Examples
-    --------
-    >>> api_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> api_base_url("https://proxy.example/openai/v1/")
-    'https://proxy.example/openai/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
-
-
-def data_home(env: dict[str, str] | os._Environ[str] = os.environ) -> Path:
-    """``$XDG_DATA_HOME`` or ``~/.local/share``."""
-    return Path(env.get("XDG_DATA_HOME") or Path(env.get("HOME") or Path.home()) / ".local/share")
-
-
-def config_home(env: dict[str, str] | os._Environ[str] = os.environ) -> Path:
-    """``$XDG_CONFIG_HOME`` or ``~/.config``."""
-    return Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
-
-
-def database(env: dict[str, str] | os._Environ[str] = os.environ) -> Path:
-    """Where OpenCode keeps its store for this environment."""
-    override = env.get(_compat.DB_ENV)
-    return Path(override) if override else data_home(env) / _compat.DB_FILE
 
 
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _isolated_config(base_url: str, model: str, permission: object) -> dict[str, object]:
-    config: dict[str, object] = {
-        "$schema": "https://opencode.ai/config.json",
-        "provider": {
-            _compat.PROVIDER_ID: {
-                "npm": _compat.PROVIDER_NPM,
-                "name": "lab_widget endpoint",
-                "options": {
-                    "baseURL": api_base_url(base_url),
-                    "apiKey": "{env:" + _compat.ENV_KEY + "}",
-                },
-                "models": {model: {"name": model}},
-            }
-        },
-        "model": f"{_compat.PROVIDER_ID}/{model}",
-        "autoupdate": False,
-        "share": "disabled",
-    }
-    if permission is not None:
-        config["permission"] = permission
-    return config
 
 
 class OpenCodeProvider(AgentProvider):
@@ -146,7 +84,7 @@ class OpenCodeProvider(AgentProvider):
                 folder.mkdir(parents=True, exist_ok=True)
             config_dir = xdg["XDG_CONFIG_HOME"] / "opencode"
             config_dir.mkdir(parents=True, exist_ok=True)
-            config = _isolated_config(
+            config = isolated_config(
                 request.endpoint.base_url,
                 model or _compat.ENDPOINT_MODEL,
                 request.options.get("permission"),
@@ -290,67 +228,16 @@ class OpenCodeProvider(AgentProvider):
         return approval_said_in_result(tool)
 
     def commands(self, cwd: Path) -> list[CommandSpec]:
-        specs = {c.name: c for c in _compat.BUILTIN_COMMANDS}
-        for source, folders in (
-            ("user", [config_home() / d for d in _compat.USER_COMMAND_DIRS]),
-            ("project", [Path(cwd) / d for d in _compat.COMMAND_DIRS]),
-        ):
-            for folder in folders:
-                for spec in _custom_commands(folder, source):
-                    if spec.name not in specs or specs[spec.name].source != "builtin":
-                        specs[spec.name] = spec
-        return list(specs.values())
+        return _commands.catalog(cwd)
 
     def command_sources(self, cwd: Path) -> list[Path]:
-        return [
-            *(config_home() / d for d in _compat.USER_COMMAND_DIRS),
-            *(Path(cwd) / d for d in _compat.COMMAND_DIRS),
-        ]
+        return _commands.command_sources(cwd)
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="external",
-            env_vars=["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
-            instructions=(
-                "Run `opencode auth login` in a terminal on the agent's machine, pick a "
-                "provider and paste its key (OpenCode stores it in its own auth.json), or set "
-                "the provider's key variable, or configure a provider in opencode.json."
-            ),
-            methods=[
-                AuthMethod(
-                    kind="external",
-                    label="Provider key",
-                    instructions="`opencode auth login` asks for the provider and its key.",
-                ),
-            ],
-        )
+        return _auth.descriptor()
 
     def auth_status(self) -> AuthStatus:
-        auth_file = data_home() / _compat.AUTH_FILE
-        stored = load_json(auth_file)
-        if stored:
-            return AuthStatus(
-                logged_in=True,
-                method=", ".join(sorted(stored)),
-                kind="external",
-                source=str(auth_file),
-                detail=f"{auth_file.name} holds credentials for {', '.join(sorted(stored))}",
-            )
-        for name in self.auth().env_vars:
-            if os.environ.get(name):
-                return AuthStatus(
-                    logged_in=True, method=name, kind="external", source="environment"
-                )
-        config = config_home() / "opencode" / "opencode.json"
-        if load_json(config).get("provider"):
-            return AuthStatus(
-                logged_in=True,
-                method="configured provider",
-                kind="external",
-                source=str(config),
-                detail=f"{config.name} configures a provider",
-            )
-        return AuthStatus(logged_in=False, kind="external", detail="no stored provider key")
+        return _auth.status()
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -435,38 +322,3 @@ def _logged_after(folder: Path, since: float, needle: str) -> float | None:
                 continue
             return stamp if stamp >= since - 1.0 else None
     return None
-
-
-_FRONTMATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
-
-
-def _custom_commands(folder: Path, source: str) -> list[CommandSpec]:
-    try:
-        files = sorted(folder.rglob("*.md"))
-    except OSError:
-        return []
-    specs = []
-    for path in files:
-        try:
-            text = path.read_text(errors="replace")
-        except OSError:
-            continue
-        description = ""
-        match = _FRONTMATTER.match(text)
-        if match:
-            for line in match.group(1).splitlines():
-                key, _, value = line.partition(":")
-                if key.strip() == "description":
-                    description = value.strip().strip("\"'")
-        name = "/" + path.relative_to(folder).with_suffix("").as_posix()
-        if " " in name:
-            continue
-        specs.append(
-            CommandSpec(
-                name=name,
-                description=description or f"{source} command",
-                arg_hint="$ARGUMENTS" if "$ARGUMENTS" in text else "",
-                source="user" if source == "user" else "project",
-            )
-        )
-    return specs
