@@ -16,10 +16,37 @@ from ._auth import (
     require_login,
 )
 from ._binaries import find_binary
-from ._catalog import builtin_command, walk_files
-from ._dialogs import approval_key, approval_said_in_result, describe_answers, play_keys
-from ._files import load_json
-from ._hook_signals import spool_drop, spool_entries, spool_records, spool_signature
+from ._catalog import builtin_command, merge_commands, walk_files
+from ._couplings import (
+    ApprovalKeys,
+    Coupling,
+    Evidence,
+    HookEvents,
+    KeyRecipe,
+    PasteTiming,
+    PickerPacing,
+    ReadySignal,
+    SeedLayout,
+    StartupScreens,
+)
+from ._dialogs import (
+    APPROVE,
+    APPROVE_ALWAYS,
+    REJECT,
+    approval_dialog,
+    approval_said_in_result,
+    describe_answers,
+)
+from ._files import RunFile, load_json
+from ._hook_signals import (
+    HookSignals,
+    hook_command,
+    open_calls,
+    spool_drop,
+    spool_entries,
+    spool_records,
+    spool_signature,
+)
 from ._jsonl import CorruptLine, JsonlTail, Line
 from ._models import ModelWatch
 from ._numbers import exact
@@ -39,35 +66,53 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from ._tui import CommandScan, TuiProvider
 from ._turn_facts import TurnFactsLog
 from ._usage import UsageLedger
 
 __all__ = [
+    "APPROVE",
+    "APPROVE_ALWAYS",
     "DEFAULT_PROVIDER",
+    "REJECT",
     "AgentProvider",
+    "ApprovalKeys",
     "ApprovalOutcome",
     "AuthFlow",
+    "CommandScan",
     "CorruptLine",
+    "Coupling",
     "CredentialStore",
     "DescribedAuthFlow",
     "Endpoint",
+    "Evidence",
+    "HookEvents",
+    "HookSignals",
     "JsonlTail",
+    "KeyRecipe",
     "Line",
     "LiveSignals",
     "LoginStart",
     "ModelWatch",
+    "PasteTiming",
+    "PickerPacing",
     "ProviderMeta",
     "ReadResult",
+    "ReadySignal",
     "RunContext",
+    "RunFile",
+    "SeedLayout",
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
+    "StartupScreens",
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "TuiProvider",
     "TurnFactsLog",
     "UsageLedger",
-    "approval_key",
+    "approval_dialog",
     "approval_said_in_result",
     "builtin_command",
     "credentials",
@@ -76,9 +121,11 @@ __all__ = [
     "exact",
     "find_binary",
     "get_provider",
+    "hook_command",
     "injected_credentials",
     "load_json",
-    "play_keys",
+    "merge_commands",
+    "open_calls",
     "provider_ids",
     "register",
     "require_login",

@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from ..schema import CommandSpec
 
-__all__ = ["MAX_DEPTH", "MAX_FILES", "Skipped", "builtin_command", "walk_files"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILES",
+    "Skipped",
+    "builtin_command",
+    "merge_commands",
+    "walk_files",
+]
 
 
 def builtin_command(
@@ -38,6 +45,28 @@ def builtin_command(
         role="clear" if name == clear_command else None,
         chat_safe=name not in curated_out,
     )
+
+
+def merge_commands(
+    builtins: Iterable[CommandSpec], custom: Iterable[CommandSpec]
+) -> list[CommandSpec]:
+    """The builtins in their order, then the custom commands: a later custom command of a
+    name replaces an earlier one (a project's replaces the user's, given after it), and a
+    builtin keeps its name.
+
+    Examples
+    --------
+    >>> clear = builtin_command("/clear", "Start over", clear_command="/clear", curated_out=())
+    >>> mine = CommandSpec(name="/clear", description="mine", source="user")
+    >>> greet = CommandSpec(name="/greet", description="Hi", source="user")
+    >>> [(c.name, c.source) for c in merge_commands([clear], [mine, greet])]
+    [('/clear', 'builtin'), ('/greet', 'user')]
+    """
+    found: dict[str, CommandSpec] = {c.name: c for c in builtins}
+    for spec in custom:
+        if spec.name not in found or found[spec.name].source != "builtin":
+            found[spec.name] = spec
+    return list(found.values())
 
 
 MAX_DEPTH = 16

@@ -1,44 +1,57 @@
-"""What adapters share about dialogs: answers in words, the one key of an approval, a
-recipe played once the prompt takes keys, and a declined call told by its result.
+"""What adapters share about dialogs: a permission prompt as the chat shows it, answers in
+words, and a declined call told by its result. The keys that answer a prompt are a
+provider's compat record (:class:`~._couplings.ApprovalKeys`).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from ..errors import LabWidgetError
-from ..schema import Answer, Dialog, DialogAnswer, ToolCall
-from ._seam import ApprovalOutcome, Terminal
+from ..schema import Answer, Dialog, Option, Question, ToolCall
+from ._seam import ApprovalOutcome
 
-__all__ = ["approval_key", "approval_said_in_result", "describe_answers", "play_keys"]
+__all__ = [
+    "APPROVE",
+    "APPROVE_ALWAYS",
+    "REJECT",
+    "approval_dialog",
+    "approval_said_in_result",
+    "describe_answers",
+]
+
+APPROVE = "Approve"
+APPROVE_ALWAYS = "Approve always"
+REJECT = "Reject"
+"""The answers a permission prompt offers in the chat, whatever the CLI's own wording."""
 
 
-def approval_key(dialog: Dialog, answer: DialogAnswer, keys: Mapping[str, str], reject: str) -> str:
-    """The one key that plays an approval answer: ``keys`` maps each option's label to its
-    key; anything else is the ``reject`` option's.
+def approval_dialog(
+    text: str,
+    *,
+    approve: str,
+    reject: str,
+    approve_always: str | None = None,
+    tool_id: str | None,
+    tool_name: str,
+    body: str = "",
+) -> Dialog:
+    """A permission prompt as a dialog: one question, answered Approve (or Approve always,
+    where the CLI offers it) or Reject, each option described in the provider's words.
 
     Examples
     --------
-    >>> from lab_widget.schema import Answer, Question
-    >>> d = Dialog(kind="approval", questions=[Question(header="P", text="Run it?")])
-    >>> keys = {"Approve": "y", "Reject": "Escape"}
-    >>> approval_key(d, DialogAnswer(answers=[Answer(selected=["Approve"])]), keys, "Reject")
-    'y'
-    >>> approval_key(d, DialogAnswer(answers=[]), keys, "Reject")
-    'Escape'
+    >>> d = approval_dialog("Run it?", approve="Once", reject="No", tool_id="c1", tool_name="Bash")
+    >>> d.kind, d.tool_id, [(o.label, o.description) for o in d.questions[0].options]
+    ('approval', 'c1', [('Approve', 'Once'), ('Reject', 'No')])
     """
-    if dialog.kind != "approval":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
-    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
-    return keys.get(choice, keys[reject])
-
-
-def play_keys(terminal: Terminal, keys: list[str], settle: float) -> None:
-    """Press a recipe's keys once the prompt, open for ``settle`` seconds, takes them."""
-    time.sleep(settle)
-    for key in keys:
-        terminal.keys(key)
+    options = [Option(label=APPROVE, description=approve)]
+    if approve_always is not None:
+        options.append(Option(label=APPROVE_ALWAYS, description=approve_always))
+    options.append(Option(label=REJECT, description=reject))
+    question = Question(header="Permission", text=text, options=options, free_text=False)
+    return Dialog(
+        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
+    )
 
 
 def describe_answers(dialog: Dialog, answers: Sequence[Answer]) -> str:

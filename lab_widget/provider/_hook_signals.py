@@ -1,21 +1,105 @@
-"""A run's hook spool, read incrementally: the live-signal channel of the adapters whose CLI
-runs hook commands (one JSON record per event).
+"""A run's hook spool as a live-signal channel: for the adapters whose CLI runs a command on
+each hook event, one JSON record file per event, read incrementally.
+
+The run's settings name :func:`hook_command` for every event the provider spools; it
+writes the payload under a temporary name and renames it to ``<time ns>-<pid>.json``, so a
+reader never sees half a record and the names sort in the order the events happened.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._files import load_json
+from ._seam import LiveSignals, RunContext
 
-__all__ = ["spool_drop", "spool_entries", "spool_records", "spool_signature"]
+__all__ = [
+    "HookSignals",
+    "hook_command",
+    "open_calls",
+    "spool_drop",
+    "spool_entries",
+    "spool_records",
+    "spool_signature",
+]
+
+
+def hook_command(spool: Path) -> str:
+    """The hook command that spools each event's payload (its stdin) into ``spool``.
+
+    Examples
+    --------
+    >>> hook_command(Path("/run/signals")).startswith("sh -c ")
+    True
+    """
+    # One file per event, written then renamed, so a reader never sees half a record.
+    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
+    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+
+
+def open_calls(records: list[dict[str, Any]], closing: Collection[str]) -> list[dict[str, Any]]:
+    """The ``PreToolUse`` records whose call no ``closing`` event has closed, oldest first.
+
+    Examples
+    --------
+    >>> pre = {"hook_event_name": "PreToolUse", "tool_use_id": "a"}
+    >>> post = {"hook_event_name": "PostToolUse", "tool_use_id": "a"}
+    >>> open_calls([pre], ("PostToolUse",)), open_calls([pre, post], ("PostToolUse",))
+    ([{'hook_event_name': 'PreToolUse', 'tool_use_id': 'a'}], [])
+    """
+    closed = {r.get("tool_use_id") for r in records if r.get("hook_event_name") in closing}
+    return [
+        r
+        for r in records
+        if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
+    ]
+
+
+class HookSignals(LiveSignals):
+    """A run's hook spool (``<runtime dir>/signals``) as its live signals.
+
+    Subclasses read :meth:`records` for their pending dialog and blocked reason; the
+    signature is the spool's, and the default sweep keeps every record (they are small,
+    and the spool goes with the run).
+    """
+
+    spool_name: ClassVar[str] = "signals"
+    """The run-folder spool the hooks write into."""
+
+    def spool(self, context: RunContext) -> Path:
+        """The run's spool folder."""
+        return context.runtime_dir / self.spool_name
+
+    def records(self, context: RunContext) -> list[dict[str, Any]]:
+        """The run's records, oldest first."""
+        return spool_records(self.spool(context))
+
+    def session_starts(self, context: RunContext) -> list[tuple[str, Path]]:
+        """``(session id, transcript path)`` of each ``SessionStart`` record, by the session's
+        first record, oldest first.
+        """
+        found: dict[str, Path] = {}
+        for record in self.records(context):
+            if record.get("hook_event_name") != "SessionStart":
+                continue
+            session_id, path = record.get("session_id"), record.get("transcript_path")
+            if session_id and path and str(session_id) not in found:
+                found[str(session_id)] = Path(str(path))
+        return list(found.items())
+
+    def signature(self, context: RunContext) -> object:
+        return spool_signature(self.spool(context))
+
+    def sweep(self, context: RunContext) -> None:
+        return
 
 
 # A hook spool is a folder of records, one file per event, written under a temporary name

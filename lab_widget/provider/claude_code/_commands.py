@@ -49,6 +49,7 @@ from ...errors import CommandFileWarning
 from ...schema import CommandSpec
 from .. import walk_files
 from . import _compat
+from ._config import user_config_dir
 
 __all__ = [
     "FrontmatterError",
@@ -57,7 +58,6 @@ __all__ = [
     "parse_frontmatter",
     "project_roots",
     "summary_line",
-    "user_config_dir",
 ]
 
 Kind = Literal["skill", "command"]
@@ -103,11 +103,6 @@ def _warn(path: Path, reason: str) -> None:
 
 
 # -- where -----------------------------------------------------------------------------
-
-
-def user_config_dir() -> Path:
-    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
 
 
 def project_roots(cwd: Path, home: Path | None = None) -> list[Path]:

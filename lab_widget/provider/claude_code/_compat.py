@@ -10,48 +10,95 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import AuthKind, CommandSpec, DialogKind, Option, Question, ScrubPattern
-from .. import builtin_command
+from .. import (
+    ApprovalKeys,
+    Evidence,
+    HookEvents,
+    KeyRecipe,
+    PasteTiming,
+    PickerPacing,
+    ReadySignal,
+    SeedLayout,
+    StartupScreens,
+    builtin_command,
+)
 
 VERSION = "2.1.332"
 assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
 
-KEY_DELAY = 0.25
-"""Seconds between a paste and the key that submits it (the TUI applies pastes async)."""
+PASTE = PasteTiming(
+    submit_delay=0.25,
+    evidence=Evidence(
+        VERSION, "live: test_send_reply_idle, test_hostile_prompt_arrives_as_one_exact_message"
+    ),
+)
+"""A reply is a bracketed paste, then Enter 0.25 s later (the TUI applies pastes
+asynchronously)."""
 
-INTERRUPT_KEYS = ("Escape",)
-DISCARD_INPUT_KEYS = ("C-c",)
-RESTORE_SETTLE = 1.0
-"""Seconds around that Ctrl-C: for the interrupt to settle, then for the box to empty."""
-"""Esc before the first answer token puts the prompt back into the input box (and records
-nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
-nothing here sends two)."""
+INTERRUPT = KeyRecipe(
+    keys=("Escape",),
+    evidence=Evidence(
+        VERSION,
+        "fixture: interrupt.jsonl: test_interrupt_is_a_lifecycle_message_and_idle; "
+        "live: test_interrupt_mid_answer_returns_to_idle",
+    ),
+)
 """Esc stops the current turn; Ctrl-C twice would quit the TUI."""
 
-STARTUP_ACCEPT_KEYS: dict[str, tuple[str, ...]] = {
-    # "Accessing workspace": options "No, exit" (preselected) / "Yes, I trust this folder".
-    "trust": ("Down", "Enter"),
-    # "Detected a custom API key": options "Yes" / "No (recommended)" (preselected).
-    "api-key": ("Up", "Enter"),
-}
-"""Keys that accept each first-run screen."""
+RESTORED_INPUT = KeyRecipe(
+    keys=("C-c",),
+    settle=1.0,
+    after=1.0,
+    evidence=Evidence(VERSION, "live: test_interrupt_before_any_answer_returns_to_idle"),
+)
+"""Esc before the first answer token puts the prompt back into the input box (and records
+nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
+nothing here sends two). The TUI needs a second to abort the request and put the prompt
+back, and another before the next paste: a Ctrl-C or a paste sent sooner was lost."""
 
-READY_SETTLE = 1.5
-"""Seconds from the first SessionStart hook until the prompt box takes a paste."""
+STARTUP = StartupScreens(
+    settle=4.0,
+    screens={
+        # "Accessing workspace": options "No, exit" (preselected) / "Yes, I trust this folder".
+        "trust": ("Down", "Enter"),
+        # "Detected a custom API key": options "Yes" / "No (recommended)" (preselected).
+        "api-key": ("Up", "Enter"),
+    },
+    key_delay=0.25,
+    screen_delay=1.5,
+    evidence=Evidence(VERSION, "live: test_untrusted_folder_needs_input_until_accepted"),
+)
+"""The first-run screens and the keys that accept each. They take keys 4 s after spawn
+(keys sent earlier are lost), 0.25 s apart; one screen gives way to the next in 1.5 s."""
 
-STARTUP_SETTLE = 4.0
-"""Seconds from spawn until the first-run screens take keys (keys sent earlier are lost)."""
+READY = ReadySignal(
+    signal="the run's first SessionStart hook record",
+    settle=1.5,
+    evidence=Evidence(
+        VERSION,
+        "live: every send, e.g. test_send_reply_idle, "
+        "test_hostile_prompt_arrives_as_one_exact_message",
+    ),
+)
+"""Seconds from the first SessionStart hook until the prompt box takes a paste (earlier
+pastes were lost under load)."""
 
-SCREEN_DELAY = 1.5
-"""Seconds for one first-run screen to give way to the next."""
-
-SIGNAL_EVENTS = (
-    "SessionStart",
-    "SessionEnd",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-    "Notification",
+HOOKS = HookEvents(
+    events=(
+        "SessionStart",
+        "SessionEnd",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "Notification",
+    ),
+    evidence=Evidence(
+        VERSION,
+        "live: test_clear_starts_new_epoch_with_visible_echo, test_single_select, "
+        "test_tool_approval_approve, test_a_failed_call_is_closed_and_swept_from_the_hook_spool; "
+        "unit: test_run_settings_keep_questions_open_and_spool_the_signals",
+    ),
 )
 """Hook events spooled per run. SessionStart carries the transcript path of each epoch
 (``source`` is ``startup`` or ``clear``) and tells that the TUI is up; PreToolUse /
@@ -61,10 +108,6 @@ Notification reports a permission prompt or an idle TUI."""
 
 DIALOG_TOOLS: dict[str, DialogKind] = {"AskUserQuestion": "question", "ExitPlanMode": "plan"}
 """Tools whose call opens a picker that waits for the user."""
-
-DIALOG_KEY_DELAY = 0.3
-"""Seconds between the keys of a dialog recipe (the pickers re-render after each key; at
-0.3 s every recipe in tests/test_live_dialogs.py lands the intended answers)."""
 
 SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 """Tools that start a sub-agent: ``Agent`` in 2.1.332 (which still takes ``Task`` as an
@@ -76,16 +119,30 @@ RUN_SETTINGS: dict[str, object] = {"askUserQuestionTimeout": "never"}
 question after ``askUserQuestionTimeout`` ("60s" | "5m" | "10m" | "never"; unset means
 never): a user's own setting must not dismiss a dialog while the notebook user pauses."""
 
-PICKER_SETTLE = 1.5
-"""Seconds from the PreToolUse signal until the picker takes keys, and from a tab switch
-until the next tab does (a key sent sooner was lost in live runs)."""
+PICKER = PickerPacing(
+    settle=1.5,
+    key_delay=0.3,
+    tab_settle=1.5,
+    evidence=Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
+)
+"""The pickers re-render after each key: keys go 1.5 s after the PreToolUse signal (the
+picker takes none sooner), 0.3 s apart, and 1.5 s after a key that switches to another tab
+(a key sent sooner was lost in live runs)."""
 
-APPROVE = "Approve"
-APPROVE_ALWAYS = "Approve always"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "1", APPROVE_ALWAYS: "2", REJECT: "Escape"}
+APPROVAL = ApprovalKeys(
+    approve="1",
+    approve_always="2",
+    reject="Escape",
+    settle=1.5,
+    evidence=Evidence(
+        VERSION,
+        "live: test_tool_approval_approve (1), test_tool_approval_reject (Escape); "
+        "unit: test_recipes (2)",
+    ),
+)
 """"Do you want to proceed?" lists 1 = yes, 2 = yes and don't ask again, then options that
-vary by tool, then no; Esc rejects whatever the list is."""
+vary by tool, then no; Esc rejects whatever the list is. The prompt is a picker: its key
+is played at the picker's pace (``PICKER``)."""
 
 REJECTED_RESULT = "rejected"
 """A word of the error ``tool_result`` of a call declined at that prompt: 2.1.332 writes
@@ -381,19 +438,24 @@ binary's commit/PR attribution code (``strings``; the URL is its constant). In a
 repository the CLI's prompt tells the model to end commits and pull requests with exactly
 these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
 
-CONTEXT_FILE = "CLAUDE.local.md"
-"""The project instructions file a seed writes. 2.1.332 loads ``CLAUDE.md``,
-``.claude/CLAUDE.md`` and ``CLAUDE.local.md`` from the run's folder and its parents (the
-binary's memory loader, type "Local" for the last); the local one is the private,
-uncommitted kind, so a seed never overwrites a repository's own ``CLAUDE.md``.
-``tests/test_live_seed.py`` shows its text reaching the model."""
-
-SKILLS_DIR = ".claude/skills"
-"""Project skills: ``.claude/skills/<name>/SKILL.md`` (see ``_commands``)."""
-
-WORKSPACE_EXCLUDE = ("/CLAUDE.local.md", "/.claude/skills/", "/.claude/settings.local.json")
-"""What a seeded run adds to the workspace: the context file, the skills, and the local
-settings file the TUI writes when a permission is approved for good."""
+SEED = SeedLayout(
+    context_file="CLAUDE.local.md",
+    skills_dir=".claude/skills",
+    exclude=("/CLAUDE.local.md", "/.claude/skills/", "/.claude/settings.local.json"),
+    scrub_patterns=ATTRIBUTION_PATTERNS,
+    evidence=Evidence(
+        VERSION,
+        "live: tests/test_live_seed.py (the context file's text reaches the model; the "
+        "attribution read from the request scrubs); conformance: seeding",
+    ),
+)
+"""What a seed writes and excludes. The project instructions file is ``CLAUDE.local.md``:
+2.1.332 loads ``CLAUDE.md``, ``.claude/CLAUDE.md`` and ``CLAUDE.local.md`` from the run's
+folder and its parents (the binary's memory loader, type "Local" for the last); the local one
+is the private, uncommitted kind, so a seed never overwrites a repository's own
+``CLAUDE.md``. Project skills are ``.claude/skills/<name>/SKILL.md`` (see ``_commands``). The
+excludes cover the context file, the skills, and the local settings file the TUI writes when
+a permission is approved for good."""
 
 
 ISOLATION_UNSET = frozenset(

@@ -1,4 +1,4 @@
-"""Claude Code behind the seam."""
+"""Claude Code behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
@@ -14,64 +14,59 @@ from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
     AuthStatus,
-    CommandSpec,
     Dialog,
     DialogAnswer,
     ProviderCapabilities,
-    SeedMeta,
     SessionSummary,
-    ToolCall,
 )
 from .. import (
-    AgentProvider,
-    ApprovalOutcome,
     AuthFlow,
     ProviderMeta,
     RunContext,
+    RunFile,
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
     Terminal,
     TranscriptReader,
     TranscriptRef,
-    approval_said_in_result,
+    TuiProvider,
     credentials,
     find_binary,
+    hook_command,
     injected_credentials,
+    load_json,
 )
-from .. import load_json as _load_json
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow, descriptor
+from ._config import global_state_file, prepare_isolated_home, user_config_dir
 from ._dialogs import play, recipe
-from ._files import peek_session, project_dir, subagent_dir
-from ._signals import SIGNALS, ClaudeSignals, hook_command, signals
+from ._files import peek_session, project_dir, session_files, subagent_dir
+from ._signals import ClaudeSignals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
-_STATE_FILE = "claude-code.json"
+_STATE = RunFile("claude-code.json")
+"""What the spawn decided: the session id it passed and the config folder the CLI uses."""
+_SIGNALS = ClaudeSignals()
 
 
-def _user_config_dir() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-
-
-def _global_state_file(config_dir: Path | None) -> Path:
-    """``.claude.json``: beside the config dir when it is set, else in HOME."""
-    if os.environ.get("CLAUDE_CONFIG_DIR") and config_dir is not None:
-        return config_dir / ".claude.json"
-    return Path.home() / ".claude.json"
-
-
-class ClaudeCodeProvider(AgentProvider):
+class ClaudeCodeProvider(TuiProvider):
     """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
     meta = ProviderMeta(
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
-    startup_settle = _compat.STARTUP_SETTLE
-    live_signals = ClaudeSignals()
+    live_signals = _SIGNALS
+    paste = _compat.PASTE
+    interrupt_keys = _compat.INTERRUPT
+    restored_input = _compat.RESTORED_INPUT
+    startup = _compat.STARTUP
+    rejected_marker = _compat.REJECTED_RESULT
+    seed = _compat.SEED
+    commands_from = _commands
     _auth_flow: ClaudeAuthFlow | None = None
     _status_lock = threading.Lock()
     _status: dict[Path, StatusSpool] = {}  # noqa: RUF012 (one reader per run folder, shared)
@@ -80,17 +75,15 @@ class ClaudeCodeProvider(AgentProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / SIGNALS
+        spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
         hook = [{"matcher": "", "hooks": [{"type": "command", "command": hook_command(spool)}]}]
-        settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
+        settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.HOOKS.events}}
         settings.update(_compat.RUN_SETTINGS)
         # The status line spools the CLI's own cost and quotas; a user's own status line
         # (their settings, in their own environment) still runs on the same payload.
-        own = (
-            None if request.endpoint else user_status_command(_user_config_dir() / "settings.json")
-        )
+        own = None if request.endpoint else user_status_command(user_config_dir() / "settings.json")
         settings["statusLine"] = {
             **_compat.STATUS_LINE_SETTINGS,
             "command": status_command(ctx.runtime_dir / _compat.STATUS_SPOOL, own),
@@ -105,7 +98,7 @@ class ClaudeCodeProvider(AgentProvider):
             home = ctx.runtime_dir / "home"
             config_dir = home / ".claude"
             config_dir.mkdir(parents=True, exist_ok=True)
-            self._prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
+            prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
             env.update(
                 HOME=str(home),
                 ANTHROPIC_API_KEY=request.endpoint.api_key,
@@ -119,14 +112,12 @@ class ClaudeCodeProvider(AgentProvider):
                 secret.add("ANTHROPIC_AUTH_TOKEN")
             unset = _compat.ISOLATION_UNSET
         else:
-            config_dir = _user_config_dir()
+            config_dir = user_config_dir()
             # A key saved through the login card, for this kernel's runs only.
             stored = injected_credentials(self.meta.id, self.auth())
             env.update(stored)
             secret.update(stored)
-        (ctx.runtime_dir / _STATE_FILE).write_text(
-            json.dumps({"session_id": session_id, "config_dir": str(config_dir)})
-        )
+        _STATE.write(ctx, {"session_id": session_id, "config_dir": str(config_dir)})
         argv = [str(request.binary), "--session-id", session_id, "--settings", str(settings_path)]
         if request.model:
             argv += ["--model", request.model]
@@ -137,20 +128,10 @@ class ClaudeCodeProvider(AgentProvider):
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
-    @staticmethod
-    def _prepare_isolated_home(home: Path, cwd: Path, api_key: str) -> None:
-        state = {
-            "hasCompletedOnboarding": True,
-            "theme": "dark",
-            "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
-            "projects": {str(cwd): {"hasTrustDialogAccepted": True}},
-        }
-        (home / ".claude.json").write_text(json.dumps(state, indent=2))
-
     def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
             return None  # isolated homes are prepared: onboarded, key approved, trusted
-        state = _load_json(_global_state_file(_user_config_dir()))
+        state = load_json(global_state_file(user_config_dir()))
         folder = request.context.cwd.resolve()
         name = self.meta.display_name
         if not state.get("hasCompletedOnboarding"):
@@ -189,35 +170,24 @@ class ClaudeCodeProvider(AgentProvider):
             steps=tuple(steps),
         )
 
-    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
-        for index, step in enumerate(blocker.steps):
-            if index:
-                time.sleep(_compat.SCREEN_DELAY)  # the next screen replaces this one
-            for key in _compat.STARTUP_ACCEPT_KEYS[step]:
-                terminal.keys(key)
-                time.sleep(_compat.KEY_DELAY)
-
     # -- transcript --------------------------------------------------------------------
-
-    def _run_state(self, context: RunContext) -> dict[str, Any]:
-        return _load_json(context.runtime_dir / _STATE_FILE)
 
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
-        for record in reversed(signals(context)):
+        for record in reversed(_SIGNALS.records(context)):
             if record.get("hook_event_name") == "SessionStart" and record.get("transcript_path"):
                 session_id = str(record.get("session_id"))
                 path = Path(str(record["transcript_path"]))
                 break
         if path is None:
-            state = self._run_state(context)
+            state = _STATE.read(context)
             if not state.get("session_id"):
                 return current
             session_id = str(state["session_id"])
-            config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+            config_dir = Path(str(state.get("config_dir") or user_config_dir()))
             path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
         if current is not None and current.transcript_id == session_id:
             return current
@@ -240,90 +210,47 @@ class ClaudeCodeProvider(AgentProvider):
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
-        folder = project_dir(_user_config_dir(), str(Path(cwd).expanduser().resolve()))
-        try:
-            files = sorted(folder.glob("*.jsonl"))
-        except OSError:
-            return []
-        return [
-            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
-            for path in files
-            if path.is_file()
-        ]
+        return session_files(project_dir(user_config_dir(), str(Path(cwd).expanduser().resolve())))
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        config = self._run_state(context).get("config_dir")
-        if not config or Path(str(config)) == _user_config_dir():
+        config = _STATE.read(context).get("config_dir")
+        if not config or Path(str(config)) == user_config_dir():
             return []
-        folder = project_dir(Path(str(config)), str(context.cwd))
-        try:
-            files = sorted(folder.glob("*.jsonl"))
-        except OSError:
-            return []
-        return [
-            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
-            for path in files
-            if path.is_file()
-        ]
+        return session_files(project_dir(Path(str(config)), str(context.cwd)))
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
     def watch_paths(self, context: RunContext) -> list[Path]:
-        state = self._run_state(context)
-        config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+        state = _STATE.read(context)
+        config_dir = Path(str(state.get("config_dir") or user_config_dir()))
         return [
-            context.runtime_dir / SIGNALS,
+            _SIGNALS.spool(context),
             project_dir(config_dir, str(context.cwd)),
             context.runtime_dir,  # the status line's spool
         ]
 
     def is_ready(self, context: RunContext) -> bool:
         # SessionStart fires a moment before the prompt box takes input; under load a paste
-        # sent at once was lost. Ready once the first SessionStart is READY_SETTLE old.
-        spool = context.runtime_dir / SIGNALS
+        # sent at once was lost. Ready once the first SessionStart is READY.settle old.
+        spool = _SIGNALS.spool(context)
         for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
-            if _load_json(path).get("hook_event_name") == "SessionStart":
+            if load_json(path).get("hook_event_name") == "SessionStart":
                 try:
                     age = time.time() - path.stat().st_mtime
                 except OSError:
                     return False
-                return age >= _compat.READY_SETTLE
+                return age >= _compat.READY.settle
         return False
 
     # -- input -------------------------------------------------------------------------
-
-    def reply(self, terminal: Terminal, text: str) -> None:
-        terminal.paste(text)
-        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
-
-    def interrupt(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.INTERRUPT_KEYS)
-
-    def discard_restored_input(self, terminal: Terminal) -> None:
-        # The TUI needs a moment to abort the request and put the prompt back; a Ctrl-C or
-        # a paste sent during that moment was lost.
-        time.sleep(_compat.RESTORE_SETTLE)
-        terminal.keys(*_compat.DISCARD_INPUT_KEYS)
-        time.sleep(_compat.RESTORE_SETTLE)
 
     def answer(
         self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         play(terminal, recipe(dialog, answer))
 
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """A declined call's error result says so (``_compat.REJECTED_RESULT``)."""
-        return approval_said_in_result(tool, _compat.REJECTED_RESULT)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
         return descriptor()
@@ -348,12 +275,4 @@ class ClaudeCodeProvider(AgentProvider):
             session_resume=False,
             model_selection=True,
             models=list(_compat.MODEL_ALIASES),
-        )
-
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-            scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )

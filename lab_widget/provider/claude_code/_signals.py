@@ -1,83 +1,49 @@
 """Claude Code's live signals: hook records spooled per run, one JSON file per event.
 
-The run's settings (``plan_spawn``) install one command for every event of
-``_compat.SIGNAL_EVENTS``; it writes each payload under a temporary name and renames it, so
-a reader never sees half a record.
+The run's settings (``plan_spawn``) install the kit's hook command for every event of
+``_compat.HOOKS``.
 """
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
 from typing import Any
 
 from ...schema import Dialog
-from .. import (
-    LiveSignals,
-    RunContext,
-    spool_drop,
-    spool_entries,
-    spool_records,
-    spool_signature,
-)
+from .. import HookSignals, RunContext, open_calls, spool_drop, spool_entries
 from . import _compat
 from ._dialogs import approval_for_tool, dialog_for_tool
 
-__all__ = ["SIGNALS", "ClaudeSignals", "hook_command", "signals", "sweepable"]
+__all__ = ["ClaudeSignals", "sweepable"]
 
-SIGNALS = "signals"
-"""The run-folder spool the hooks write into."""
-
-
-def hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
-def signals(context: RunContext) -> list[dict[str, Any]]:
-    return spool_records(context.runtime_dir / SIGNALS)
-
+_CLOSING = ("PostToolUse", "PostToolUseFailure")
 
 _TOOL_OR_NOTIFICATION = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"}
 )
 
 
-class ClaudeSignals(LiveSignals):
+class ClaudeSignals(HookSignals):
     """Hook records spooled per run: PreToolUse opens a tool call, PostToolUse closes it,
     Notification ``permission_prompt`` says the TUI waits for a permission answer.
     """
 
-    def _open_calls(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        closed = {
-            r.get("tool_use_id")
-            for r in records
-            if r.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure")
-        }
-        return [
-            r
-            for r in records
-            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
-        ]
-
     def pending_dialog(self, context: RunContext) -> Dialog | None:
-        records = signals(context)
-        open_calls = self._open_calls(records)
+        records = self.records(context)
+        calls = open_calls(records, _CLOSING)
         last = next(
             (r for r in reversed(records) if r.get("hook_event_name") != "Notification"), None
         )
         if last is not None and last.get("hook_event_name") == "PermissionRequest":
             # The prompt names the tool, not the call: it is the newest open call of it.
             name = last.get("tool_name")
-            call = next((r for r in reversed(open_calls) if r.get("tool_name") == name), None)
+            call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
             if call is not None:
                 # A question or plan tool may ask for permission too: it is still that dialog.
                 own = dialog_for_tool(str(name), call.get("tool_input"), call.get("tool_use_id"))
                 if own is not None:
                     return own
                 return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
-        for record in reversed(open_calls):
+        for record in reversed(calls):
             dialog = dialog_for_tool(
                 str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")
             )
@@ -86,7 +52,7 @@ class ClaudeSignals(LiveSignals):
         return None
 
     def blocked(self, context: RunContext) -> str | None:
-        records = signals(context)
+        records = self.records(context)
         last = next(
             (r for r in reversed(records) if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION),
             None,
@@ -100,17 +66,16 @@ class ClaudeSignals(LiveSignals):
         return None
 
     def signature(self, context: RunContext) -> object:
-        spool = context.runtime_dir / SIGNALS
         # The status line moves too (the CLI's cost, quotas): a change the chat shows.
         try:
             status = (context.runtime_dir / _compat.STATUS_SPOOL).stat()
             line: object = (status.st_size, status.st_mtime_ns)
         except OSError:
             line = None
-        return (spool_signature(spool), line)
+        return (super().signature(context), line)
 
     def sweep(self, context: RunContext) -> None:
-        spool = context.runtime_dir / SIGNALS
+        spool = self.spool(context)
         spool_drop(spool, sweepable(spool_entries(spool)))
 
 
@@ -136,7 +101,7 @@ def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
     ['1', '3']
     """
     records = [record for _, record in entries]
-    open_ids = {r.get("tool_use_id") for r in ClaudeSignals()._open_calls(records)}
+    open_ids = {r.get("tool_use_id") for r in open_calls(records, _CLOSING)}
     newest: dict[str, int] = {}
     for i, record in enumerate(records):
         event = record.get("hook_event_name")

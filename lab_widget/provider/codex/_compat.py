@@ -11,40 +11,69 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind, ScrubPattern
-from .. import builtin_command
+from .. import (
+    ApprovalKeys,
+    Evidence,
+    HookEvents,
+    KeyRecipe,
+    PasteTiming,
+    ReadySignal,
+    SeedLayout,
+    StartupScreens,
+    builtin_command,
+)
 
 VERSION = "0.171.0"
 assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"
 
-KEY_DELAY = 0.25
-"""Seconds between a paste and the Enter that submits it."""
+PASTE = PasteTiming(
+    submit_delay=0.25,
+    evidence=Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+)
+"""A reply is a bracketed paste, then Enter 0.25 s later."""
 
-INTERRUPT_KEYS = ("Escape",)
-"""Esc stops the turn (``turn_aborted`` reason ``interrupted``); Ctrl-C twice quits."""
+INTERRUPT = KeyRecipe(
+    keys=("Escape",),
+    evidence=Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+)
+"""Esc stops the turn (``turn_aborted`` reason ``interrupted``) and leaves the prompt box
+empty; Ctrl-C twice quits."""
 
 CLEAR_COMMAND = "/new"
 """The builtin that starts a new conversation (``role="clear"``)."""
 
-WORKTREE_SETTLE = 1.0
-"""Seconds from submitting ``/new`` until its "Where should the new conversation run?"
-picker takes keys (a git repository only)."""
+NEW_WORKTREE_PICKER = KeyRecipe(
+    keys=("Enter",),
+    settle=1.0,
+    evidence=Evidence(
+        VERSION,
+        "live: test_new_starts_new_epoch_with_visible_echo[git-repo] and [plain-folder]",
+    ),
+)
+"""After ``/new`` in a git repository "Where should the new conversation run?" preselects
+"1. Use current Git worktree": Enter, 1 s after the command, keeps the folder. Outside one
+the prompt is empty by then and that Enter does nothing."""
 
-CURRENT_WORKTREE_KEYS = ("Enter",)
-"""In that picker "1. Use current Git worktree" is preselected: Enter keeps the folder."""
+READY = ReadySignal(
+    signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
+    settle=0.5,
+    evidence=Evidence(
+        VERSION,
+        "measured: the marker appears about 2 s after spawn; a reply sent at once was taken "
+        "4 times out of 4, one sent 0.3 s after spawn landed in the box but its Enter was "
+        "lost; live: test_send_reply_idle (not ready at spawn)",
+    ),
+)
+"""Seconds from the TUI registering its thread until a reply is sent."""
 
-READY_SETTLE = 0.5
-"""Seconds from the TUI registering its thread (see ``THREAD_MARKERS``) until a reply is
-sent. Measured: the marker appears ≈ 2 s after spawn and a reply sent at once was taken
-4 times out of 4; a reply sent 0.3 s after spawn landed in the box but its Enter was lost
-(the turn never started)."""
-
-STARTUP_SETTLE = 4.0
-"""Seconds from spawn until the folder-trust screen takes keys (Enter at ≈ 5 s worked)."""
-
-TRUST_ACCEPT_KEYS = ("Enter",)
+STARTUP = StartupScreens(
+    settle=4.0,
+    screens={"trust": ("Enter",)},
+    evidence=Evidence(VERSION, "live: test_users_own_codex_home_with_folder_trust_accepted"),
+)
 """In a git repository (only there) "Trust this folder?" preselects "1. Trust and
 continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
-into ``config.toml``."""
+into ``config.toml``. The screen takes keys about 4 s after spawn (Enter at ≈ 5 s worked)."""
 
 LOGIN_REDIRECT_PORT = 1455
 """``codex login`` prints "Starting local login server on http://localhost:1455." and its
@@ -60,13 +89,21 @@ HOOK_TRUST_FLAG = "--dangerously-bypass-hook-trust"
 TUI asks before it takes input; with it they run at once (and the TUI lists a startup
 warning saying so)."""
 
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
+HOOKS = HookEvents(
+    events=(
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+    ),
+    evidence=Evidence(
+        VERSION,
+        "fixture: new.hooks.jsonl, approve.hooks.jsonl, reject.hooks.jsonl: "
+        "test_locate_follows_session_start_records_and_new_epochs, "
+        "test_permission_request_is_a_pending_approval_until_the_call_closes; live: every test",
+    ),
 )
 """Hook events spooled per run. SessionStart fires with the first message of each thread
 (``source`` is ``startup`` even after ``/new``) and carries its rollout path; PreToolUse /
@@ -82,23 +119,9 @@ SESSIONS_DIR = "sessions"
 created with the thread's first message."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
-"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL_KEYS``). Plan
+"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL``). Plan
 mode's question picker is curated out (``/plan``); other approvals (edits, network) are
 reported as blocked and answered in the terminal."""
-
-CONTEXT_FILE = "AGENTS.md"
-"""The project instructions file a seed writes: 0.171.0 reads ``AGENTS.md`` from the
-repository root down to the run's folder (``AGENTS.override.md`` would replace a
-directory's ``AGENTS.md``, hiding the repository's own). A repository that already has one
-makes seeding refuse rather than overwrite it."""
-
-SKILLS_DIR = ".agents/skills"
-"""Project skills: ``.agents/skills/<name>/SKILL.md`` (see ``_commands``)."""
-
-WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.agents/skills/")
-"""What a seeded run adds to the workspace, anchored at its root so an ``AGENTS.md`` the
-agent writes in a subfolder still shows in ``git status``. Codex itself writes nothing
-there (rollouts, markers and config live in ``CODEX_HOME``)."""
 
 ATTRIBUTION_PATTERNS = (
     ScrubPattern(
@@ -120,6 +143,24 @@ ATTRIBUTION_PATTERNS = (
 ``Generated with [Codex](https://openai.com/codex/).`` (or ``Generated with Codex.``), all
 read from the binary's strings beside its ``<git_attribution>`` prompt. The recorded
 fixtures (no git repository) show ``"git_attribution": false`` in their ``world_state``."""
+
+SEED = SeedLayout(
+    context_file="AGENTS.md",
+    skills_dir=".agents/skills",
+    exclude=("/AGENTS.md", "/.agents/skills/"),
+    scrub_patterns=ATTRIBUTION_PATTERNS,
+    evidence=Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
+)
+"""What a seed writes and excludes. The project instructions file is ``AGENTS.md``:
+0.171.0 reads it from the repository root down to the run's folder
+(``AGENTS.override.md`` would replace a directory's ``AGENTS.md``, hiding the
+repository's own), and a repository that already has one makes seeding refuse rather than
+overwrite it. Project skills are ``.agents/skills/<name>/SKILL.md``. The excludes are
+anchored at the workspace's root, so an ``AGENTS.md`` the agent writes in a subfolder still
+shows in ``git status``; Codex itself writes nothing there (rollouts, markers and config
+live in ``CODEX_HOME``)."""
 
 ENV_KEY = "LAB_WIDGET_CODEX_API_KEY"
 """The variable the run's custom model provider reads its key from (``env_key``)."""
@@ -143,23 +184,27 @@ ISOLATED_SETTINGS = {
 """Written into an isolated ``config.toml``. Without ``daemon_auto_start = false`` the
 TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after it exits."""
 
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "y", REJECT: "Escape"}
+APPROVAL = ApprovalKeys(
+    approve="y",
+    reject="Escape",
+    settle=1.5,
+    evidence=Evidence(
+        VERSION,
+        "live: test_approval_approve_runs_the_command, "
+        "test_approval_reject_leaves_the_command_unrun",
+    ),
+)
 """"Would you like to run the following command?" lists "1. Yes, proceed (y)",
 "2. Yes, and don't ask again for commands that start with ... (p)" and "3. No, and tell
 Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
-turn (``turn_aborted``)."""
+turn (``turn_aborted``). Keys go 1.5 s after the PermissionRequest hook (a key sent 0.5 s
+after it was lost in a live run)."""
 
 APPROVAL_TOOLS = frozenset({"Bash"})
 """PermissionRequest tool names whose prompt the recipe above answers (shell commands);
 any other (edits, network) is reported as blocked, to be answered in the terminal."""
 
 APPROVAL_QUESTION = "Would you like to run the following command?"
-
-DIALOG_SETTLE = 1.5
-"""Seconds from the PermissionRequest hook until the approval prompt takes keys (a key
-sent 0.5 s after the hook was lost in a live run)."""
 
 DECLINED_OUTPUT = "aborted by user"
 """The last line of a call's output when the user declined its approval (or stopped it).

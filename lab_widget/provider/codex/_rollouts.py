@@ -14,18 +14,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import TranscriptRef
 from . import _compat
 from ._items import message_content
 
 __all__ = [
     "find_thread",
+    "folder_sessions",
     "is_context",
     "is_subagent",
+    "newest_rollout",
     "peek_rollout",
     "pending_rollout",
     "read_meta",
     "resolve_pending",
     "rollouts",
+    "thread_markers",
 ]
 
 _PEEK_BYTES = 1 << 20
@@ -162,3 +166,63 @@ def peek_rollout(path: Path) -> tuple[str | None, str | None]:
         if prompt is not None and model is not None:
             break
     return prompt, model
+
+
+def folder_sessions(codex_home: Path, folder: Path) -> list[TranscriptRef]:
+    """The rollouts under ``codex_home`` of sessions run in ``folder``; a sub-agent's
+    rollout is part of its parent's session, not one of its own.
+    """
+    refs = []
+    for path in rollouts(codex_home / _compat.SESSIONS_DIR):
+        meta = read_meta(path)
+        if (
+            meta is not None
+            and meta.get("cwd") == str(folder)
+            and meta.get("id")
+            and not is_subagent(meta)
+        ):
+            refs.append(
+                TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
+            )
+    return refs
+
+
+def thread_markers(codex_home: Path, since: float) -> list[str]:
+    """The threads the TUI marked in ``codex_home`` since ``since`` (the spawn), oldest first."""
+    folder = codex_home / _compat.THREAD_MARKERS
+    try:
+        stamped = [(p.stat().st_mtime, p.name) for p in folder.iterdir()]
+    except OSError:
+        return []
+    return [name for mtime, name in sorted(stamped) if mtime >= since - 1.0]
+
+
+def newest_rollout(codex_home: Path, cwd: Path, since: float) -> tuple[str, Path] | None:
+    """``(thread id, rollout)`` of the newest thread run in ``cwd`` that started after
+    ``since`` (the spawn), found without a hook record; sub-agents' threads are not one.
+    """
+    day_dirs = [
+        codex_home / _compat.SESSIONS_DIR / time.strftime("%Y/%m/%d", t)
+        for t in {time.localtime(since), time.localtime(), time.gmtime(since), time.gmtime()}
+    ]
+    best: tuple[float, str, Path] | None = None
+    for folder in day_dirs:
+        for path in folder.glob("rollout-*.jsonl") if folder.is_dir() else []:
+            meta = read_meta(path)
+            if meta is None or meta.get("cwd") != str(cwd) or is_subagent(meta):
+                continue  # another folder's, or a sub-agent's (read with its parent)
+            started = _epoch_seconds(meta.get("timestamp"))
+            if started is None or started < since - 1.0:
+                continue  # another run's (earlier) thread in the same folder
+            if best is None or started > best[0]:
+                best = (started, str(meta.get("id")), path)
+    return (best[1], best[2]) if best else None
+
+
+def _epoch_seconds(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from ...schema import CommandSpec
+from .. import merge_commands
 from . import _compat
 from ._config import user_dir
 
@@ -56,10 +57,6 @@ def catalog(cwd: Path) -> list[CommandSpec]:
     >>> specs["/clear"].role, specs["/model"].chat_safe
     ('clear', False)
     """
-    found: dict[str, CommandSpec] = {c.name: c for c in _compat.BUILTIN_COMMANDS}
     user, project = command_sources(cwd)
-    for spec in (*_custom(user, "user"), *_custom(project, "project")):
-        if spec.name in found and found[spec.name].source == "builtin":
-            continue  # a builtin keeps its name
-        found[spec.name] = spec
-    return list(found.values())
+    custom = (*_custom(user, "user"), *_custom(project, "project"))
+    return merge_commands(_compat.BUILTIN_COMMANDS, custom)

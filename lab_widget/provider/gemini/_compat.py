@@ -11,24 +11,59 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind
-from .. import builtin_command
+from .. import (
+    ApprovalKeys,
+    Evidence,
+    HookEvents,
+    KeyRecipe,
+    PasteTiming,
+    ReadySignal,
+    SeedLayout,
+    builtin_command,
+)
 
 VERSION = "0.61.0"
 assert PINS["gemini"].version == VERSION, "re-verify these couplings for the new pin"
 
-KEY_DELAY = 0.4
-"""Seconds between a paste and the Enter that submits it."""
+PASTE = PasteTiming(
+    submit_delay=0.4,
+    retry_after=4.0,
+    evidence=Evidence(
+        VERSION,
+        "live: every test; test_users_own_config_without_hooks_follows_the_session_file "
+        "(the retry without hooks)",
+    ),
+)
+"""A reply is a bracketed paste, then Enter 0.4 s later. An Enter that arrives while the
+TUI still starts up is lost and the text stays in the prompt (seen in a loaded recording):
+a prompt that started no turn (no BeforeAgent hook; without hooks, nothing written to the
+session file) within 4 s gets one more Enter; a ``/clear`` has as long to open its new
+session (SessionStart hook)."""
 
-READY_SETTLE = 2.0
+READY = ReadySignal(
+    signal="the run's SessionStart hook record, newer than the spawn",
+    settle=2.0,
+    evidence=Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+)
 """Seconds from the SessionStart hook record until a reply is sent. The hook runs while
-the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the
-reply then checks that its turn started, see ``SUBMIT_WAIT``)."""
+the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the reply
+then checks that its turn started, see ``PASTE.retry_after``). A ``/clear`` waits as long
+for its new session to take input."""
 
-SUBMIT_WAIT = 4.0
-"""Seconds a submitted prompt has to start its turn (BeforeAgent hook) before Enter is
-pressed once more; and a ``/clear`` to open its new session (SessionStart hook)."""
+READY_WITHOUT_HOOKS = ReadySignal(
+    signal="the run's session file (a run whose hooks do not fire), newer than the spawn",
+    settle=4.0,
+    evidence=Evidence(
+        VERSION, "live: test_users_own_config_without_hooks_follows_the_session_file"
+    ),
+)
+"""Without hooks the session file, written at start-up, tells: a reply goes 2 s later
+than after the hook."""
 
-INTERRUPT_KEYS = ("Escape",)
+INTERRUPT = KeyRecipe(
+    keys=("Escape",),
+    evidence=Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+)
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
 
@@ -76,13 +111,21 @@ CONTEXT_PREFIXES = ("<session_context>",)
 CANCELLED_INFO = "Request cancelled."
 """The ``info`` record an interrupted or declined turn ends with."""
 
-HOOK_EVENTS = (
-    "SessionStart",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "AfterTool",
-    "Notification",
+HOOKS = HookEvents(
+    events=(
+        "SessionStart",
+        "SessionEnd",
+        "BeforeAgent",
+        "AfterAgent",
+        "AfterTool",
+        "Notification",
+    ),
+    evidence=Evidence(
+        VERSION,
+        "fixture: *.hooks.jsonl: test_clear_starts_new_epoch_with_visible_echo, "
+        "test_turn_hooks_decide_the_state_while_a_response_waits_on_its_tools, "
+        "test_live_signal_reads_the_permission_notification; live: every test",
+    ),
 )
 """Hook events spooled per run. SessionStart (``source`` startup | clear) names the session
 file (``transcript_path``); BeforeAgent / AfterAgent bracket every turn, interrupted ones
@@ -98,9 +141,6 @@ directory '/tmp' is insecure") when it or a folder above it is writable by group
 others. A run with the user's own config brings its hooks that way, so only from a
 secure runtime folder; otherwise it runs without hooks (no approval dialogs in the chat,
 the transcript alone tells the state)."""
-
-UNHOOKED_SETTLE = 2.0
-"""Extra seconds after the session file appears before a run without hooks takes a reply."""
 
 HOOK_SETTINGS_KEY = "hooks"
 """``settings.json`` ``"hooks": {"<Event>": [{"matcher": "*", "hooks": [{"type":
@@ -148,20 +188,26 @@ ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM})
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
 
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+APPROVAL = ApprovalKeys(
+    approve="Enter",
+    reject="Escape",
+    settle=1.0,
+    evidence=Evidence(
+        VERSION,
+        "live: test_approval_approve_runs_the_command, "
+        "test_approval_reject_leaves_the_command_unrun, "
+        "test_edit_confirmation_approved_from_the_chat, "
+        "test_edit_confirmation_rejected_leaves_the_file_unwritten",
+    ),
+)
 """"Allow execution of [Shell]?" lists "1. Allow once" (preselected), "2. Allow for this
 session" and "3. No, suggest changes (esc)"; "Apply this change?" lists "1. Allow once"
 (preselected), "2. Allow for this session", "3. Modify with external editor" and "4. No,
 suggest changes (esc)". In both, Enter allows it once; Esc declines it and cancels the turn
-("Request cancelled.")."""
+("Request cancelled."). Keys go 1 s after the Notification hook."""
 
 APPROVAL_QUESTION = "Allow execution of [Shell]?"
 EDIT_QUESTION = "Apply this change?"
-
-DIALOG_SETTLE = 1.0
-"""Seconds from the Notification hook until the confirmation takes keys."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
 
@@ -239,9 +285,16 @@ AUTH_TYPES = {
 OAUTH_CREDS = "oauth_creds.json"
 """Where a Google sign-in's credentials are cached (global dir)."""
 
-CONTEXT_FILE = "GEMINI.md"
-SKILLS_DIR = ".gemini/skills"
-WORKSPACE_EXCLUDE = ("/GEMINI.md", "/.gemini/skills/")
+SEED = SeedLayout(
+    context_file="GEMINI.md",
+    skills_dir=".gemini/skills",
+    exclude=("/GEMINI.md", "/.gemini/skills/"),
+    evidence=Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
+)
+"""What a seed writes and excludes. No attribution text: the 0.61.0 bundle contains no
+``Co-authored-by`` trailer."""
 
 CURATED_OUT: dict[str, str] = {
     "/about": "prints into the terminal only",

@@ -1,17 +1,18 @@
-"""Gemini CLI's tool confirmations as dialogs, and the keys that answer them.
+"""Gemini CLI's tool confirmations as dialogs; the keys that answer them are
+``_compat.APPROVAL``.
 
-A confirmation is known from the run's hook spool (``_signals.py``); its answer is one key.
+A confirmation is known from the run's hook spool (``_signals.py``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...schema import Dialog, DialogAnswer, Option, Question
-from .. import Terminal, approval_key, play_keys
+from ...schema import Dialog
+from .. import approval_dialog as permission
 from . import _compat
 
-__all__ = ["approval_dialog", "confirmation_id", "play", "recipe"]
+__all__ = ["approval_dialog", "confirmation_id"]
 
 
 def confirmation_id(record: dict[str, Any]) -> str:
@@ -50,35 +51,11 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
         command = details.get("command")
         text, what, tool_name = _compat.APPROVAL_QUESTION, "Run it this once", _compat.SHELL_TOOL
         body = f"```\n{command}\n```" if command else ""
-    question = Question(
-        header="Permission",
-        text=text,
-        options=[
-            Option(label=_compat.APPROVE, description=what),
-            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
-        ],
-        free_text=False,
+    return permission(
+        text,
+        approve=what,
+        reject="Don't do it; the turn stops",
+        tool_id=tool_id,
+        tool_name=tool_name,
+        body=body,
     )
-    return Dialog(
-        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
-    )
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
-    """The keys that play ``answer`` into the open confirmation of ``dialog``.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer
-    >>> d = approval_dialog({"type": "exec", "command": "ls"})
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    ['Enter']
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    ['Escape']
-    """
-    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
-
-
-def play(terminal: Terminal, keys: list[str]) -> None:
-    """Type a recipe once the confirmation takes keys."""
-    play_keys(terminal, keys, _compat.DIALOG_SETTLE)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,14 @@ from ._subagents import agents_folder
 
 __all__ = [
     "chats_dir",
+    "epoch",
     "is_document",
     "legacy_chats_dir",
     "peek_session",
     "read_header",
     "session_ref",
     "sessions",
+    "sessions_since",
 ]
 
 _PEEK_BYTES = 1 << 20
@@ -162,3 +165,26 @@ def sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
             session_id = str(header["sessionId"])
             found[session_id] = session_ref(session_id, path)
     return sorted(found.values(), key=lambda ref: ref.path.name)
+
+
+def sessions_since(global_dir: Path, cwd: Path, since: float) -> list[tuple[str, Path]]:
+    """``(session id, file)`` of the sessions of ``cwd`` started at or after ``since`` (a
+    run's, found without hook records), oldest first.
+    """
+    found = []
+    for ref in sessions(global_dir, cwd):
+        header = read_header(ref.path) or {}
+        started = epoch(header.get("startTime"))
+        if started is not None and started >= since:
+            found.append((started, ref.transcript_id, ref.path))
+    return [(session_id, path) for _, session_id, path in sorted(found)]
+
+
+def epoch(value: Any) -> float | None:
+    """An ISO time (``Z`` or an offset) as seconds since the epoch, if it is one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -1,4 +1,4 @@
-"""Gemini CLI behind the seam."""
+"""Gemini CLI behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
@@ -6,56 +6,51 @@ import json
 import os
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from ...schema import (
-    AuthDescriptor,
-    AuthStatus,
-    CommandSpec,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SeedMeta,
-    ToolCall,
-)
+from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
 from .. import (
-    AgentProvider,
-    ApprovalOutcome,
     ProviderMeta,
     RunContext,
+    RunFile,
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
     Terminal,
     TranscriptReader,
     TranscriptRef,
-    approval_said_in_result,
+    TuiProvider,
     load_json,
+    spool_records,
 )
 from . import _auth, _commands, _compat
 from ._config import secure, trusted, user_dir
-from ._dialogs import play, recipe
-from ._files import chats_dir, legacy_chats_dir, peek_session, read_header, session_ref
+from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
 from ._files import sessions as session_files
-from ._signals import SPOOL, GeminiSignals, hook_settings, signals
+from ._signals import GeminiSignals, hook_settings
 from ._transcript import GeminiTranscriptReader
 
 __all__ = ["GeminiProvider"]
 
-_STATE_FILE = "gemini.json"
+_STATE = RunFile("gemini.json")
+"""What the spawn decided: the run's global dir, when, and whether it is isolated."""
+_SIGNALS = GeminiSignals()
 _SYSTEM_SETTINGS = "system-settings.json"
 _SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 
-class GeminiProvider(AgentProvider):
+class GeminiProvider(TuiProvider):
     """Gemini CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
     meta = ProviderMeta(
         id="gemini", display_name="Gemini CLI", binary="gemini", clear_command="/clear"
     )
-    live_signals = GeminiSignals()
+    live_signals = _SIGNALS
+    paste = _compat.PASTE
+    interrupt_keys = _compat.INTERRUPT
+    approval = _compat.APPROVAL
+    seed = _compat.SEED
+    commands_from = _commands
 
     def __init__(self) -> None:
         # Epochs that a /clear opened (not the run's first): their readers start with its echo.
@@ -70,7 +65,7 @@ class GeminiProvider(AgentProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / SPOOL
+        spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         self._spool, self._context = spool, ctx
         env: dict[str, str] = dict(_compat.SPAWN_ENV)
@@ -108,14 +103,13 @@ class GeminiProvider(AgentProvider):
                 merged = {**load_json(Path(current)), **hooks}
                 system.write_text(json.dumps(merged, indent=2))
                 env[_SYSTEM_SETTINGS_ENV] = str(system)
-        (ctx.runtime_dir / _STATE_FILE).write_text(
-            json.dumps(
-                {
-                    "global_dir": str(global_dir),
-                    "spawned_at": time.time(),
-                    "isolated": request.endpoint is not None,
-                }
-            )
+        _STATE.write(
+            ctx,
+            {
+                "global_dir": str(global_dir),
+                "spawned_at": time.time(),
+                "isolated": request.endpoint is not None,
+            },
         )
         argv = [str(request.binary)]
         if request.model:
@@ -154,29 +148,15 @@ class GeminiProvider(AgentProvider):
 
     # -- transcript --------------------------------------------------------------------
 
-    def _run_state(self, context: RunContext) -> dict[str, Any]:
-        return load_json(context.runtime_dir / _STATE_FILE)
-
-    def _starts(self, context: RunContext) -> list[tuple[str, Path]]:
-        """The run's sessions, oldest first, from its SessionStart hook records."""
-        found: dict[str, Path] = {}
-        for record in signals(context.runtime_dir / SPOOL):
-            if record.get("hook_event_name") != "SessionStart":
-                continue
-            session_id, path = record.get("session_id"), record.get("transcript_path")
-            if session_id and path and str(session_id) not in found:
-                found[str(session_id)] = Path(str(path))
-        return list(found.items())
-
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
-        starts = self._starts(context) or self._scan(context)
+        starts = _SIGNALS.session_starts(context) or self._scan(context)
         if not starts:
             return current
         session_id, path = starts[-1]
         # Read lazily: the session file may be found before its SessionStart record.
-        self._spools[session_id] = context.runtime_dir / SPOOL
+        self._spools[session_id] = _SIGNALS.spool(context)
         if current is not None and current.transcript_id == session_id:
             return current
         if len(starts) > 1:
@@ -185,34 +165,27 @@ class GeminiProvider(AgentProvider):
 
     def _hooked(self, context: RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
-        return bool(self._starts(context))
+        return bool(_SIGNALS.session_starts(context))
 
     def _scan(self, context: RunContext) -> list[tuple[str, Path]]:
         """The run's sessions without hook records: the folder's session files started
         since the spawn, oldest first.
         """
-        state = self._run_state(context)
+        state = _STATE.read(context)
         since = float(state.get("spawned_at") or 0.0) - 1.0
-        global_dir = Path(str(state.get("global_dir") or user_dir()))
-        found = []
-        for ref in session_files(global_dir, context.cwd):
-            header = read_header(ref.path) or {}
-            started = _epoch(header.get("startTime"))
-            if started is not None and started >= since:
-                found.append((started, ref.transcript_id, ref.path))
-        return [(session_id, path) for _, session_id, path in sorted(found)]
+        return sessions_since(Path(str(state.get("global_dir") or user_dir())), context.cwd, since)
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
         spool = self._spools.get(ref.transcript_id)
-        turns = (lambda: signals(spool)) if spool is not None else None
+        turns = (lambda: spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
         return session_files(user_dir(), cwd)
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        state = self._run_state(context)
+        state = _STATE.read(context)
         if not state.get("isolated"):
             return []
         return session_files(Path(str(state["global_dir"])), context.cwd)
@@ -221,11 +194,11 @@ class GeminiProvider(AgentProvider):
         return peek_session(ref.path)
 
     def watch_paths(self, context: RunContext) -> list[Path]:
-        paths = [context.runtime_dir / SPOOL]
+        paths = [_SIGNALS.spool(context)]
         if not self._hooked(context):
             # Without hooks a new session shows only as a new file in the session store.
             # Gemini CLI registers the folder in projects.json first, then writes there.
-            state = self._run_state(context)
+            state = _STATE.read(context)
             global_dir = Path(str(state.get("global_dir") or user_dir()))
             chats = chats_dir(global_dir, context.cwd)
             paths.append(chats if chats is not None else global_dir)
@@ -235,13 +208,12 @@ class GeminiProvider(AgentProvider):
     def is_ready(self, context: RunContext) -> bool:
         # The SessionStart hook runs while the TUI starts; the prompt takes an Enter a
         # moment after it. Without hooks the session file (written at start-up) tells.
-        spool = context.runtime_dir / SPOOL
-        since = float(self._run_state(context).get("spawned_at") or 0.0)
-        for record in signals(spool):
+        since = float(_STATE.read(context).get("spawned_at") or 0.0)
+        for record in _SIGNALS.records(context):
             if record.get("hook_event_name") == "SessionStart":
-                stamp = _epoch(record.get("timestamp"))
+                stamp = epoch(record.get("timestamp"))
                 if stamp is not None and stamp >= since - 1.0:
-                    return time.time() - stamp >= _compat.READY_SETTLE
+                    return time.time() - stamp >= _compat.READY.settle
         scanned = self._scan(context)
         if not scanned:
             return False
@@ -249,7 +221,7 @@ class GeminiProvider(AgentProvider):
             age = time.time() - scanned[0][1].stat().st_mtime
         except OSError:
             return False
-        return age >= _compat.READY_SETTLE + _compat.UNHOOKED_SETTLE
+        return age >= _compat.READY_WITHOUT_HOOKS.settle
 
     # -- input -------------------------------------------------------------------------
 
@@ -258,14 +230,13 @@ class GeminiProvider(AgentProvider):
         hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
         before = _count(spool, "BeforeAgent", "SessionStart")
         size = self._session_size(context)
-        terminal.paste(text)
-        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
+        wait = self.paste.retry_after or 0.0
+        self.paste.submit(terminal, text)
         if text.strip() in _compat.CLEAR_COMMANDS:
             # The next reply must not reach the TUI before the new session is up.
             if hooked:
-                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], _compat.SUBMIT_WAIT)
-            time.sleep(_compat.READY_SETTLE)
+                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], wait)
+            time.sleep(_compat.READY.settle)
             return
         if text.lstrip().startswith("/"):
             return
@@ -273,42 +244,22 @@ class GeminiProvider(AgentProvider):
         # prompt): a prompt that started no turn (no BeforeAgent hook; without hooks, nothing
         # written to the session file) gets one more Enter. An empty prompt ignores it.
         if hooked:
-            started = _wait_for(
-                lambda: _count(spool, "BeforeAgent")[0] > before[0], _compat.SUBMIT_WAIT
-            )
+            started = _wait_for(lambda: _count(spool, "BeforeAgent")[0] > before[0], wait)
         else:
-            started = _wait_for(lambda: self._session_size(context) != size, _compat.SUBMIT_WAIT)
+            started = _wait_for(lambda: self._session_size(context) != size, wait)
         if not started:
-            terminal.keys("Enter")
+            terminal.keys(self.paste.submit_key)
 
     def _session_size(self, context: RunContext | None) -> int:
         if context is None:
             return -1
-        found = self._starts(context) or self._scan(context)
+        found = _SIGNALS.session_starts(context) or self._scan(context)
         try:
             return found[-1][1].stat().st_size if found else -1
         except OSError:
             return -1
 
-    def interrupt(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.INTERRUPT_KEYS)
-
-    def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
-    ) -> None:
-        play(terminal, recipe(dialog, answer))
-
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """The reader marks a cancelled (declined) call's output ``(rejected)``."""
-        return approval_said_in_result(tool)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
         return _auth.descriptor()
@@ -327,16 +278,9 @@ class GeminiProvider(AgentProvider):
             model_selection=True,
         )
 
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-        )
-
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:
-    records = signals(spool) if spool is not None else []
+    records = spool_records(spool) if spool is not None else []
     return tuple(sum(1 for r in records if r.get("hook_event_name") == e) for e in events)
 
 
@@ -347,12 +291,3 @@ def _wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
             return True
         time.sleep(0.1)
     return predicate()
-
-
-def _epoch(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

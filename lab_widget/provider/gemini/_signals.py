@@ -9,23 +9,15 @@ a new session) means the confirmation was answered.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
 from ...schema import Dialog, State
-from .. import (
-    LiveSignals,
-    RunContext,
-    spool_signature,
-)
-from .. import spool_records as signals
+from .. import HookSignals, RunContext, hook_command
 from . import _compat
 from ._dialogs import approval_dialog, confirmation_id
 
-__all__ = ["SPOOL", "GeminiSignals", "confirmations", "hook_settings", "signals", "turn_state"]
-
-SPOOL = "signals"
+__all__ = ["GeminiSignals", "confirmations", "hook_settings", "turn_state"]
 
 
 def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
@@ -43,19 +35,13 @@ def confirmations(records: list[dict[str, Any]], session_id: str) -> list[dict[s
     ]
 
 
-def hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
 def hook_settings(spool: Path) -> dict[str, Any]:
-    """The ``hooks`` settings that spool every event of ``_compat.HOOK_EVENTS``.
+    """The ``hooks`` settings that spool every event of ``_compat.HOOKS``.
 
     Examples
     --------
     >>> hooks = hook_settings(Path("/run/signals"))
-    >>> sorted(hooks) == sorted(_compat.HOOK_EVENTS)
+    >>> sorted(hooks) == sorted(_compat.HOOKS.events)
     True
     >>> hooks["Notification"][0]["hooks"][0]["type"]
     'command'
@@ -63,7 +49,7 @@ def hook_settings(spool: Path) -> dict[str, Any]:
     command = hook_command(spool)
     return {
         event: [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
-        for event in _compat.HOOK_EVENTS
+        for event in _compat.HOOKS.events
     }
 
 
@@ -79,14 +65,11 @@ def _open_permission(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-class GeminiSignals(LiveSignals):
-    """Hook records spooled per run (see ``_compat.HOOK_EVENTS``)."""
-
-    def _records(self, context: RunContext) -> list[dict[str, Any]]:
-        return signals(context.runtime_dir / SPOOL)
+class GeminiSignals(HookSignals):
+    """Hook records spooled per run (see ``_compat.HOOKS``)."""
 
     def pending_dialog(self, context: RunContext) -> Dialog | None:
-        record = _open_permission(self._records(context))
+        record = _open_permission(self.records(context))
         details = record.get("details") if record else None
         if not isinstance(details, dict) or details.get("type") not in _compat.ANSWERED_CONFIRMS:
             return None  # other confirmations (MCP tools, web fetches) go to blocked()
@@ -94,18 +77,11 @@ class GeminiSignals(LiveSignals):
         return approval_dialog(details, confirmation_id(record))
 
     def blocked(self, context: RunContext) -> str | None:
-        record = _open_permission(self._records(context))
+        record = _open_permission(self.records(context))
         if record is None or self.pending_dialog(context) is not None:
             return None
         what = str(record.get("message") or "a tool needs confirmation")
         return f"Gemini CLI asks for confirmation ({what}); answer it in the terminal."
-
-    def signature(self, context: RunContext) -> object:
-        spool = context.runtime_dir / SPOOL
-        return spool_signature(spool)
-
-    def sweep(self, context: RunContext) -> None:
-        return  # records are small and one per event; the spool goes with the run
 
 
 _TURN_EVENTS = ("BeforeAgent", "AfterAgent")

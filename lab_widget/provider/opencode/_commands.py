@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ...schema import CommandSpec
+from .. import merge_commands
 from . import _compat
 from ._config import config_home
 
@@ -21,16 +22,16 @@ def catalog(cwd: Path) -> list[CommandSpec]:
     """The builtins (chat-unsafe ones marked) and the custom Markdown commands; a builtin
     keeps its name.
     """
-    specs = {c.name: c for c in _compat.BUILTIN_COMMANDS}
-    for source, folders in (
-        ("user", [config_home() / d for d in _compat.USER_COMMAND_DIRS]),
-        ("project", [Path(cwd) / d for d in _compat.COMMAND_DIRS]),
-    ):
-        for folder in folders:
-            for spec in _custom_commands(folder, source):
-                if spec.name not in specs or specs[spec.name].source != "builtin":
-                    specs[spec.name] = spec
-    return list(specs.values())
+    custom = [
+        spec
+        for source, folders in (
+            ("user", [config_home() / d for d in _compat.USER_COMMAND_DIRS]),
+            ("project", [Path(cwd) / d for d in _compat.COMMAND_DIRS]),
+        )
+        for folder in folders
+        for spec in _custom_commands(folder, source)
+    ]
+    return merge_commands(_compat.BUILTIN_COMMANDS, custom)
 
 
 def command_sources(cwd: Path) -> list[Path]:

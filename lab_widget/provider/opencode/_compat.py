@@ -11,7 +11,15 @@ from functools import partial
 
 from ...compat import PINS
 from ...schema import CommandSpec, DialogKind
-from .. import builtin_command
+from .. import (
+    ApprovalKeys,
+    Evidence,
+    KeyRecipe,
+    PasteTiming,
+    ReadySignal,
+    SeedLayout,
+    builtin_command,
+)
 
 VERSION = "1.18.33"
 assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"
@@ -174,39 +182,65 @@ READY_LOG_LINE = 'message="project copy refresh done"'
 Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
 cores); a message typed between server and prompt was lost."""
 
-READY_SETTLE = 1.5
+READY = ReadySignal(
+    signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
+    settle=1.5,
+    evidence=Evidence(
+        VERSION,
+        "measured: probe timing (tmux, curl, the log); live: test_approval_approve_then_reject "
+        "lost its first message with a server-only readiness and passes with the log line",
+    ),
+)
 """Seconds from that line until the prompt takes input."""
 
-READY_FALLBACK = 10.0
+READY_WITHOUT_LOG = ReadySignal(
+    signal="the embedded server answering, when the log cannot be read",
+    settle=10.0,
+    evidence=Evidence(
+        VERSION, "measured: server ≈ 10 s after spawn, prompt ≈ 18.8 s (2 shared cores)"
+    ),
+)
 """Seconds from the server answering until input is sent when the log is unreadable."""
 
 # -- keys ----------------------------------------------------------------------------------
 
-KEY_DELAY = 0.3
-"""Seconds between a paste and the Enter that submits it."""
+PASTE = PasteTiming(
+    submit_delay=0.3,
+    typed_command_delay=0.6,
+    evidence=Evidence(
+        VERSION,
+        "live: every test; typed commands: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+    ),
+)
+"""A reply is pasted, then Enter 0.3 s later. A one-line ``/command`` is typed instead (the
+TUI's command autocomplete reads typed keys) and Enter follows 0.6 s later, once its
+autocomplete row is selected: Enter then runs the highlighted command."""
 
-INTERRUPT_KEYS = ("Escape", "Escape")
-"""The first Esc shows "esc again to interrupt"; the second aborts the turn (the assistant
-message gets ``MessageAbortedError``)."""
-
-INTERRUPT_GAP = 0.4
+INTERRUPT = KeyRecipe(
+    keys=("Escape", "Escape"),
+    key_delay=0.4,
+    evidence=Evidence(
+        VERSION,
+        "fixture: interrupt: test_interrupt_is_a_lifecycle_message_and_idle; "
+        "live: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+    ),
+)
+"""The first Esc shows "esc again to interrupt"; the second, 0.4 s later, aborts the turn
+(the assistant message gets ``MessageAbortedError``)."""
 
 CLEAR_COMMAND = "/new"
 """Starts a new session; nothing is recorded until its first message creates the row."""
 
-COMMAND_SETTLE = 0.6
-"""Seconds from typing a ``/`` command until its autocomplete row is selected: Enter then
-runs the highlighted command."""
-
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+APPROVAL = ApprovalKeys(
+    approve="Enter",
+    reject="Escape",
+    settle=1.0,
+    evidence=Evidence(VERSION, "live: test_approval_approve_then_reject"),
+)
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
 selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
-"Approve" (played as "Allow once") and "Reject"."""
-
-DIALOG_SETTLE = 1.0
-"""Seconds from the permission request appearing on the server until its prompt takes keys."""
+"Approve" (played as "Allow once") and "Reject". Keys go 1 s after the request appears on
+the server."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
 
@@ -327,9 +361,15 @@ commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_men
 AUTH_FILE = "opencode/auth.json"
 """Where ``opencode auth login`` stores provider keys, under ``$XDG_DATA_HOME``."""
 
-CONTEXT_FILE = "AGENTS.md"
-SKILLS_DIR = ".opencode/skills"
-WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.opencode/skills/")
+SEED = SeedLayout(
+    context_file="AGENTS.md",
+    skills_dir=".opencode/skills",
+    exclude=("/AGENTS.md", "/.opencode/skills/"),
+    evidence=Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
+)
+"""What a seed writes and excludes."""
 
 APPROVAL_PERMISSIONS = frozenset({"bash", "edit"})
 """Permission names whose prompt the keys above answer: shell commands

@@ -1,8 +1,8 @@
 """OpenCode's permission prompt and question tool as dialogs, and how each is answered.
 
-A permission prompt (known from the embedded server, ``_signals.py``) is answered by keys.
-A question is in the store (its tool part, with the questions), and is answered through
-the server's own reply endpoint.
+A permission prompt (known from the embedded server, ``_signals.py``) is answered by keys
+(``_compat.APPROVAL``). A question is in the store (its tool part, with the questions), and
+is answered through the server's own reply endpoint.
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import RunContext, Terminal, approval_key, play_keys
+from .. import RunContext
+from .. import approval_dialog as permission
 from . import _compat
 from ._server import get_json, server_url
 
 __all__ = [
     "answer_question",
     "approval_dialog",
-    "play",
     "question_dialog",
-    "recipe",
     "recorded_answers",
 ]
 
@@ -131,8 +130,8 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     """
     metadata = _dict(request.get("metadata"))
     tool = _dict(request.get("tool"))
-    permission = str(request.get("permission") or "bash")
-    if permission == "edit":
+    permission_name = str(request.get("permission") or "bash")
+    if permission_name == "edit":
         path = str(metadata.get("filepath") or "")
         name = path.rsplit("/", 1)[-1] or "a file"
         diff = str(metadata.get("diff") or "").rstrip("\n")
@@ -142,39 +141,11 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
         command = metadata.get("command")
         text, what = "Permission required: run this shell command?", "run it this once"
         body = f"```\n{command}\n```" if command else ""
-    question = Question(
-        header="Permission",
-        text=text,
-        options=[
-            Option(label=_compat.APPROVE, description=f"Allow once: {what}"),
-            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
-        ],
-        free_text=False,
-    )
-    return Dialog(
-        kind="approval",
-        questions=[question],
+    return permission(
+        text,
+        approve=f"Allow once: {what}",
+        reject="Don't do it; the turn stops",
         tool_id=str(tool.get("callID")) if tool.get("callID") else None,
-        tool_name=permission,
+        tool_name=permission_name,
         body=body,
     )
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
-    """The keys that play ``answer`` into the open permission prompt.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer
-    >>> d = approval_dialog({"permission": "bash", "tool": {"callID": "c"}})
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    ['Enter']
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    ['Escape']
-    """
-    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
-
-
-def play(terminal: Terminal, keys: list[str]) -> None:
-    """Type a recipe once the prompt takes keys."""
-    play_keys(terminal, keys, _compat.DIALOG_SETTLE)

@@ -1,27 +1,14 @@
-"""OpenCode behind the seam."""
+"""OpenCode behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
 import json
-import re
 import socket
 import time
-from datetime import datetime
 from pathlib import Path
 
-from ...schema import (
-    AuthDescriptor,
-    AuthStatus,
-    CommandSpec,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SeedMeta,
-    ToolCall,
-)
+from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
 from .. import (
-    AgentProvider,
-    ApprovalOutcome,
     ProviderMeta,
     RunContext,
     SpawnPlan,
@@ -29,20 +16,17 @@ from .. import (
     Terminal,
     TranscriptReader,
     TranscriptRef,
-    approval_said_in_result,
-    load_json,
+    TuiProvider,
 )
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
-from ._dialogs import answer_question, play, recipe
-from ._server import STATE_FILE, get_json, server_url
+from ._dialogs import answer_question
+from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals
-from ._store import first_changes, has_events, legacy_sessions, read_events, sessions
+from ._store import first_changes, folder_sessions, has_events, read_events
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
 __all__ = ["OpenCodeProvider"]
-
-_LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]
 
 
 def _free_port() -> int:
@@ -51,13 +35,18 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class OpenCodeProvider(AgentProvider):
+class OpenCodeProvider(TuiProvider):
     """OpenCode, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
     meta = ProviderMeta(
         id="opencode", display_name="OpenCode", binary="opencode", clear_command="/new"
     )
     live_signals = OpenCodeSignals()
+    paste = _compat.PASTE
+    interrupt_keys = _compat.INTERRUPT
+    approval = _compat.APPROVAL
+    seed = _compat.SEED
+    commands_from = _commands
 
     def __init__(self) -> None:
         # Sessions that a /new opened (not the run's first): their readers start with its echo.
@@ -100,15 +89,14 @@ class OpenCodeProvider(AgentProvider):
         else:
             db = database()
         port = _free_port()
-        (ctx.runtime_dir / STATE_FILE).write_text(
-            json.dumps(
-                {
-                    "db": str(db),
-                    "port": port,
-                    "spawned_at": time.time(),
-                    "isolated": request.endpoint is not None,
-                }
-            )
+        STATE.write(
+            ctx,
+            {
+                "db": str(db),
+                "port": port,
+                "spawned_at": time.time(),
+                "isolated": request.endpoint is not None,
+            },
         )
         argv = [str(request.binary), *_compat.SERVER_FLAGS, str(port)]
         if model:
@@ -119,20 +107,17 @@ class OpenCodeProvider(AgentProvider):
 
     # -- transcript --------------------------------------------------------------------
 
-    def _state(self, context: RunContext) -> dict[str, object]:
-        return load_json(context.runtime_dir / STATE_FILE)
-
     def _db(self, context: RunContext) -> Path:
-        return Path(str(self._state(context).get("db") or database()))
+        return Path(str(STATE.read(context).get("db") or database()))
 
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
-        spawned = float(str(self._state(context).get("spawned_at") or 0.0))
+        spawned = float(str(STATE.read(context).get("spawned_at") or 0.0))
         db = self._db(context)
         # A session of this folder created after the spawn is this run's (the first
         # message creates it, also after /new).
-        found = _folder_sessions(db, str(context.cwd), int((spawned - 1.0) * 1000))
+        found = folder_sessions(db, str(context.cwd), int((spawned - 1.0) * 1000))
         if not found:
             return current
         newest = found[-1]
@@ -147,13 +132,13 @@ class OpenCodeProvider(AgentProvider):
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        if not self._state(context).get("isolated"):
+        if not STATE.read(context).get("isolated"):
             return []
-        return _folder_sessions(self._db(context), str(context.cwd), 0)
+        return folder_sessions(self._db(context), str(context.cwd), 0)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:
         folder = str(Path(cwd).expanduser().resolve())
-        return _folder_sessions(database(), folder, 0)
+        return folder_sessions(database(), folder, 0)
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         if ref.path.suffix == ".json" or not has_events(ref.path, ref.transcript_id):
@@ -176,7 +161,7 @@ class OpenCodeProvider(AgentProvider):
     def is_ready(self, context: RunContext) -> bool:
         # The embedded server answers seconds before the TUI draws its prompt; the start-up
         # log's last line comes just before it.
-        state = self._state(context)
+        state = STATE.read(context)
         base = server_url(context)
         if base is None:
             return False
@@ -185,33 +170,14 @@ class OpenCodeProvider(AgentProvider):
             if get_json(base + _compat.PERMISSION_PATH) is None:
                 return False
             up = state["server_up_at"] = time.time()
-            (context.runtime_dir / STATE_FILE).write_text(json.dumps(state))
+            STATE.write(context, state)
         since = float(str(state.get("spawned_at") or 0.0))
-        logged = _logged_after(self._db(context).parent / "log", since, _compat.READY_LOG_LINE)
+        logged = logged_after(self._db(context).parent / "log", since, _compat.READY_LOG_LINE)
         if logged is not None:
-            return time.time() - logged >= _compat.READY_SETTLE
-        return time.time() - up >= _compat.READY_FALLBACK
+            return time.time() - logged >= _compat.READY.settle
+        return time.time() - up >= _compat.READY_WITHOUT_LOG.settle
 
     # -- input -------------------------------------------------------------------------
-
-    def reply(self, terminal: Terminal, text: str) -> None:
-        stripped = text.strip()
-        if stripped.startswith("/") and "\n" not in stripped:
-            # Typed, not pasted: the TUI's command autocomplete reads typed keys, and Enter
-            # runs the highlighted command.
-            terminal.type_text(stripped)
-            time.sleep(_compat.COMMAND_SETTLE)
-        else:
-            terminal.paste(text)
-            time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
-
-    def interrupt(self, terminal: Terminal) -> None:
-        first, *rest = _compat.INTERRUPT_KEYS
-        terminal.keys(first)
-        for key in rest:
-            time.sleep(_compat.INTERRUPT_GAP)
-            terminal.keys(key)
 
     def answer(
         self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
@@ -219,19 +185,9 @@ class OpenCodeProvider(AgentProvider):
         if dialog.kind == "question":
             answer_question(context, dialog, answer)
             return
-        play(terminal, recipe(dialog, answer))
+        super().answer(context, terminal, dialog, answer)
 
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """The reader marks a call whose permission was rejected ``(rejected)``."""
-        return approval_said_in_result(tool)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
         return _auth.descriptor()
@@ -246,79 +202,9 @@ class OpenCodeProvider(AgentProvider):
             model_selection=True,
         )
 
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-        )
-
 
 _PREVIEW_ROWS = 64
 """Rows a preview reads: the first prompt and the model come within a turn's first rows."""
 
 _PREVIEW_MESSAGES = 4
 """Messages a preview of a session without an event log reads (with their parts)."""
-
-
-def _folder_sessions(db: Path, folder: str, since_ms: int) -> list[TranscriptRef]:
-    """The top-level sessions of ``folder`` created at or after ``since_ms``, oldest first:
-    the SQLite store's, then those of the JSON files older versions kept beside it (a
-    session migrated into the store is listed once, from the store).
-    """
-    found = [(s.time_created, s.id, db) for s in sessions(db, folder, since_ms)]
-    known = {session_id for _, session_id, _ in found}
-    storage = db.parent / _LEGACY_STORAGE_NAME
-    for legacy in legacy_sessions(storage, folder):
-        if legacy.id not in known and legacy.time_created >= since_ms and legacy.path:
-            found.append((legacy.time_created, legacy.id, legacy.path))
-    refs = []
-    for _, session_id, path in sorted(found):
-        refs.append(TranscriptRef(transcript_id=session_id, path=path, watch=_watch(path)))
-    return refs
-
-
-def _watch(path: Path) -> tuple[Path, ...]:
-    if path.suffix != ".json":
-        return (path.parent,)  # the store and its WAL
-    # A legacy session: its message folder, and the part folders of its newest messages
-    # (one folder per message, created as the message starts).
-    storage = path.parent.parent.parent
-    messages = storage / _compat.LEGACY_MESSAGE_DIR / path.stem
-    try:
-        newest = sorted(p.stem for p in messages.glob("*.json"))[-2:]
-    except OSError:
-        newest = []
-    parts = storage / _compat.LEGACY_PART_DIR
-    return (messages, parts, *(parts / m for m in newest))
-
-
-_LOG_TAIL = 1 << 16
-_LOG_STAMP = re.compile(r"^timestamp=(\S+)")
-
-
-def _logged_after(folder: Path, since: float, needle: str) -> float | None:
-    """When the newest log line holding ``needle`` was written, if after ``since``."""
-    try:
-        logs = sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime)
-    except OSError:
-        return None
-    for path in reversed(logs[-2:]):
-        try:
-            with path.open("rb") as f:
-                f.seek(max(0, path.stat().st_size - _LOG_TAIL))
-                lines = f.read().decode(errors="replace").splitlines()
-        except OSError:
-            continue
-        for line in reversed(lines):
-            if needle not in line:
-                continue
-            match = _LOG_STAMP.match(line)
-            if match is None:
-                continue
-            try:
-                stamp = datetime.fromisoformat(match.group(1).replace("Z", "+00:00")).timestamp()
-            except ValueError:
-                continue
-            return stamp if stamp >= since - 1.0 else None
-    return None
