@@ -1,11 +1,11 @@
 """The base of every provider that drives its CLI's real TUI by keys, from its compat records.
 
 What differs between CLIs here is data, pinned in the provider's ``_compat.py`` as
-:mod:`._couplings` records: how a message is pasted and submitted, which keys interrupt,
-which key answers each permission-prompt choice, which screens a start-up may show, and what
-empties a prompt an interrupt put back. :class:`TuiProvider` plays them; a provider
-overrides only what its CLI does differently (a picker of its own after a command, a reply
-that must check its turn started).
+:mod:`._couplings` records under fixed names (:class:`TuiCouplings`): how a message is pasted
+and submitted, which keys interrupt, which key answers each permission-prompt choice, which
+screens a start-up may show, what empties a prompt an interrupt put back, and where a seed
+goes. :class:`TuiProvider` plays them; a provider overrides only what its CLI does
+differently (a picker of its own after a command, a reply that must check its turn started).
 """
 
 from __future__ import annotations
@@ -18,7 +18,44 @@ from ._couplings import ApprovalKeys, KeyRecipe, PasteTiming, SeedLayout, Startu
 from ._dialogs import approval_said_in_result
 from ._seam import AgentProvider, ApprovalOutcome, RunContext, StartupBlocker, Terminal
 
-__all__ = ["CommandScan", "TuiProvider"]
+__all__ = ["CommandScan", "TuiCouplings", "TuiProvider"]
+
+
+class TuiCouplings(Protocol):
+    """The records a TUI provider's ``_compat`` module pins, by name (``None``: the CLI has no
+    such coupling, or the provider plays it its own way).
+    """
+
+    # Named as the module's constants are: these are read off a provider's ``_compat``.
+    @property
+    def PASTE(self) -> PasteTiming:  # noqa: N802
+        """How a reply reaches the prompt box and is submitted."""
+        ...
+
+    @property
+    def INTERRUPT(self) -> KeyRecipe:  # noqa: N802
+        """What stops the current turn without quitting the agent."""
+        ...
+
+    @property
+    def APPROVAL(self) -> ApprovalKeys | None:  # noqa: N802
+        """The keys that answer a permission prompt."""
+        ...
+
+    @property
+    def STARTUP(self) -> StartupScreens | None:  # noqa: N802
+        """The start-up screens the TUI may show and how each is accepted."""
+        ...
+
+    @property
+    def RESTORED_INPUT(self) -> KeyRecipe | None:  # noqa: N802
+        """What empties the prompt box an interrupt put the prompt back into."""
+        ...
+
+    @property
+    def SEED(self) -> SeedLayout:  # noqa: N802
+        """Where the CLI reads a seeded workspace's instructions and skills."""
+        ...
 
 
 class CommandScan(Protocol):
@@ -43,55 +80,48 @@ class TuiProvider(AgentProvider):
     True
     """
 
-    paste: PasteTiming
-    """How a reply reaches the prompt box and is submitted."""
-    interrupt_keys: KeyRecipe
-    """What stops the current turn without quitting the agent."""
-    approval: ApprovalKeys | None = None
-    """The keys that answer a permission prompt (``None``: the chat answers none)."""
-    startup: StartupScreens | None = None
-    """The start-up screens the TUI may show and how each is accepted."""
-    restored_input: KeyRecipe | None = None
-    """What empties the prompt box an interrupt put the prompt back into (``None``: the TUI
-    keeps no such text)."""
-    rejected_marker: str = "rejected"
-    """A word of a declined call's error output (the CLI's, or the reader's mark)."""
-    seed: SeedLayout
-    """Where the CLI reads a seeded workspace's instructions and skills."""
+    couplings: TuiCouplings
+    """The provider's ``_compat`` module."""
     commands_from: CommandScan
     """The provider's ``_commands`` module."""
+    rejected_marker: str = "rejected"
+    """A word of a declined call's error output (the CLI's, or the reader's mark)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        startup = cls.__dict__.get("startup")
+        couplings = cls.__dict__.get("couplings")
+        startup = getattr(couplings, "STARTUP", None)
         if isinstance(startup, StartupScreens):
             cls.startup_settle = startup.settle
 
     # -- input -------------------------------------------------------------------------
 
     def reply(self, terminal: Terminal, text: str) -> None:
-        self.paste.submit(terminal, text)
+        self.couplings.PASTE.submit(terminal, text)
 
     def interrupt(self, terminal: Terminal) -> None:
-        self.interrupt_keys.play(terminal)
+        self.couplings.INTERRUPT.play(terminal)
 
     def discard_restored_input(self, terminal: Terminal) -> None:
-        if self.restored_input is not None:
-            self.restored_input.play(terminal)
+        restored = self.couplings.RESTORED_INPUT
+        if restored is not None:
+            restored.play(terminal)
 
     def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
-        if self.startup is None:
+        startup = self.couplings.STARTUP
+        if startup is None:
             super().accept_startup(terminal, blocker)
             return
-        self.startup.accept(terminal, blocker.steps)
+        startup.accept(terminal, blocker.steps)
 
     def answer(
         self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
-        if self.approval is None:
+        approval = self.couplings.APPROVAL
+        if approval is None:
             super().answer(context, terminal, dialog, answer)
             return
-        self.approval.play(terminal, dialog, answer)
+        approval.play(terminal, dialog, answer)
 
     def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
         """A declined call's error output says so (:attr:`rejected_marker`)."""
@@ -106,4 +136,4 @@ class TuiProvider(AgentProvider):
         return self.commands_from.command_sources(cwd)
 
     def seed_meta(self) -> SeedMeta:
-        return self.seed.meta()
+        return self.couplings.SEED.meta()

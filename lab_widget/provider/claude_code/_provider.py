@@ -60,13 +60,9 @@ class ClaudeCodeProvider(TuiProvider):
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
     live_signals = _SIGNALS
-    paste = _compat.PASTE
-    interrupt_keys = _compat.INTERRUPT
-    restored_input = _compat.RESTORED_INPUT
-    startup = _compat.STARTUP
-    rejected_marker = _compat.REJECTED_RESULT
-    seed = _compat.SEED
+    couplings = _compat
     commands_from = _commands
+    rejected_marker = _compat.REJECTED_RESULT
     _auth_flow: ClaudeAuthFlow | None = None
     _status_lock = threading.Lock()
     _status: dict[Path, StatusSpool] = {}  # noqa: RUF012 (one reader per run folder, shared)

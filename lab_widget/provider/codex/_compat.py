@@ -54,6 +54,9 @@ NEW_WORKTREE_PICKER = KeyRecipe(
 "1. Use current Git worktree": Enter, 1 s after the command, keeps the folder. Outside one
 the prompt is empty by then and that Enter does nothing."""
 
+RESTORED_INPUT = None
+"""An interrupt leaves the prompt box empty: nothing to discard before the next reply."""
+
 READY = ReadySignal(
     signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
     settle=0.5,

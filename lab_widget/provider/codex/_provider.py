@@ -54,11 +54,7 @@ class CodexProvider(TuiProvider):
 
     meta = ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
     live_signals = _SIGNALS
-    paste = _compat.PASTE
-    interrupt_keys = _compat.INTERRUPT
-    approval = _compat.APPROVAL
-    startup = _compat.STARTUP
-    seed = _compat.SEED
+    couplings = _compat
     commands_from = _commands
 
     def __init__(self) -> None:

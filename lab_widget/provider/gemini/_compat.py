@@ -67,6 +67,14 @@ INTERRUPT = KeyRecipe(
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
 
+STARTUP = None
+"""No start-up screen is accepted from the chat: the isolated settings pick the key and trust
+the folder, and in the user's own setup the sign-in and trust screens are answered in the
+terminal (their keys are not pinned)."""
+
+RESTORED_INPUT = None
+"""An interrupt leaves nothing in the prompt box to discard."""
+
 CLEAR_COMMANDS = ("/clear", "/new")
 CLEAR_COMMAND = "/clear"
 """The builtin that starts a new session (alias ``/new``): SessionEnd(``clear``), then a

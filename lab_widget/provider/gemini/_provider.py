@@ -46,10 +46,7 @@ class GeminiProvider(TuiProvider):
         id="gemini", display_name="Gemini CLI", binary="gemini", clear_command="/clear"
     )
     live_signals = _SIGNALS
-    paste = _compat.PASTE
-    interrupt_keys = _compat.INTERRUPT
-    approval = _compat.APPROVAL
-    seed = _compat.SEED
+    couplings = _compat
     commands_from = _commands
 
     def __init__(self) -> None:
@@ -230,8 +227,8 @@ class GeminiProvider(TuiProvider):
         hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
         before = _count(spool, "BeforeAgent", "SessionStart")
         size = self._session_size(context)
-        wait = self.paste.retry_after or 0.0
-        self.paste.submit(terminal, text)
+        wait = self.couplings.PASTE.retry_after or 0.0
+        self.couplings.PASTE.submit(terminal, text)
         if text.strip() in _compat.CLEAR_COMMANDS:
             # The next reply must not reach the TUI before the new session is up.
             if hooked:
@@ -248,7 +245,7 @@ class GeminiProvider(TuiProvider):
         else:
             started = _wait_for(lambda: self._session_size(context) != size, wait)
         if not started:
-            terminal.keys(self.paste.submit_key)
+            terminal.keys(self.couplings.PASTE.submit_key)
 
     def _session_size(self, context: RunContext | None) -> int:
         if context is None:

@@ -228,6 +228,12 @@ INTERRUPT = KeyRecipe(
 """The first Esc shows "esc again to interrupt"; the second, 0.4 s later, aborts the turn
 (the assistant message gets ``MessageAbortedError``)."""
 
+STARTUP = None
+"""OpenCode shows no start-up screen to accept."""
+
+RESTORED_INPUT = None
+"""An interrupt leaves the prompt box empty (the next message is sent as typed)."""
+
 CLEAR_COMMAND = "/new"
 """Starts a new session; nothing is recorded until its first message creates the row."""
 

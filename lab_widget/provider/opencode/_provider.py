@@ -42,10 +42,7 @@ class OpenCodeProvider(TuiProvider):
         id="opencode", display_name="OpenCode", binary="opencode", clear_command="/new"
     )
     live_signals = OpenCodeSignals()
-    paste = _compat.PASTE
-    interrupt_keys = _compat.INTERRUPT
-    approval = _compat.APPROVAL
-    seed = _compat.SEED
+    couplings = _compat
     commands_from = _commands
 
     def __init__(self) -> None:
