@@ -28,6 +28,7 @@ from ._couplings import (
     ReadySignal,
     SeedLayout,
     StartupScreens,
+    pinned,
 )
 from ._dialogs import (
     APPROVE,
@@ -37,7 +38,7 @@ from ._dialogs import (
     approval_said_in_result,
     describe_answers,
 )
-from ._files import RunFile, load_json
+from ._files import RunFile, json_lines, load_json, read_head
 from ._hook_signals import (
     HookSignals,
     hook_command,
@@ -66,9 +67,11 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
-from ._tui import CommandScan, TuiProvider
+from ._spawn import api_base_url, isolated_home
+from ._tui import CommandScan, TuiCouplings, TuiProvider
 from ._turn_facts import TurnFactsLog
 from ._usage import UsageLedger
+from ._values import as_dict, iso_time
 
 __all__ = [
     "APPROVE",
@@ -109,11 +112,14 @@ __all__ = [
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "TuiCouplings",
     "TuiProvider",
     "TurnFactsLog",
     "UsageLedger",
+    "api_base_url",
     "approval_dialog",
     "approval_said_in_result",
+    "as_dict",
     "builtin_command",
     "credentials",
     "default_provider",
@@ -123,10 +129,15 @@ __all__ = [
     "get_provider",
     "hook_command",
     "injected_credentials",
+    "iso_time",
+    "isolated_home",
+    "json_lines",
     "load_json",
     "merge_commands",
     "open_calls",
+    "pinned",
     "provider_ids",
+    "read_head",
     "register",
     "require_login",
     "spool_drop",

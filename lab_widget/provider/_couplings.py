@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..compat import PINS
 from ..errors import LabWidgetError
 from ..schema import Dialog, DialogAnswer, ScrubPattern, SeedMeta
 from ._dialogs import APPROVE, APPROVE_ALWAYS, REJECT
@@ -35,7 +36,26 @@ __all__ = [
     "ReadySignal",
     "SeedLayout",
     "StartupScreens",
+    "pinned",
 ]
+
+
+def pinned(provider_id: str, version: str) -> str:
+    """``version``, the CLI version a provider's couplings were verified against, once it is
+    that provider's pin: a new pin fails the import until the couplings are re-verified.
+
+    Examples
+    --------
+    >>> pinned("codex", PINS["codex"].version) == PINS["codex"].version
+    True
+    """
+    pin = PINS[provider_id].version
+    if pin != version:
+        raise AssertionError(
+            f"{provider_id} is pinned to {pin} but its couplings were verified against "
+            f"{version}: re-verify them for the new pin"
+        )
+    return version
 
 
 @dataclass(frozen=True)

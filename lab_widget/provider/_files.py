@@ -1,18 +1,19 @@
 """Files adapters read leniently: a JSON object that may be missing, unreadable or not an
-object yet reads as empty; and the small file of facts a run keeps about its spawn.
+object yet reads as empty; the JSON lines of a file's first bytes; and the small file of facts
+a run keeps about its spawn.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._seam import RunContext
 
-__all__ = ["RunFile", "load_json"]
+__all__ = ["RunFile", "json_lines", "load_json", "read_head"]
 
 
 def load_json(path: Path) -> dict[str, Any]:
@@ -28,6 +29,37 @@ def load_json(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def read_head(path: Path, limit: int) -> bytes | None:
+    """At most ``limit`` bytes from the start of a file; ``None`` when it cannot be read.
+
+    Examples
+    --------
+    >>> read_head(Path("/nonexistent/file.jsonl"), 1024) is None
+    True
+    """
+    try:
+        with path.open("rb") as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+
+
+def json_lines(data: bytes) -> Iterator[Any]:
+    r"""The lines of ``data`` that parse as JSON, in order, parsed as they are asked for (a
+    line cut short or not JSON is passed over).
+
+    Examples
+    --------
+    >>> list(json_lines(b'{"a": 1}\nnot json\n[2]\n{"cut'))
+    [{'a': 1}, [2]]
+    """
+    for raw in data.splitlines():
+        try:
+            yield json.loads(raw)
+        except ValueError:
+            continue
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,14 @@ from typing import Any, Protocol
 from ..schema import CommandSpec, Dialog, DialogAnswer, SeedMeta, ToolCall
 from ._couplings import ApprovalKeys, KeyRecipe, PasteTiming, SeedLayout, StartupScreens
 from ._dialogs import approval_said_in_result
-from ._seam import AgentProvider, ApprovalOutcome, RunContext, StartupBlocker, Terminal
+from ._seam import (
+    AgentProvider,
+    ApprovalOutcome,
+    RunContext,
+    StartupBlocker,
+    Terminal,
+    TranscriptRef,
+)
 
 __all__ = ["CommandScan", "TuiCouplings", "TuiProvider"]
 
@@ -87,12 +94,27 @@ class TuiProvider(AgentProvider):
     rejected_marker: str = "rejected"
     """A word of a declined call's error output (the CLI's, or the reader's mark)."""
 
+    def __init__(self) -> None:
+        # Epochs the clear command opened (not a run's first), by transcript id: where the
+        # CLI records the command nowhere, that epoch's reader opens with its echo.
+        self._after_clear: set[str] = set()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         couplings = cls.__dict__.get("couplings")
         startup = getattr(couplings, "STARTUP", None)
         if isinstance(startup, StartupScreens):
             cls.startup_settle = startup.settle
+
+    # -- epochs ------------------------------------------------------------------------
+
+    def opened_by_clear(self, transcript_id: str) -> None:
+        """Note that the clear command opened the epoch ``transcript_id``."""
+        self._after_clear.add(transcript_id)
+
+    def clear_echo(self, ref: TranscriptRef) -> str | None:
+        """The clear command, for the reader of an epoch it opened (``None`` otherwise)."""
+        return self.meta.clear_command if ref.transcript_id in self._after_clear else None
 
     # -- input -------------------------------------------------------------------------
 

@@ -156,15 +156,19 @@ class ClaudeAuthFlow(AuthFlow):
             env[_compat.API_KEY_ENV] = key  # what a spawn will inject
         return env
 
-    def status(self) -> AuthStatus:
-        proc = subprocess.run(
-            [str(self._binary()), *_compat.AUTH_STATUS_ARGS],
+    def _run(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+        """One of the CLI's auth commands, run to its end (``AUTH_TIMEOUT`` at most)."""
+        return subprocess.run(
+            [str(self._binary()), *args],
             capture_output=True,
             text=True,
             timeout=_compat.AUTH_TIMEOUT,
             env=self._env(),
             check=False,
         )
+
+    def status(self) -> AuthStatus:
+        proc = self._run(_compat.AUTH_STATUS_ARGS)
         try:
             data = json.loads(proc.stdout)
         except ValueError:
@@ -254,13 +258,6 @@ class ClaudeAuthFlow(AuthFlow):
 
     def _logout(self) -> None:
         self.cancel()
-        proc = subprocess.run(
-            [str(self._binary()), *_compat.AUTH_LOGOUT_ARGS],
-            capture_output=True,
-            text=True,
-            timeout=_compat.AUTH_TIMEOUT,
-            env=self._env(),
-            check=False,
-        )
+        proc = self._run(_compat.AUTH_LOGOUT_ARGS)
         if proc.returncode != 0:
             raise AuthError(f"logout failed: {proc.stderr.strip() or proc.stdout.strip()}")

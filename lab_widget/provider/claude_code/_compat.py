@@ -1,15 +1,11 @@
-"""Every private coupling to Claude Code, pinned to one exact version.
+"""Every private coupling to Claude Code, with the version it was verified against.
 
-Changing the pinned version means re-recording the fixtures
-(``scripts/record_fixtures.py``) and re-running the live tests against it.
+The evidence for each, and how to move to a new version: ``docs/compat/claude-code.md``.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
-from ...compat import PINS
-from ...schema import AuthKind, CommandSpec, DialogKind, Option, Question, ScrubPattern
+from ...schema import AuthKind, DialogKind, Option, Question, ScrubPattern
 from .. import (
     ApprovalKeys,
     Evidence,
@@ -20,11 +16,10 @@ from .. import (
     ReadySignal,
     SeedLayout,
     StartupScreens,
-    builtin_command,
+    pinned,
 )
 
-VERSION = "2.1.332"
-assert PINS["claude-code"].version == VERSION, "re-verify these couplings for the new pin"
+VERSION = pinned("claude-code", "2.1.332")
 
 PASTE = PasteTiming(
     submit_delay=0.25,
@@ -165,248 +160,6 @@ PLAN_QUESTION = Question(
 
 CLEAR_COMMAND = "/clear"
 """The builtin that starts a new conversation (``role="clear"``)."""
-
-CURATED_OUT: dict[str, str] = {
-    # Run without arguments from the prompt of a live 2.1.332 TUI (tmux, API key, scripted
-    # model): "panel", "picker", "form" and "slider" mean the TUI then waited for keys.
-    # Judged from their definitions in the binary instead, because running them ends,
-    # signs out or hands over the session: /background, /bug, /exit, /feedback,
-    # /keybindings, /login, /logout, /memory, /resume; /btw and /mcp were run only in
-    # their argument-less or server-less form, which just prints usage or a notice.
-    "/add-dir": "asks for the folder in a form inside the terminal",
-    "/auto-mode-setup": "opens a setup wizard in the terminal",
-    "/autocompact": "without an argument it opens a slider in the terminal",
-    "/background": "sends the session to the background and frees the run's terminal",
-    "/branch": "switches the terminal to a new branched session",
-    "/btw": "answers in an overlay of the terminal (without a question it prints usage)",
-    "/bug": "opens a bug-report form in the terminal",
-    "/cd": "moves the session to another folder than the run's",
-    "/color": "only recolours the terminal's prompt bar",
-    "/config": "opens the settings panel",
-    "/copy": "copies into the terminal's clipboard (a tmux buffer), not the notebook's",
-    "/diff": "shows uncommitted changes in a terminal panel",
-    "/effort": "without an argument it opens a slider in the terminal",
-    "/exit": "quits the agent, which ends the run",
-    "/export": "opens an export picker",
-    "/fast": "opens the fast-mode panel",
-    "/feedback": "opens a feedback form in the terminal",
-    "/focus": "only changes how the terminal shows the conversation",
-    "/fork": "starts a background session (a daemon that outlives the run) it does not follow",
-    "/goal": "without a condition it opens the goal panel",
-    "/help": "opens the help panel",
-    "/hooks": "opens the hooks browser",
-    "/ide": "manages the terminal's IDE connection and may install an editor extension",
-    "/keybindings": "opens the shortcuts file in an editor",
-    "/login": "opens the sign-in flow in the terminal",
-    "/logout": "signs the agent out; the run cannot continue",
-    "/mcp": "opens the MCP server manager when servers are configured",
-    "/memory": "opens a memory-file picker, then an editor",
-    "/mobile": "shows a QR-code panel",
-    "/model": "without an argument it opens the model picker",
-    "/permissions": "opens the permission-rules panel",
-    "/plugin": "opens the plugin manager",
-    "/powerup": "opens an interactive lessons panel",
-    "/radio": "opens a web browser on the agent's machine",
-    "/release-notes": "shows the notes in the terminal; the transcript keeps only a link",
-    "/resume": "opens the session picker",
-    "/rewind": "opens the checkpoint picker",
-    "/sandbox": "opens the sandbox panel",
-    "/scroll-speed": "opens a slider in the terminal",
-    "/skills": "opens the skills panel",
-    "/status": "opens the status panel",
-    "/tasks": "opens the background-tasks panel",
-    "/terminal-setup": "changes the terminal's key settings, which the chat does not use",
-    "/theme": "opens the theme picker",
-    "/tui": "switches the terminal's renderer",
-    "/usage": "opens the usage panel (also typed as /cost or /stats)",
-    "/workflows": "opens the workflows panel",
-}
-"""Builtins a chat must not offer, each with why: they open a picker, form or panel the
-chat cannot see (the terminal then waits for keys), or act only on the terminal itself.
-Everything else prints into the transcript and returns to the prompt, or is a prompt for
-the model (the bundled skills from ``/batch`` on)."""
-
-
-_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/add-dir", "Add a working directory", "<path>"),
-    _builtin("/auto-mode-setup", "Teach auto mode about your environment"),
-    _builtin(
-        "/autocompact", "Set how full the context gets before auto-summarizing", "[auto|<tokens>]"
-    ),
-    _builtin(
-        "/background", "Send this session to the background and free the terminal", "[prompt]"
-    ),
-    _builtin("/branch", "Create a branch of the current conversation at this point", "[name]"),
-    _builtin("/btw", "Ask a side question without interrupting Claude", "[question]"),
-    _builtin("/bug", "Report a bug or share your session", "[report]"),
-    _builtin("/cd", "Move this session to a new working directory", "<path>"),
-    _builtin(
-        "/clear",
-        "Start a new session with empty context; loops carry over, and the old one stays in "
-        "/resume",
-        "[name]",
-    ),
-    _builtin(
-        "/color",
-        "Set the prompt bar color for this session",
-        "[red|blue|green|yellow|purple|orange|pink|cyan|default]",
-    ),
-    _builtin(
-        "/compact",
-        "Free up context by summarizing the conversation so far",
-        "<optional custom summarization instructions>",
-    ),
-    _builtin("/config", "Open settings"),
-    _builtin("/context", "Show what fills the context", "[all]"),
-    _builtin("/copy", "Copy the last response to clipboard (/copy 2 for the one before)"),
-    _builtin("/diff", "Toggle the diff panel showing uncommitted changes"),
-    _builtin(
-        "/effort",
-        "Set the model's effort level",
-        "[low|medium|high|xhigh|max|auto|ultracode [on|off]]",
-    ),
-    _builtin("/exit", "Exit the CLI"),
-    _builtin("/export", "Export this session to a file or clipboard", "[filename]"),
-    _builtin("/fast", "Toggle fast mode", "[on|off]"),
-    _builtin("/feedback", "Send feedback to Anthropic or report a bug", "[report]"),
-    _builtin("/focus", "Toggle focus view: just your prompt, summary, and response"),
-    _builtin(
-        "/fork",
-        "Copy this conversation into a new background session and keep working here",
-        "[prompt]",
-    ),
-    _builtin("/goal", "Set a goal Claude checks before stopping", "[<condition> | clear]"),
-    _builtin("/help", "Show help and available commands", "[command]"),
-    _builtin("/hooks", "View hook configurations for tool events"),
-    _builtin("/ide", "Manage IDE integrations and show status", "[open]"),
-    _builtin("/keybindings", "Open your keyboard shortcuts file"),
-    _builtin(
-        "/list-agents", "List subagents, teammates, and other Claude sessions you can message"
-    ),
-    _builtin("/login", "Switch Anthropic accounts"),
-    _builtin("/logout", "Sign out from your Anthropic account"),
-    _builtin(
-        "/mcp", "Manage MCP servers", "[reconnect (<server>|all)|enable|disable [<server>|all]]"
-    ),
-    _builtin("/memory", "Edit CLAUDE.md files and memory settings"),
-    _builtin("/mobile", "Show QR code to download the Claude mobile app"),
-    _builtin("/model", "Switch model", "[model]"),
-    _builtin("/output-style", "List output styles or switch to one", "[style]"),
-    _builtin("/permissions", "Manage allow and deny tool permission rules"),
-    _builtin("/plan", "Turn on plan mode or view the plan", "[open|<description>]"),
-    _builtin("/plugin", "Manage Claude Code plugins"),
-    _builtin("/powerup", "Learn Claude Code features in short lessons"),
-    _builtin("/radio", "Listen to Claude FM lo-fi radio"),
-    _builtin("/recap", "Generate a one-line session recap now"),
-    _builtin("/release-notes", "View release notes"),
-    _builtin(
-        "/reload-plugins", "Activate pending plugin changes in the current session", "[--force]"
-    ),
-    _builtin("/reload-skills", "Pick up skills added or changed on disk during this session"),
-    _builtin("/rename", "Rename the current conversation", "[name]"),
-    _builtin("/resume", "Resume a previous session", "[session ID or search term]"),
-    _builtin("/rewind", "Restore earlier code, conversation, or both"),
-    _builtin("/sandbox", "Show the sandbox's status and configure it", 'exclude "command pattern"'),
-    _builtin("/scroll-speed", "Adjust mouse wheel scroll speed"),
-    _builtin("/skills", "List available skills"),
-    _builtin("/status", "Show version, account, model, MCP servers, and setup warnings"),
-    _builtin("/stickers", "Check Claude Code sticker availability"),
-    _builtin(
-        "/subtask",
-        "Send a subagent off with your full context; its result comes back here",
-        "<task>",
-    ),
-    _builtin("/tasks", "View and manage this session's background work"),
-    _builtin("/terminal-setup", "Set up Shift+Enter for newlines"),
-    _builtin("/theme", "Change the theme"),
-    _builtin("/tui", "Set the terminal UI renderer (classic | fullscreen)", "[classic|fullscreen]"),
-    _builtin("/usage", "Show session cost, plan usage, and activity stats"),
-    _builtin("/workflows", "Browse running and completed workflows"),
-    _builtin("/batch", "Plan a large change; background agents each open a PR", "<instruction>"),
-    _builtin("/claude-api", "Build and debug apps that use the Claude API"),
-    _builtin(
-        "/code-review",
-        "Review the current diff or a PR for bugs",
-        "[low|medium|high|xhigh|max] [--fix] [--comment] [<pr#>|<branch>|<path>] "
-        "[--max-findings <n>|all]",
-    ),
-    _builtin("/dataviz", "Chart and dashboard design guidance"),
-    _builtin("/debug", "Turn on debug logging and investigate problems", "[issue description]"),
-    _builtin(
-        "/deep-research",
-        "[dynamic workflow] Deep research harness — fan-out web searches, fetch sources, "
-        "adversarially verify claims, synthesize a cited report.",
-    ),
-    _builtin(
-        "/doctor",
-        "Health-check your setup and fix issues: installation, unused extensions, duplicated or "
-        "bloated memory files, slow hooks, updates, permissions",
-        "[prompt-audit [<path>]]",
-    ),
-    _builtin(
-        "/fewer-permission-prompts", "Pre-approve safe read-only commands based on your usage"
-    ),
-    _builtin("/init", "Initialize a new CLAUDE.md file with codebase documentation"),
-    _builtin("/insights", "Generate a report analyzing your Claude Code sessions"),
-    _builtin(
-        "/loop",
-        "Repeat a prompt or command on an interval (e.g. /loop 5m /foo)",
-        "[interval] [prompt]",
-    ),
-    _builtin(
-        "/plugin-authoring", "Write a mod: a live pane, view or behaviour change in Claude Code"
-    ),
-    _builtin("/run", "Launch this project\u2019s app to see your change working"),
-    _builtin(
-        "/run-skill-generator", "Create a skill that knows how to run this project\u2019s app"
-    ),
-    _builtin(
-        "/security-review",
-        "Complete a security review of the pending changes on the current branch",
-    ),
-    _builtin("/simplify", "Clean up the changed code without changing behavior", "[<target>]"),
-    _builtin("/statusline", "Set up the status line"),
-    _builtin("/team-onboarding", "Help teammates ramp on Claude Code with a guide from your usage"),
-    _builtin("/update-config", "Change settings: hooks, permissions, environment variables"),
-    _builtin("/verify", "Try your change and report if it works"),
-    _builtin("/workflow-authoring", "Load the reference for writing Workflow tool scripts"),
-)
-"""Every builtin the 2.1.332 TUI offers, in the order of its own ``/`` menu.
-
-Where it came from: the TUI itself, started under tmux with an isolated HOME, an API key
-and the scripted model, in an empty folder that is not a git repository. Typing ``/`` and
-walking the menu with Down gave the names and descriptions (80 rows: the commands, then
-the skills bundled with the binary); typing ``/<name> `` showed each argument hint as
-the prompt's placeholder. The same commands are defined in the binary
-(``type:"local" | "local-jsx" | "prompt"`` objects, read with ``strings``), which also
-gave the static wording of the three descriptions the menu computes: ``/model`` and
-``/fast`` name the current model, ``/sandbox`` shows its status. The live tests in
-``tests/test_live_commands.py`` re-read the menu and the headless list and fail on drift.
-
-Builtins gated on another account kind or setting (the binary marks some
-``availability: ["claude-ai"]``, e.g. ``/desktop`` and ``/voice``) are not offered here;
-they still run when typed. Aliases (``/reset`` and ``/new`` for ``/clear``, ``/cost`` for
-``/usage``...) are not listed either."""
-
-INTERACTIVE_ONLY = frozenset(
-    {
-        "/add-dir", "/background", "/branch", "/btw", "/bug", "/cd", "/copy", "/diff",
-        "/exit", "/export", "/feedback", "/fork", "/help", "/hooks", "/ide", "/keybindings",
-        "/login", "/logout", "/memory", "/mobile", "/permissions", "/plan", "/plugin",
-        "/powerup", "/radio", "/release-notes", "/resume", "/rewind", "/sandbox",
-        "/scroll-speed", "/skills", "/status", "/stickers", "/statusline", "/subtask",
-        "/tasks", "/terminal-setup", "/theme", "/tui", "/workflows",
-    }
-)  # fmt: skip
-"""Pinned builtins that the headless ``system/init`` event's ``slash_commands`` omits:
-they need the TUI (``claude -p`` does not support them)."""
-
-HEADLESS_HIDDEN = frozenset({"/agents", "/heapdump", "/__remote-workflow", "/workflow-launch-exec"})
-"""Names the headless ``slash_commands`` lists that the TUI hides from its menu (removed,
-diagnostic or server-only); never offered."""
 
 MAX_COMMAND_FILE_BYTES = 1 << 20
 """Command and skill files larger than this are ignored by the CLI (1 MiB loads, one byte

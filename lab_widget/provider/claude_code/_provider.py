@@ -35,6 +35,7 @@ from .. import (
     find_binary,
     hook_command,
     injected_credentials,
+    isolated_home,
     load_json,
 )
 from . import _commands, _compat
@@ -91,7 +92,7 @@ class ClaudeCodeProvider(TuiProvider):
         secret: set[str] = set()
         unset: frozenset[str] = frozenset()
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = isolated_home(ctx)
             config_dir = home / ".claude"
             config_dir.mkdir(parents=True, exist_ok=True)
             prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)

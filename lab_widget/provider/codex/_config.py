@@ -9,11 +9,11 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from .. import api_base_url
 from . import _compat
 
-__all__ = ["api_base_url", "isolated_config", "toml_string", "user_codex_home", "user_config"]
+__all__ = ["isolated_config", "toml_string", "user_codex_home", "user_config"]
 
 
 def user_codex_home() -> Path:
@@ -29,23 +29,6 @@ def toml_string(value: str) -> str:
     '"a \\"b\\" \\\\ c"'
     """
     return json.dumps(value)
-
-
-def api_base_url(base_url: str) -> str:
-    """The URL as Codex's ``base_url`` takes it: with the API's ``/v1`` path.
-
-    A bare server URL (no path) gets ``/v1``; a URL with a path is kept as given.
-
-    Examples
-    --------
-    >>> api_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> api_base_url("https://proxy.example/openai/v1/")
-    'https://proxy.example/openai/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
 
 
 def isolated_config(cwd: Path, base_url: str, model: str | None) -> str:

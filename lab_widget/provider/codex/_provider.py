@@ -21,6 +21,7 @@ from .. import (
     TuiProvider,
     find_binary,
     hook_command,
+    isolated_home,
 )
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
@@ -57,10 +58,6 @@ class CodexProvider(TuiProvider):
     couplings = _compat
     commands_from = _commands
 
-    def __init__(self) -> None:
-        # Epochs that a /new opened (not the run's first): their readers start with its echo.
-        self._after_clear: set[str] = set()
-
     # -- spawn -------------------------------------------------------------------------
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
@@ -71,7 +68,7 @@ class CodexProvider(TuiProvider):
         secret: set[str] = set()
         model = request.model
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = isolated_home(ctx)
             codex_home = home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text(
@@ -160,7 +157,7 @@ class CodexProvider(TuiProvider):
         if current is not None and current.transcript_id == session_id:
             return current
         if len(threads) > 1:
-            self._after_clear.add(session_id)
+            self.opened_by_clear(session_id)
         return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
 
     def _threads(self, context: RunContext) -> list[tuple[str, Path]]:
@@ -184,7 +181,7 @@ class CodexProvider(TuiProvider):
         return [(thread, paths[thread]) for thread in order]
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
-        echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
+        echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)
 
     def sessions(self, cwd: Path) -> list[TranscriptRef]:

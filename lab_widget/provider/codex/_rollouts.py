@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import TranscriptRef
+from .. import TranscriptRef, iso_time, json_lines, read_head
 from . import _compat
 from ._items import message_content
 
@@ -139,16 +139,10 @@ def peek_rollout(path: Path) -> tuple[str | None, str | None]:
     """``(first user prompt, model)`` from a bounded prefix of a rollout."""
     prompt: str | None = None
     model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
+    data = read_head(path, _PEEK_BYTES)
+    if data is None:
         return None, None
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    for line in json_lines(data):
         payload = line.get("payload") if isinstance(line, dict) else None
         if not isinstance(payload, dict):
             continue
@@ -211,7 +205,7 @@ def newest_rollout(codex_home: Path, cwd: Path, since: float) -> tuple[str, Path
             meta = read_meta(path)
             if meta is None or meta.get("cwd") != str(cwd) or is_subagent(meta):
                 continue  # another folder's, or a sub-agent's (read with its parent)
-            started = _epoch_seconds(meta.get("timestamp"))
+            started = _seconds(meta.get("timestamp"))
             if started is None or started < since - 1.0:
                 continue  # another run's (earlier) thread in the same folder
             if best is None or started > best[0]:
@@ -219,10 +213,6 @@ def newest_rollout(codex_home: Path, cwd: Path, since: float) -> tuple[str, Path
     return (best[1], best[2]) if best else None
 
 
-def _epoch_seconds(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+def _seconds(value: Any) -> float | None:
+    stamp = iso_time(value)
+    return stamp.timestamp() if stamp is not None else None

@@ -42,6 +42,7 @@ from .. import (
     TranscriptRef,
     TurnFactsLog,
 )
+from .. import iso_time as _timestamp
 from . import _compat
 from ._items import (
     Counts,
@@ -59,15 +60,6 @@ __all__ = ["CodexTranscriptReader"]
 
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 @dataclass

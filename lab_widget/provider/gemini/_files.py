@@ -7,11 +7,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import TranscriptRef, load_json
+from .. import TranscriptRef, iso_time, json_lines, load_json, read_head
 from . import _compat
 from ._records import user_text
 from ._subagents import agents_folder
@@ -98,20 +97,10 @@ def peek_session(path: Path) -> tuple[str | None, str | None]:
     """``(first user prompt, model)`` from a bounded prefix of a session file."""
     prompt: str | None = None
     model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
+    data = read_head(path, _PEEK_BYTES)
+    if data is None:
         return None, None
-    lines: list[Any] = []
-    if is_document(path):
-        lines = _document_records(data)
-    else:
-        for raw in data.splitlines():
-            try:
-                lines.append(json.loads(raw))
-            except ValueError:
-                continue
+    lines = _document_records(data) if is_document(path) else json_lines(data)
     for line in lines:
         if not isinstance(line, dict):
             continue
@@ -181,10 +170,6 @@ def sessions_since(global_dir: Path, cwd: Path, since: float) -> list[tuple[str,
 
 
 def epoch(value: Any) -> float | None:
-    """An ISO time (``Z`` or an offset) as seconds since the epoch, if it is one."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    """An ISO time as seconds since the epoch, if it is one."""
+    stamp = iso_time(value)
+    return stamp.timestamp() if stamp is not None else None

@@ -20,6 +20,7 @@ from .. import (
     TranscriptReader,
     TranscriptRef,
     TuiProvider,
+    isolated_home,
     load_json,
     spool_records,
 )
@@ -50,8 +51,7 @@ class GeminiProvider(TuiProvider):
     commands_from = _commands
 
     def __init__(self) -> None:
-        # Epochs that a /clear opened (not the run's first): their readers start with its echo.
-        self._after_clear: set[str] = set()
+        super().__init__()
         # Each located epoch's hook spool: its turn hooks tell the reader's state.
         self._spools: dict[str, Path] = {}
         # The latest run's spool and context, for checking that a reply landed.
@@ -70,7 +70,7 @@ class GeminiProvider(TuiProvider):
         unset: set[str] = set(_compat.HEADLESS_ENV)
         hooks = {_compat.HOOK_SETTINGS_KEY: hook_settings(spool)}
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = isolated_home(ctx)
             global_dir = home / _compat.GLOBAL_DIR
             global_dir.mkdir(parents=True, exist_ok=True)
             (global_dir / "settings.json").write_text(
@@ -157,7 +157,7 @@ class GeminiProvider(TuiProvider):
         if current is not None and current.transcript_id == session_id:
             return current
         if len(starts) > 1:
-            self._after_clear.add(session_id)
+            self.opened_by_clear(session_id)
         return session_ref(session_id, path)
 
     def _hooked(self, context: RunContext) -> bool:
@@ -173,7 +173,7 @@ class GeminiProvider(TuiProvider):
         return sessions_since(Path(str(state.get("global_dir") or user_dir())), context.cwd, since)
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
-        echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
+        echo = self.clear_echo(ref)
         spool = self._spools.get(ref.transcript_id)
         turns = (lambda: spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)

@@ -1,16 +1,12 @@
-"""Every coupling to OpenCode's private behaviour, pinned to one version.
-
-Verified against OpenCode 1.18.33 under tmux with an isolated HOME / XDG dirs and the
-scripted model (``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``);
-evidence per coupling in ``docs/compat/opencode.md``.
+"""Every coupling to OpenCode's private behaviour, verified against OpenCode 1.18.33 under
+tmux with an isolated HOME / XDG dirs and the scripted model
+(``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``); evidence per
+coupling in ``docs/compat/opencode.md``.
 """
 
 from __future__ import annotations
 
-from functools import partial
-
-from ...compat import PINS
-from ...schema import CommandSpec, DialogKind
+from ...schema import DialogKind
 from .. import (
     ApprovalKeys,
     Evidence,
@@ -18,11 +14,10 @@ from .. import (
     PasteTiming,
     ReadySignal,
     SeedLayout,
-    builtin_command,
+    pinned,
 )
 
-VERSION = "1.18.33"
-assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"
+VERSION = pinned("opencode", "1.18.33")
 
 # -- storage -------------------------------------------------------------------------------
 
@@ -299,68 +294,6 @@ COMMAND_DIRS = (".opencode/command", ".opencode/commands")
 ``source: "command"`` after a restart."""
 
 USER_COMMAND_DIRS = ("opencode/command", "opencode/commands")
-
-CURATED_OUT: dict[str, str] = {
-    "/agents": "opens the agent picker",
-    "/connect": "opens the provider sign-in dialog",
-    "/copy": "copies into the terminal's clipboard, not the notebook's",
-    "/debug": "shows debug info in the terminal only",
-    "/diff": "opens the diff viewer in the terminal",
-    "/editor": "opens an editor in the terminal",
-    "/exit": "quits the agent, which ends the run",
-    "/export": "opens an export dialog in the terminal",
-    "/fork": "switches the terminal to a forked session",
-    "/help": "opens the help dialog",
-    "/mcps": "opens the MCP picker",
-    "/models": "opens the model picker",
-    "/move": "moves the session to another folder than the run's",
-    "/rename": "asks for the name in a dialog in the terminal",
-    "/sessions": "opens the session picker",
-    "/skills": "opens the skills picker",
-    "/status": "shows status in the terminal only",
-    "/themes": "opens the theme picker",
-    "/thinking": "only changes what the terminal shows",
-    "/timeline": "opens the message picker",
-    "/timestamps": "only changes what the terminal shows",
-    "/undo": "rewrites the session in place",
-}
-"""Builtins a chat must not offer, each with why."""
-
-
-_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/agents", "Switch agent"),
-    _builtin("/compact", "Compact session"),
-    _builtin("/connect", "Connect provider"),
-    _builtin("/copy", "Copy session transcript"),
-    _builtin("/debug", "View debug info"),
-    _builtin("/diff", "Open diff viewer"),
-    _builtin("/editor", "Open editor"),
-    _builtin("/exit", "Exit the app"),
-    _builtin("/export", "Export session transcript"),
-    _builtin("/fork", "Fork session"),
-    _builtin("/help", "Help"),
-    _builtin("/init", "guided AGENTS.md setup"),
-    _builtin("/mcps", "Toggle MCPs"),
-    _builtin("/models", "Switch model"),
-    _builtin("/move", "Move to another project dir"),
-    _builtin("/new", "New session"),
-    _builtin("/rename", "Rename session"),
-    _builtin("/review", "review changes [commit|branch|pr], defaults to uncommitted"),
-    _builtin("/sessions", "Switch session"),
-    _builtin("/skills", "Skills"),
-    _builtin("/status", "View status"),
-    _builtin("/themes", "Switch theme"),
-    _builtin("/thinking", "Expand thinking"),
-    _builtin("/timeline", "Jump to message"),
-    _builtin("/timestamps", "Show timestamps"),
-    _builtin("/undo", "Undo previous message"),
-)
-"""The 1.18.33 TUI's ``/`` menu once a session exists (isolated config, no custom
-commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_menu``);
-``/init`` and ``/review`` are the server's own commands (``GET /command``)."""
 
 # -- auth, seeding -------------------------------------------------------------------------
 

@@ -6,26 +6,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
+from .. import api_base_url
 from . import _compat
 
-__all__ = ["api_base_url", "config_home", "data_home", "database", "isolated_config"]
-
-
-def api_base_url(base_url: str) -> str:
-    """The URL as the OpenAI-compatible provider's ``baseURL`` takes it: with ``/v1``.
-
-    Examples
-    --------
-    >>> api_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> api_base_url("https://proxy.example/openai/v1/")
-    'https://proxy.example/openai/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+__all__ = ["config_home", "data_home", "database", "isolated_config"]
 
 
 def data_home(env: dict[str, str] | os._Environ[str] = os.environ) -> Path:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import RunContext
+from .. import RunContext, as_dict
 from .. import approval_dialog as permission
 from . import _compat
 from ._server import get_json, server_url
@@ -26,10 +26,6 @@ __all__ = [
     "question_dialog",
     "recorded_answers",
 ]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
@@ -44,11 +40,11 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     ('question', 'call_1', True, 'SQLite')
     """
     questions = []
-    for raw in _dict(tool_input).get("questions") or []:
-        item = _dict(raw)
+    for raw in as_dict(tool_input).get("questions") or []:
+        item = as_dict(raw)
         options = [
             Option(label=str(o.get("label")), description=str(o.get("description") or ""))
-            for o in map(_dict, item.get("options") or [])
+            for o in map(as_dict, item.get("options") or [])
             if o.get("label")
         ]
         questions.append(
@@ -74,7 +70,7 @@ def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:
     >>> recorded_answers(d, {"answers": [["A", "my own"]]})
     [Answer(selected=['A'], text='my own')]
     """
-    given = _dict(metadata).get("answers")
+    given = as_dict(metadata).get("answers")
     if not isinstance(given, list):
         return None
     out = []
@@ -96,7 +92,7 @@ def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -
         (
             r
             for r in (listed if isinstance(listed, list) else [])
-            if _dict(_dict(r).get("tool")).get("callID") == dialog.tool_id
+            if as_dict(as_dict(r).get("tool")).get("callID") == dialog.tool_id
         ),
         None,
     )
@@ -128,8 +124,8 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     >>> e.questions[0].text, e.tool_name, e.body
     ('Permission required: apply this edit to a.txt?', 'edit', '```diff\n+hi\n```')
     """
-    metadata = _dict(request.get("metadata"))
-    tool = _dict(request.get("tool"))
+    metadata = as_dict(request.get("metadata"))
+    tool = as_dict(request.get("tool"))
     permission_name = str(request.get("permission") or "bash")
     if permission_name == "edit":
         path = str(metadata.get("filepath") or "")

@@ -17,6 +17,7 @@ from .. import (
     TranscriptReader,
     TranscriptRef,
     TuiProvider,
+    isolated_home,
 )
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
@@ -45,10 +46,6 @@ class OpenCodeProvider(TuiProvider):
     couplings = _compat
     commands_from = _commands
 
-    def __init__(self) -> None:
-        # Sessions that a /new opened (not the run's first): their readers start with its echo.
-        self._after_clear: set[str] = set()
-
     # -- spawn -------------------------------------------------------------------------
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
@@ -59,7 +56,7 @@ class OpenCodeProvider(TuiProvider):
         unset: frozenset[str] = frozenset()
         model = request.model
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = isolated_home(ctx)
             xdg = {
                 "XDG_CONFIG_HOME": home / ".config",
                 "XDG_DATA_HOME": home / ".local/share",
@@ -121,11 +118,11 @@ class OpenCodeProvider(TuiProvider):
         if current is not None and current.transcript_id == newest.transcript_id:
             return newest if newest.watch != current.watch else current
         if len(found) > 1:
-            self._after_clear.add(newest.transcript_id)
+            self.opened_by_clear(newest.transcript_id)
         return newest
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
-        echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
+        echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:

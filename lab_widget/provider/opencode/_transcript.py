@@ -39,11 +39,10 @@ from ...schema import (
     ToolCall,
     Usage,
 )
-from .. import ReadResult, TranscriptReader, TranscriptRef, exact
+from .. import ReadResult, TranscriptReader, TranscriptRef, as_dict, exact
 from . import _compat
 from ._parts import (
     COMPACTED,
-    as_dict,
     attachments,
     hidden_reasoning,
     load_json_file,
