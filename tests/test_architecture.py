@@ -191,12 +191,13 @@ slash commands, its login, and its dialogs with the recipes that answer them."""
 HOMES = {
     "AgentProvider": "_provider",
     "TuiProvider": "_provider",
-    "TranscriptReader": "_transcript",
     "LiveSignals": "_signals",
     "HookSignals": "_signals",
     "AuthFlow": "_auth",
 }
-"""Where a class built on each seam or kit base lives in a provider package."""
+"""Where a class built on each seam or kit base lives in a provider package. (A reader may
+be built from parts in reader modules of their own; the reader itself is ``_transcript``'s
+``<Name>TranscriptReader``.)"""
 
 DEFINES = {
     "_compat": {"VERSION"},
@@ -237,8 +238,11 @@ def module_set_offences(package: Path) -> list[str]:
                     offences.append(
                         f"{package.name}/{path.name}: {node.name}({name}) belongs in {home}.py"
                     )
-        missing = DEFINES.get(path.stem, set()) - top_level_names(tree)
+        names = top_level_names(tree)
+        missing = DEFINES.get(path.stem, set()) - names
         offences += [f"{package.name}/{path.name}: defines no {name}" for name in sorted(missing)]
+        if path.stem == "_transcript" and not any(n.endswith("TranscriptReader") for n in names):
+            offences.append(f"{package.name}/{path.name}: defines no <Name>TranscriptReader")
     return offences
 
 
@@ -256,14 +260,17 @@ def test_the_module_set_checker_sees_a_misplaced_piece(tmp_path: Path) -> None:
     (package / "_compat.py").write_text("VERSION = '1'\n")
     (package / "_commands.py").write_text("def catalog(cwd): ...\ndef command_sources(cwd): ...\n")
     (package / "_auth.py").write_text("def descriptor(): ...\n")
+    (package / "_transcript.py").write_text("class NewTranscriptReader(Parts): ...\n")
     assert module_set_offences(package) == []
     (package / "_dialogs.py").unlink()
     (package / "_provider.py").write_text("class NewSignals(LiveSignals): ...\n")
     (package / "_auth.py").write_text("")
+    (package / "_transcript.py").write_text("class Reader(TranscriptReader): ...\n")
     assert module_set_offences(package) == [
         "newcomer: no _dialogs.py",
         "newcomer/_auth.py: defines no descriptor",
         "newcomer/_provider.py: NewSignals(LiveSignals) belongs in _signals.py",
+        "newcomer/_transcript.py: defines no <Name>TranscriptReader",
     ]
 
 
