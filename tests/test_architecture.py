@@ -284,7 +284,8 @@ def adapter_import_offences(path: Path, package: str) -> list[str]:
 
     ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
     import each other freely. From ``lab_widget.provider`` only the names it exports count
-    (a private module of the seam, ``from .. import _tui``, is an offence).
+    (a private module of the seam, ``from .. import _tui``, is an offence); the package may
+    also be imported whole, as a namespace.
     """
     module = module_name(path)
     here = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -309,6 +310,8 @@ def adapter_import_offences(path: Path, package: str) -> list[str]:
                 continue
             if base == "lab_widget.provider" and name in lab_widget.provider.__all__:
                 continue
+            if (base, name) == ("lab_widget", "provider"):
+                continue  # the seam and kit as one namespace (``kit.TuiProvider``)
             shown = f"{base} import {name}" if name else base
             offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
     return offences
@@ -333,6 +336,7 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
         "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
         "from ..codex import _compat\nimport lab_widget._run\nfrom .. import JsonlTail\n"
         "from ...schema import Message\nfrom . import _compat as own\n"
+        "from ... import provider as kit\n"
     )
     try:
         found = adapter_import_offences(probe, "lab_widget.provider.claude_code")

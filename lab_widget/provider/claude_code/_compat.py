@@ -5,34 +5,23 @@ The evidence for each, and how to move to a new version: ``docs/compat/claude-co
 
 from __future__ import annotations
 
+from ... import provider as kit
 from ...schema import AuthKind, DialogKind, Option, Question, ScrubPattern
-from .. import (
-    ApprovalKeys,
-    Evidence,
-    HookEvents,
-    KeyRecipe,
-    PasteTiming,
-    PickerPacing,
-    ReadySignal,
-    SeedLayout,
-    StartupScreens,
-    pinned,
-)
 
-VERSION = pinned("claude-code", "2.1.332")
+VERSION = kit.pinned("claude-code", "2.1.332")
 
-PASTE = PasteTiming(
+PASTE = kit.PasteTiming(
     submit_delay=0.25,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "live: test_send_reply_idle, test_hostile_prompt_arrives_as_one_exact_message"
     ),
 )
 """A reply is a bracketed paste, then Enter 0.25 s later (the TUI applies pastes
 asynchronously)."""
 
-INTERRUPT = KeyRecipe(
+INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "fixture: interrupt.jsonl: test_interrupt_is_a_lifecycle_message_and_idle; "
         "live: test_interrupt_mid_answer_returns_to_idle",
@@ -40,18 +29,18 @@ INTERRUPT = KeyRecipe(
 )
 """Esc stops the current turn; Ctrl-C twice would quit the TUI."""
 
-RESTORED_INPUT = KeyRecipe(
+RESTORED_INPUT = kit.KeyRecipe(
     keys=("C-c",),
     settle=1.0,
     after=1.0,
-    evidence=Evidence(VERSION, "live: test_interrupt_before_any_answer_returns_to_idle"),
+    evidence=kit.Evidence(VERSION, "live: test_interrupt_before_any_answer_returns_to_idle"),
 )
 """Esc before the first answer token puts the prompt back into the input box (and records
 nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
 nothing here sends two). The TUI needs a second to abort the request and put the prompt
 back, and another before the next paste: a Ctrl-C or a paste sent sooner was lost."""
 
-STARTUP = StartupScreens(
+STARTUP = kit.StartupScreens(
     settle=4.0,
     screens={
         # "Accessing workspace": options "No, exit" (preselected) / "Yes, I trust this folder".
@@ -61,15 +50,15 @@ STARTUP = StartupScreens(
     },
     key_delay=0.25,
     screen_delay=1.5,
-    evidence=Evidence(VERSION, "live: test_untrusted_folder_needs_input_until_accepted"),
+    evidence=kit.Evidence(VERSION, "live: test_untrusted_folder_needs_input_until_accepted"),
 )
 """The first-run screens and the keys that accept each. They take keys 4 s after spawn
 (keys sent earlier are lost), 0.25 s apart; one screen gives way to the next in 1.5 s."""
 
-READY = ReadySignal(
+READY = kit.ReadySignal(
     signal="the run's first SessionStart hook record",
     settle=1.5,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: every send, e.g. test_send_reply_idle, "
         "test_hostile_prompt_arrives_as_one_exact_message",
@@ -78,7 +67,7 @@ READY = ReadySignal(
 """Seconds from the first SessionStart hook until the prompt box takes a paste (earlier
 pastes were lost under load)."""
 
-HOOKS = HookEvents(
+HOOKS = kit.HookEvents(
     events=(
         "SessionStart",
         "SessionEnd",
@@ -88,7 +77,7 @@ HOOKS = HookEvents(
         "PermissionRequest",
         "Notification",
     ),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: test_clear_starts_new_epoch_with_visible_echo, test_single_select, "
         "test_tool_approval_approve, test_a_failed_call_is_closed_and_swept_from_the_hook_spool; "
@@ -114,22 +103,22 @@ RUN_SETTINGS: dict[str, object] = {"askUserQuestionTimeout": "never"}
 question after ``askUserQuestionTimeout`` ("60s" | "5m" | "10m" | "never"; unset means
 never): a user's own setting must not dismiss a dialog while the notebook user pauses."""
 
-PICKER = PickerPacing(
+PICKER = kit.PickerPacing(
     settle=1.5,
     key_delay=0.3,
     tab_settle=1.5,
-    evidence=Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
+    evidence=kit.Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
 )
 """The pickers re-render after each key: keys go 1.5 s after the PreToolUse signal (the
 picker takes none sooner), 0.3 s apart, and 1.5 s after a key that switches to another tab
 (a key sent sooner was lost in live runs)."""
 
-APPROVAL = ApprovalKeys(
+APPROVAL = kit.ApprovalKeys(
     approve="1",
     approve_always="2",
     reject="Escape",
     settle=1.5,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: test_tool_approval_approve (1), test_tool_approval_reject (Escape); "
         "unit: test_recipes (2)",
@@ -191,12 +180,12 @@ binary's commit/PR attribution code (``strings``; the URL is its constant). In a
 repository the CLI's prompt tells the model to end commits and pull requests with exactly
 these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
 
-SEED = SeedLayout(
+SEED = kit.SeedLayout(
     context_file="CLAUDE.local.md",
     skills_dir=".claude/skills",
     exclude=("/CLAUDE.local.md", "/.claude/skills/", "/.claude/settings.local.json"),
     scrub_patterns=ATTRIBUTION_PATTERNS,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: tests/test_live_seed.py (the context file's text reaches the model; the "
         "attribution read from the request scrubs); conformance: seeding",

@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ... import provider as kit
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
@@ -18,25 +19,6 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SessionSummary,
-)
-from .. import (
-    AuthFlow,
-    ProviderMeta,
-    RunContext,
-    RunFile,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    TuiProvider,
-    credentials,
-    find_binary,
-    hook_command,
-    injected_credentials,
-    isolated_home,
-    load_json,
 )
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow, descriptor
@@ -49,15 +31,15 @@ from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
-_STATE = RunFile("claude-code.json")
+_STATE = kit.RunFile("claude-code.json")
 """What the spawn decided: the session id it passed and the config folder the CLI uses."""
 _SIGNALS = ClaudeSignals()
 
 
-class ClaudeCodeProvider(TuiProvider):
+class ClaudeCodeProvider(kit.TuiProvider):
     """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(
+    meta = kit.ProviderMeta(
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
     live_signals = _SIGNALS
@@ -70,12 +52,12 @@ class ClaudeCodeProvider(TuiProvider):
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
-        hook = [{"matcher": "", "hooks": [{"type": "command", "command": hook_command(spool)}]}]
+        hook = [{"matcher": "", "hooks": [{"type": "command", "command": kit.hook_command(spool)}]}]
         settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.HOOKS.events}}
         settings.update(_compat.RUN_SETTINGS)
         # The status line spools the CLI's own cost and quotas; a user's own status line
@@ -92,7 +74,7 @@ class ClaudeCodeProvider(TuiProvider):
         secret: set[str] = set()
         unset: frozenset[str] = frozenset()
         if request.endpoint is not None:
-            home = isolated_home(ctx)
+            home = kit.isolated_home(ctx)
             config_dir = home / ".claude"
             config_dir.mkdir(parents=True, exist_ok=True)
             prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
@@ -111,7 +93,7 @@ class ClaudeCodeProvider(TuiProvider):
         else:
             config_dir = user_config_dir()
             # A key saved through the login card, for this kernel's runs only.
-            stored = injected_credentials(self.meta.id, self.auth())
+            stored = kit.injected_credentials(self.meta.id, self.auth())
             env.update(stored)
             secret.update(stored)
         _STATE.write(ctx, {"session_id": session_id, "config_dir": str(config_dir)})
@@ -121,18 +103,18 @@ class ClaudeCodeProvider(TuiProvider):
         mode = request.options.get("permission_mode")
         if isinstance(mode, str):
             argv += ["--permission-mode", mode]
-        return SpawnPlan(
+        return kit.SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # isolated homes are prepared: onboarded, key approved, trusted
-        state = load_json(global_state_file(user_config_dir()))
+        state = kit.load_json(global_state_file(user_config_dir()))
         folder = request.context.cwd.resolve()
         name = self.meta.display_name
         if not state.get("hasCompletedOnboarding"):
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} runs its first-time setup. Finish it in the terminal "
                 "(attach command), then the run continues.",
                 accept_hint="Open the terminal",
@@ -153,7 +135,7 @@ class ClaudeCodeProvider(TuiProvider):
                 f"{name} asks whether you trust the folder {folder} before it starts. Review "
                 "it, then accept to let the agent read, edit and run files there."
             )
-        key = (credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
+        key = (kit.credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
         responses = state.get("customApiKeyResponses")
         approved = responses.get("approved", []) if isinstance(responses, dict) else []
         if key and key[-20:] not in approved:
@@ -161,7 +143,7 @@ class ClaudeCodeProvider(TuiProvider):
             reasons.append(f"{name} asks whether to use the API key in ANTHROPIC_API_KEY.")
         if not steps:
             return None
-        return StartupBlocker(
+        return kit.StartupBlocker(
             reason=" ".join(reasons),
             accept_hint="Trust and continue" if "trust" in steps else "Use the API key",
             steps=tuple(steps),
@@ -170,8 +152,8 @@ class ClaudeCodeProvider(TuiProvider):
     # -- transcript --------------------------------------------------------------------
 
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
         for record in reversed(_SIGNALS.records(context)):
@@ -189,14 +171,14 @@ class ClaudeCodeProvider(TuiProvider):
         if current is not None and current.transcript_id == session_id:
             return current
         # The session's folder holds its sub-agents' transcripts, written beside the main one.
-        return TranscriptRef(
+        return kit.TranscriptRef(
             transcript_id=str(session_id), path=path, watch=(path.parent, subagent_dir(path))
         )
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         return ClaudeTranscriptReader(ref)
 
-    def live_session(self, context: RunContext, summary: SessionSummary) -> SessionSummary:
+    def live_session(self, context: kit.RunContext, summary: SessionSummary) -> SessionSummary:
         """The status line's cost, quotas and context window of the epoch's session."""
         path = context.runtime_dir / _compat.STATUS_SPOOL
         with self._status_lock:
@@ -205,20 +187,20 @@ class ClaudeCodeProvider(TuiProvider):
                 spool = self._status[path] = StatusSpool(path)
         return spool.merge(summary)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
         return session_files(project_dir(user_config_dir(), str(Path(cwd).expanduser().resolve())))
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         config = _STATE.read(context).get("config_dir")
         if not config or Path(str(config)) == user_config_dir():
             return []
         return session_files(project_dir(Path(str(config)), str(context.cwd)))
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
         state = _STATE.read(context)
         config_dir = Path(str(state.get("config_dir") or user_config_dir()))
         return [
@@ -227,12 +209,12 @@ class ClaudeCodeProvider(TuiProvider):
             context.runtime_dir,  # the status line's spool
         ]
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # SessionStart fires a moment before the prompt box takes input; under load a paste
         # sent at once was lost. Ready once the first SessionStart is READY.settle old.
         spool = _SIGNALS.spool(context)
         for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
-            if load_json(path).get("hook_event_name") == "SessionStart":
+            if kit.load_json(path).get("hook_event_name") == "SessionStart":
                 try:
                     age = time.time() - path.stat().st_mtime
                 except OSError:
@@ -243,7 +225,7 @@ class ClaudeCodeProvider(TuiProvider):
     # -- input -------------------------------------------------------------------------
 
     def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         play(terminal, recipe(dialog, answer))
 
@@ -252,13 +234,13 @@ class ClaudeCodeProvider(TuiProvider):
     def auth(self) -> AuthDescriptor:
         return descriptor()
 
-    def auth_flow(self) -> AuthFlow:
+    def auth_flow(self) -> kit.AuthFlow:
         # One flow per provider instance: a started login must meet its code.
         if self._auth_flow is None:
             self._auth_flow = ClaudeAuthFlow(
                 self.meta.id,
                 self.auth(),
-                lambda: find_binary(PINS[self.meta.id], self.meta.display_name),
+                lambda: kit.find_binary(PINS[self.meta.id], self.meta.display_name),
             )
         return self._auth_flow
 

@@ -4,30 +4,20 @@
 
 from __future__ import annotations
 
+from ... import provider as kit
 from ...schema import DialogKind, ScrubPattern
-from .. import (
-    ApprovalKeys,
-    Evidence,
-    HookEvents,
-    KeyRecipe,
-    PasteTiming,
-    ReadySignal,
-    SeedLayout,
-    StartupScreens,
-    pinned,
-)
 
-VERSION = pinned("codex", "0.171.0")
+VERSION = kit.pinned("codex", "0.171.0")
 
-PASTE = PasteTiming(
+PASTE = kit.PasteTiming(
     submit_delay=0.25,
-    evidence=Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
 )
 """A reply is a bracketed paste, then Enter 0.25 s later."""
 
-INTERRUPT = KeyRecipe(
+INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
-    evidence=Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
 )
 """Esc stops the turn (``turn_aborted`` reason ``interrupted``) and leaves the prompt box
 empty; Ctrl-C twice quits."""
@@ -35,10 +25,10 @@ empty; Ctrl-C twice quits."""
 CLEAR_COMMAND = "/new"
 """The builtin that starts a new conversation (``role="clear"``)."""
 
-NEW_WORKTREE_PICKER = KeyRecipe(
+NEW_WORKTREE_PICKER = kit.KeyRecipe(
     keys=("Enter",),
     settle=1.0,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: test_new_starts_new_epoch_with_visible_echo[git-repo] and [plain-folder]",
     ),
@@ -50,10 +40,10 @@ the prompt is empty by then and that Enter does nothing."""
 RESTORED_INPUT = None
 """An interrupt leaves the prompt box empty: nothing to discard before the next reply."""
 
-READY = ReadySignal(
+READY = kit.ReadySignal(
     signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
     settle=0.5,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "measured: the marker appears about 2 s after spawn; a reply sent at once was taken "
         "4 times out of 4, one sent 0.3 s after spawn landed in the box but its Enter was "
@@ -62,10 +52,10 @@ READY = ReadySignal(
 )
 """Seconds from the TUI registering its thread until a reply is sent."""
 
-STARTUP = StartupScreens(
+STARTUP = kit.StartupScreens(
     settle=4.0,
     screens={"trust": ("Enter",)},
-    evidence=Evidence(VERSION, "live: test_users_own_codex_home_with_folder_trust_accepted"),
+    evidence=kit.Evidence(VERSION, "live: test_users_own_codex_home_with_folder_trust_accepted"),
 )
 """In a git repository (only there) "Trust this folder?" preselects "1. Trust and
 continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
@@ -85,7 +75,7 @@ HOOK_TRUST_FLAG = "--dangerously-bypass-hook-trust"
 TUI asks before it takes input; with it they run at once (and the TUI lists a startup
 warning saying so)."""
 
-HOOKS = HookEvents(
+HOOKS = kit.HookEvents(
     events=(
         "SessionStart",
         "UserPromptSubmit",
@@ -94,7 +84,7 @@ HOOKS = HookEvents(
         "PostToolUse",
         "Stop",
     ),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "fixture: new.hooks.jsonl, approve.hooks.jsonl, reject.hooks.jsonl: "
         "test_locate_follows_session_start_records_and_new_epochs, "
@@ -140,12 +130,12 @@ ATTRIBUTION_PATTERNS = (
 read from the binary's strings beside its ``<git_attribution>`` prompt. The recorded
 fixtures (no git repository) show ``"git_attribution": false`` in their ``world_state``."""
 
-SEED = SeedLayout(
+SEED = kit.SeedLayout(
     context_file="AGENTS.md",
     skills_dir=".agents/skills",
     exclude=("/AGENTS.md", "/.agents/skills/"),
     scrub_patterns=ATTRIBUTION_PATTERNS,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
     ),
 )
@@ -180,11 +170,11 @@ ISOLATED_SETTINGS = {
 """Written into an isolated ``config.toml``. Without ``daemon_auto_start = false`` the
 TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after it exits."""
 
-APPROVAL = ApprovalKeys(
+APPROVAL = kit.ApprovalKeys(
     approve="y",
     reject="Escape",
     settle=1.5,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: test_approval_approve_runs_the_command, "
         "test_approval_reject_leaves_the_command_unrun",

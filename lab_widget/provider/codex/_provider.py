@@ -6,23 +6,9 @@ import os
 import time
 from pathlib import Path
 
+from ... import provider as kit
 from ...compat import PINS
 from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
-from .. import (
-    ProviderMeta,
-    RunContext,
-    RunFile,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    TuiProvider,
-    find_binary,
-    hook_command,
-    isolated_home,
-)
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
 from ._rollouts import (
@@ -37,30 +23,30 @@ from ._transcript import CodexTranscriptReader
 
 __all__ = ["CodexProvider"]
 
-_STATE = RunFile("codex.json")
+_STATE = kit.RunFile("codex.json")
 """What the spawn decided: the run's ``CODEX_HOME``, when, and whether it is isolated."""
 _SIGNALS = CodexSignals()
 
 
 def _hook_overrides(spool: Path) -> list[str]:
-    command = toml_string(hook_command(spool))
+    command = toml_string(kit.hook_command(spool))
     args: list[str] = []
     for event in _compat.HOOKS.events:
         args += ["-c", f'hooks.{event}=[{{hooks=[{{type="command",command={command}}}]}}]']
     return args
 
 
-class CodexProvider(TuiProvider):
+class CodexProvider(kit.TuiProvider):
     """Codex CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
+    meta = kit.ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
@@ -68,7 +54,7 @@ class CodexProvider(TuiProvider):
         secret: set[str] = set()
         model = request.model
         if request.endpoint is not None:
-            home = isolated_home(ctx)
+            home = kit.isolated_home(ctx)
             codex_home = home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text(
@@ -98,9 +84,9 @@ class CodexProvider(TuiProvider):
             value = request.options.get(option)
             if isinstance(value, str):
                 argv += [flag, value]
-        return SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+        return kit.SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
 
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
         codex_home = user_codex_home()
@@ -114,7 +100,7 @@ class CodexProvider(TuiProvider):
             or config.get("model_provider") not in (None, "openai")
         )
         if not logged_in:
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} is not signed in and asks you to sign in first. Sign in in "
                 "the terminal (attach command) or with `codex login`, then start the run again.",
                 accept_hint="Open the terminal",
@@ -131,7 +117,7 @@ class CodexProvider(TuiProvider):
         in_repo = any((f / ".git").exists() for f in (folder, *folder.parents))
         if trusted or not in_repo:
             return None  # 0.171.0 asks about git repositories only
-        return StartupBlocker(
+        return kit.StartupBlocker(
             reason=f"{name} asks whether you trust the folder {folder} before it starts. Review "
             "it, then accept to let the agent read, edit and run files there.",
             accept_hint="Trust and continue",
@@ -140,12 +126,12 @@ class CodexProvider(TuiProvider):
 
     # -- transcript --------------------------------------------------------------------
 
-    def _codex_home(self, context: RunContext) -> Path:
+    def _codex_home(self, context: kit.RunContext) -> Path:
         return Path(str(_STATE.read(context).get("codex_home") or user_codex_home()))
 
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         threads = self._threads(context)
         if not threads:
             since = float(_STATE.read(context).get("spawned_at") or 0.0)
@@ -158,9 +144,9 @@ class CodexProvider(TuiProvider):
             return current
         if len(threads) > 1:
             self.opened_by_clear(session_id)
-        return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+        return kit.TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
 
-    def _threads(self, context: RunContext) -> list[tuple[str, Path]]:
+    def _threads(self, context: kit.RunContext) -> list[tuple[str, Path]]:
         """List the run's threads, oldest first, each with its rollout path.
 
         SessionStart hook records name each thread with its rollout once its first message
@@ -180,23 +166,23 @@ class CodexProvider(TuiProvider):
                 paths.setdefault(thread, pending_rollout(sessions, thread))
         return [(thread, paths[thread]) for thread in order]
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
         return folder_sessions(user_codex_home(), Path(cwd).expanduser().resolve())
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         if not _STATE.read(context).get("isolated"):
             return []
         return folder_sessions(self._codex_home(context), context.cwd)
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_rollout(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
         codex_home = self._codex_home(context)
         # Today's rollout folders too: a sub-agent's rollout lands in the folder of the day
         # it starts, which after midnight is not its parent's.
@@ -209,7 +195,7 @@ class CodexProvider(TuiProvider):
             *(sessions / day for day in sorted(days)),
         ]
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # The TUI marks its thread in CODEX_HOME once it is up; the prompt box takes a
         # paste a moment later. A marker older than the spawn is another session's.
         since = float(_STATE.read(context).get("spawned_at") or 0.0)
@@ -223,7 +209,7 @@ class CodexProvider(TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: Terminal, text: str) -> None:
+    def reply(self, terminal: kit.Terminal, text: str) -> None:
         super().reply(terminal, text)
         if text.strip() == _compat.CLEAR_COMMAND:
             # In a git repository /new asks where to run; keep the current folder. Outside
@@ -236,7 +222,7 @@ class CodexProvider(TuiProvider):
         return _auth.descriptor()
 
     def auth_status(self) -> AuthStatus:
-        return _auth.status(lambda: find_binary(PINS[self.meta.id], self.meta.display_name))
+        return _auth.status(lambda: kit.find_binary(PINS[self.meta.id], self.meta.display_name))
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(

@@ -4,24 +4,15 @@ re-pinning: ``docs/compat/gemini.md``).
 
 from __future__ import annotations
 
+from ... import provider as kit
 from ...schema import DialogKind
-from .. import (
-    ApprovalKeys,
-    Evidence,
-    HookEvents,
-    KeyRecipe,
-    PasteTiming,
-    ReadySignal,
-    SeedLayout,
-    pinned,
-)
 
-VERSION = pinned("gemini", "0.61.0")
+VERSION = kit.pinned("gemini", "0.61.0")
 
-PASTE = PasteTiming(
+PASTE = kit.PasteTiming(
     submit_delay=0.4,
     retry_after=4.0,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: every test; test_users_own_config_without_hooks_follows_the_session_file "
         "(the retry without hooks)",
@@ -33,29 +24,29 @@ a prompt that started no turn (no BeforeAgent hook; without hooks, nothing writt
 session file) within 4 s gets one more Enter; a ``/clear`` has as long to open its new
 session (SessionStart hook)."""
 
-READY = ReadySignal(
+READY = kit.ReadySignal(
     signal="the run's SessionStart hook record, newer than the spawn",
     settle=2.0,
-    evidence=Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
 )
 """Seconds from the SessionStart hook record until a reply is sent. The hook runs while
 the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the reply
 then checks that its turn started, see ``PASTE.retry_after``). A ``/clear`` waits as long
 for its new session to take input."""
 
-READY_WITHOUT_HOOKS = ReadySignal(
+READY_WITHOUT_HOOKS = kit.ReadySignal(
     signal="the run's session file (a run whose hooks do not fire), newer than the spawn",
     settle=4.0,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "live: test_users_own_config_without_hooks_follows_the_session_file"
     ),
 )
 """Without hooks the session file, written at start-up, tells: a reply goes 2 s later
 than after the hook."""
 
-INTERRUPT = KeyRecipe(
+INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
-    evidence=Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
 )
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
@@ -112,7 +103,7 @@ CONTEXT_PREFIXES = ("<session_context>",)
 CANCELLED_INFO = "Request cancelled."
 """The ``info`` record an interrupted or declined turn ends with."""
 
-HOOKS = HookEvents(
+HOOKS = kit.HookEvents(
     events=(
         "SessionStart",
         "SessionEnd",
@@ -121,7 +112,7 @@ HOOKS = HookEvents(
         "AfterTool",
         "Notification",
     ),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "fixture: *.hooks.jsonl: test_clear_starts_new_epoch_with_visible_echo, "
         "test_turn_hooks_decide_the_state_while_a_response_waits_on_its_tools, "
@@ -189,11 +180,11 @@ ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM})
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
 
-APPROVAL = ApprovalKeys(
+APPROVAL = kit.ApprovalKeys(
     approve="Enter",
     reject="Escape",
     settle=1.0,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: test_approval_approve_runs_the_command, "
         "test_approval_reject_leaves_the_command_unrun, "
@@ -286,11 +277,11 @@ AUTH_TYPES = {
 OAUTH_CREDS = "oauth_creds.json"
 """Where a Google sign-in's credentials are cached (global dir)."""
 
-SEED = SeedLayout(
+SEED = kit.SeedLayout(
     context_file="GEMINI.md",
     skills_dir=".gemini/skills",
     exclude=("/GEMINI.md", "/.gemini/skills/"),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
     ),
 )

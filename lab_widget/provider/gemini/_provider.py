@@ -8,22 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
-from .. import (
-    ProviderMeta,
-    RunContext,
-    RunFile,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    TuiProvider,
-    isolated_home,
-    load_json,
-    spool_records,
-)
 from . import _auth, _commands, _compat
 from ._config import secure, trusted, user_dir
 from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
@@ -33,17 +19,17 @@ from ._transcript import GeminiTranscriptReader
 
 __all__ = ["GeminiProvider"]
 
-_STATE = RunFile("gemini.json")
+_STATE = kit.RunFile("gemini.json")
 """What the spawn decided: the run's global dir, when, and whether it is isolated."""
 _SIGNALS = GeminiSignals()
 _SYSTEM_SETTINGS = "system-settings.json"
 _SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 
-class GeminiProvider(TuiProvider):
+class GeminiProvider(kit.TuiProvider):
     """Gemini CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(
+    meta = kit.ProviderMeta(
         id="gemini", display_name="Gemini CLI", binary="gemini", clear_command="/clear"
     )
     live_signals = _SIGNALS
@@ -56,11 +42,11 @@ class GeminiProvider(TuiProvider):
         self._spools: dict[str, Path] = {}
         # The latest run's spool and context, for checking that a reply landed.
         self._spool: Path | None = None
-        self._context: RunContext | None = None
+        self._context: kit.RunContext | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
@@ -70,7 +56,7 @@ class GeminiProvider(TuiProvider):
         unset: set[str] = set(_compat.HEADLESS_ENV)
         hooks = {_compat.HOOK_SETTINGS_KEY: hook_settings(spool)}
         if request.endpoint is not None:
-            home = isolated_home(ctx)
+            home = kit.isolated_home(ctx)
             global_dir = home / _compat.GLOBAL_DIR
             global_dir.mkdir(parents=True, exist_ok=True)
             (global_dir / "settings.json").write_text(
@@ -97,7 +83,7 @@ class GeminiProvider(TuiProvider):
             system = ctx.runtime_dir / _SYSTEM_SETTINGS
             if secure(system.parent):
                 current = os.environ.get(_SYSTEM_SETTINGS_ENV) or _compat.SYSTEM_SETTINGS
-                merged = {**load_json(Path(current)), **hooks}
+                merged = {**kit.load_json(Path(current)), **hooks}
                 system.write_text(json.dumps(merged, indent=2))
                 env[_SYSTEM_SETTINGS_ENV] = str(system)
         _STATE.write(
@@ -114,7 +100,7 @@ class GeminiProvider(TuiProvider):
         mode = request.options.get("approval_mode")
         if isinstance(mode, str):
             argv += ["--approval-mode", mode]
-        return SpawnPlan(
+        return kit.SpawnPlan(
             argv=argv,
             env=env,
             cwd=ctx.cwd,
@@ -122,20 +108,20 @@ class GeminiProvider(TuiProvider):
             unset_env=frozenset(unset),
         )
 
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated settings pick the key and trust the folder
         status = self.auth_status()
         name = self.meta.display_name
         if not status.logged_in:
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} is not signed in and asks how to sign in first. Sign in in "
                 "the terminal (attach command) or set GEMINI_API_KEY, then start the run again.",
                 accept_hint="Open the terminal",
                 acceptable=False,
             )
         if not trusted(request.context.cwd):
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} asks whether you trust the folder {request.context.cwd} before "
                 "it starts. Answer it in the terminal (attach command).",
                 accept_hint="Open the terminal",
@@ -146,8 +132,8 @@ class GeminiProvider(TuiProvider):
     # -- transcript --------------------------------------------------------------------
 
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         starts = _SIGNALS.session_starts(context) or self._scan(context)
         if not starts:
             return current
@@ -160,11 +146,11 @@ class GeminiProvider(TuiProvider):
             self.opened_by_clear(session_id)
         return session_ref(session_id, path)
 
-    def _hooked(self, context: RunContext) -> bool:
+    def _hooked(self, context: kit.RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
         return bool(_SIGNALS.session_starts(context))
 
-    def _scan(self, context: RunContext) -> list[tuple[str, Path]]:
+    def _scan(self, context: kit.RunContext) -> list[tuple[str, Path]]:
         """The run's sessions without hook records: the folder's session files started
         since the spawn, oldest first.
         """
@@ -172,25 +158,25 @@ class GeminiProvider(TuiProvider):
         since = float(state.get("spawned_at") or 0.0) - 1.0
         return sessions_since(Path(str(state.get("global_dir") or user_dir())), context.cwd, since)
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         spool = self._spools.get(ref.transcript_id)
-        turns = (lambda: spool_records(spool)) if spool is not None else None
+        turns = (lambda: kit.spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         return session_files(user_dir(), cwd)
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         state = _STATE.read(context)
         if not state.get("isolated"):
             return []
         return session_files(Path(str(state["global_dir"])), context.cwd)
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
         paths = [_SIGNALS.spool(context)]
         if not self._hooked(context):
             # Without hooks a new session shows only as a new file in the session store.
@@ -202,7 +188,7 @@ class GeminiProvider(TuiProvider):
             paths.append(legacy_chats_dir(global_dir, context.cwd))
         return paths
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # The SessionStart hook runs while the TUI starts; the prompt takes an Enter a
         # moment after it. Without hooks the session file (written at start-up) tells.
         since = float(_STATE.read(context).get("spawned_at") or 0.0)
@@ -222,7 +208,7 @@ class GeminiProvider(TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: Terminal, text: str) -> None:
+    def reply(self, terminal: kit.Terminal, text: str) -> None:
         spool, context = self._spool, self._context
         hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
         before = _count(spool, "BeforeAgent", "SessionStart")
@@ -247,7 +233,7 @@ class GeminiProvider(TuiProvider):
         if not started:
             terminal.keys(self.couplings.PASTE.submit_key)
 
-    def _session_size(self, context: RunContext | None) -> int:
+    def _session_size(self, context: kit.RunContext | None) -> int:
         if context is None:
             return -1
         found = _SIGNALS.session_starts(context) or self._scan(context)
@@ -277,7 +263,7 @@ class GeminiProvider(TuiProvider):
 
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:
-    records = spool_records(spool) if spool is not None else []
+    records = kit.spool_records(spool) if spool is not None else []
     return tuple(sum(1 for r in records if r.get("hook_event_name") == e) for e in events)
 
 

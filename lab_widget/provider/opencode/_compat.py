@@ -6,18 +6,10 @@ coupling in ``docs/compat/opencode.md``.
 
 from __future__ import annotations
 
+from ... import provider as kit
 from ...schema import DialogKind
-from .. import (
-    ApprovalKeys,
-    Evidence,
-    KeyRecipe,
-    PasteTiming,
-    ReadySignal,
-    SeedLayout,
-    pinned,
-)
 
-VERSION = pinned("opencode", "1.18.33")
+VERSION = kit.pinned("opencode", "1.18.33")
 
 # -- storage -------------------------------------------------------------------------------
 
@@ -177,10 +169,10 @@ READY_LOG_LINE = 'message="project copy refresh done"'
 Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
 cores); a message typed between server and prompt was lost."""
 
-READY = ReadySignal(
+READY = kit.ReadySignal(
     signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
     settle=1.5,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "measured: probe timing (tmux, curl, the log); live: test_approval_approve_then_reject "
         "lost its first message with a server-only readiness and passes with the log line",
@@ -188,10 +180,10 @@ READY = ReadySignal(
 )
 """Seconds from that line until the prompt takes input."""
 
-READY_WITHOUT_LOG = ReadySignal(
+READY_WITHOUT_LOG = kit.ReadySignal(
     signal="the embedded server answering, when the log cannot be read",
     settle=10.0,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "measured: server ≈ 10 s after spawn, prompt ≈ 18.8 s (2 shared cores)"
     ),
 )
@@ -199,10 +191,10 @@ READY_WITHOUT_LOG = ReadySignal(
 
 # -- keys ----------------------------------------------------------------------------------
 
-PASTE = PasteTiming(
+PASTE = kit.PasteTiming(
     submit_delay=0.3,
     typed_command_delay=0.6,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "live: every test; typed commands: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
     ),
@@ -211,10 +203,10 @@ PASTE = PasteTiming(
 TUI's command autocomplete reads typed keys) and Enter follows 0.6 s later, once its
 autocomplete row is selected: Enter then runs the highlighted command."""
 
-INTERRUPT = KeyRecipe(
+INTERRUPT = kit.KeyRecipe(
     keys=("Escape", "Escape"),
     key_delay=0.4,
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION,
         "fixture: interrupt: test_interrupt_is_a_lifecycle_message_and_idle; "
         "live: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
@@ -232,11 +224,11 @@ RESTORED_INPUT = None
 CLEAR_COMMAND = "/new"
 """Starts a new session; nothing is recorded until its first message creates the row."""
 
-APPROVAL = ApprovalKeys(
+APPROVAL = kit.ApprovalKeys(
     approve="Enter",
     reject="Escape",
     settle=1.0,
-    evidence=Evidence(VERSION, "live: test_approval_approve_then_reject"),
+    evidence=kit.Evidence(VERSION, "live: test_approval_approve_then_reject"),
 )
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
 selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
@@ -300,11 +292,11 @@ USER_COMMAND_DIRS = ("opencode/command", "opencode/commands")
 AUTH_FILE = "opencode/auth.json"
 """Where ``opencode auth login`` stores provider keys, under ``$XDG_DATA_HOME``."""
 
-SEED = SeedLayout(
+SEED = kit.SeedLayout(
     context_file="AGENTS.md",
     skills_dir=".opencode/skills",
     exclude=("/AGENTS.md", "/.opencode/skills/"),
-    evidence=Evidence(
+    evidence=kit.Evidence(
         VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
     ),
 )

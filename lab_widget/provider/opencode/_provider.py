@@ -7,18 +7,8 @@ import socket
 import time
 from pathlib import Path
 
+from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
-from .. import (
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    TuiProvider,
-    isolated_home,
-)
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
 from ._dialogs import answer_question
@@ -36,10 +26,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class OpenCodeProvider(TuiProvider):
+class OpenCodeProvider(kit.TuiProvider):
     """OpenCode, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(
+    meta = kit.ProviderMeta(
         id="opencode", display_name="OpenCode", binary="opencode", clear_command="/new"
     )
     live_signals = OpenCodeSignals()
@@ -48,7 +38,7 @@ class OpenCodeProvider(TuiProvider):
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
         ctx.runtime_dir.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
@@ -56,7 +46,7 @@ class OpenCodeProvider(TuiProvider):
         unset: frozenset[str] = frozenset()
         model = request.model
         if request.endpoint is not None:
-            home = isolated_home(ctx)
+            home = kit.isolated_home(ctx)
             xdg = {
                 "XDG_CONFIG_HOME": home / ".config",
                 "XDG_DATA_HOME": home / ".local/share",
@@ -95,18 +85,18 @@ class OpenCodeProvider(TuiProvider):
         argv = [str(request.binary), *_compat.SERVER_FLAGS, str(port)]
         if model:
             argv += ["--model", model]
-        return SpawnPlan(
+        return kit.SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
     # -- transcript --------------------------------------------------------------------
 
-    def _db(self, context: RunContext) -> Path:
+    def _db(self, context: kit.RunContext) -> Path:
         return Path(str(STATE.read(context).get("db") or database()))
 
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         spawned = float(str(STATE.read(context).get("spawned_at") or 0.0))
         db = self._db(context)
         # A session of this folder created after the spawn is this run's (the first
@@ -121,20 +111,20 @@ class OpenCodeProvider(TuiProvider):
             self.opened_by_clear(newest.transcript_id)
         return newest
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         if not STATE.read(context).get("isolated"):
             return []
         return folder_sessions(self._db(context), str(context.cwd), 0)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         folder = str(Path(cwd).expanduser().resolve())
         return folder_sessions(database(), folder, 0)
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         if ref.path.suffix == ".json" or not has_events(ref.path, ref.transcript_id):
             reader = OpenCodeTranscriptReader(ref)
             reader.apply_changes(first_changes(ref.path, ref.transcript_id, _PREVIEW_MESSAGES))
@@ -146,13 +136,13 @@ class OpenCodeProvider(TuiProvider):
         )
         return prompt, reader.summary.model
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
         db = self._db(context)
         # The store's folder (the db and its WAL change with every event) and the log
         # folder, which changes when a permission request opens.
         return [db.parent, db.parent / "log"]
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # The embedded server answers seconds before the TUI draws its prompt; the start-up
         # log's last line comes just before it.
         state = STATE.read(context)
@@ -174,7 +164,7 @@ class OpenCodeProvider(TuiProvider):
     # -- input -------------------------------------------------------------------------
 
     def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         if dialog.kind == "question":
             answer_question(context, dialog, answer)
