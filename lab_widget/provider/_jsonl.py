@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+
+import orjson
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +134,24 @@ class JsonlTail:
             if not raw or raw.isspace():
                 continue
             try:
-                yield Line(number, json.loads(raw))
+                yield Line(number, _loads(raw))
             except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
                 yield CorruptLine(number, str(exc), raw[:200])
+
+
+def _loads(raw: bytes) -> Any:
+    r"""One line's JSON: orjson first (several times faster), the standard library for what
+    orjson refuses but a transcript may hold (an escaped lone surrogate, a number beyond 64
+    bits, ``NaN``), so nothing the standard reader reads is lost.
+
+    Examples
+    --------
+    >>> _loads(b'{"a": 1}')
+    {'a': 1}
+    >>> _loads(b'"\\ud800"') == chr(0xD800), _loads(b"[NaN]")
+    (True, [nan])
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
