@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-
-import orjson
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import orjson
 
 __all__ = ["CorruptLine", "JsonlTail", "Line"]
 
