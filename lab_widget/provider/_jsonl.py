@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -37,7 +37,9 @@ class CorruptLine:
 class JsonlTail:
     r"""Reads the lines appended to a file since the last call.
 
-    Only complete lines are returned; a partial last line waits for its newline. The cost
+    Only complete lines are returned; a partial last line waits for its newline. ``skip``,
+    given the raw bytes of a complete line, may pass over lines its reader never uses
+    without parsing them (their line numbers still count). The cost
     of a call is proportional to the bytes appended since the previous one. When the file
     shrinks (rewritten in place) or is replaced by another file (deleted and created again),
     :attr:`rewound` is set and reading starts over.
@@ -56,8 +58,9 @@ class JsonlTail:
     ['Line', 'CorruptLine']
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, skip: Callable[[bytes], bool] | None = None) -> None:
         self.path = path
+        self._skip = skip
         self.offset = 0
         self.lines = 0
         self.rewound = False
@@ -124,14 +127,14 @@ class JsonlTail:
                 self.lines += complete.count(b"\n")
                 yield from self._parse(complete, number)
 
-    @staticmethod
-    def _parse(complete: bytes, number: int) -> Iterator[Line | CorruptLine]:
+    def _parse(self, complete: bytes, number: int) -> Iterator[Line | CorruptLine]:
         start = 0
+        skip = self._skip
         while (end := complete.find(b"\n", start)) >= 0:
             raw = complete[start:end]
             start = end + 1
             number += 1
-            if not raw or raw.isspace():
+            if not raw or raw.isspace() or (skip is not None and skip(raw)):
                 continue
             try:
                 yield Line(number, _loads(raw))
