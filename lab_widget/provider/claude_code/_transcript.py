@@ -49,6 +49,7 @@ from ._entries import (
     is_reminder,
     task_notification,
     timestamp,
+    unused_line,
     unwrap_pastes,
 )
 from ._files import peek_session, project_dir, project_slug
@@ -84,7 +85,7 @@ class ClaudeTranscriptReader(TranscriptReader):
         self.ref = ref
         self._scope: AgentScope = scope
         self._shared_ledger = ledger
-        self._tail = JsonlTail(ref.path)
+        self._tail = JsonlTail(ref.path, skip=unused_line)
         self._reset()
 
     def _reset(self) -> None:
