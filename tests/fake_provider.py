@@ -23,6 +23,7 @@ from lab_widget.provider import (
     RunContext,
     SpawnPlan,
     SpawnRequest,
+    StartupBlocker,
     Terminal,
     TranscriptReader,
     TranscriptRef,
@@ -108,7 +109,11 @@ class FakeProvider(AgentProvider):
             env = {"FAKE_BASE_URL": request.endpoint.base_url}
             env["FAKE_API_KEY"] = request.endpoint.api_key
         return SpawnPlan(
-            argv=[str(request.binary), str(path)],
+            argv=[
+                str(request.binary),
+                str(path),
+                *(["--ask"] if request.options.get("ask") else []),
+            ],
             env=env,
             cwd=request.context.cwd,
             secret_env=frozenset({"FAKE_API_KEY"} & env.keys()),
@@ -132,6 +137,19 @@ class FakeProvider(AgentProvider):
 
     def is_ready(self, context: RunContext) -> bool:
         return (context.runtime_dir / "transcript.jsonl.ready").exists()
+
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+        # Run("fake", ask=True): a start-up screen only a key in the TUI answers.
+        if not request.options.get("ask"):
+            return None
+        return StartupBlocker(
+            reason="Fake Agent asks whether you trust this folder before it starts.",
+            accept_hint="Trust it",
+            steps=("trust",),
+        )
+
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
+        terminal.keys("y")
 
     def reply(self, terminal: Terminal, text: str) -> None:
         terminal.paste(text)
