@@ -332,5 +332,22 @@ def test_the_chat_brain_never_reads_the_terminal_view() -> None:
     }
     assert used == set()
     # The view reads no state either: it stands beside the brain, not on it.
-    for view in TERMINAL_VIEW:
+    for view in TERMINAL_VIEW - {"lab_widget._widgets._terminal"}:
         assert closure(view) & (CHAT_BRAIN | {"lab_widget._run"}) == set(), view
+    assert graph["lab_widget._widgets._terminal"] & CHAT_BRAIN == set()
+
+
+_JS_IMPORT = re.compile(r"""^import[^"']*["']\./([\w-]+)["']""", re.MULTILINE)
+
+
+def test_the_front_ends_terminal_never_feeds_the_conversation() -> None:
+    # The chat's store is fed by the kernel's deltas only; the terminal pane is a picture.
+    imports = {
+        path.stem: set(_JS_IMPORT.findall(path.read_text())) for path in JS_SOURCES.glob("*.ts")
+    }
+    terminal = {name for name in imports if name.startswith("terminal")}
+    assert terminal, "no terminal view in js/src"
+    for name in terminal:
+        assert imports[name] & {"store", "sync", "view", "render", "dialog"} == set(), name
+    for name in ("store", "sync", "render", "dialog"):
+        assert imports[name] & terminal == set(), name

@@ -13,11 +13,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import lab_widget._widgets._terminal as feed_module
 from lab_widget import Run
 from lab_widget._launch import runner
 from lab_widget._runner import TmuxTerminal
 from lab_widget._terminal import PaneStream, Screen
+from lab_widget._view import RunView
 
+from .recording import RecordingComm
+from .test_view import StubSource
 from .waiting import retry_until
 
 
@@ -250,3 +256,167 @@ def test_a_start_up_screen_answered_in_the_terminal_lets_the_run_go_on(
     finally:
         stream.close()
         run.stop()
+
+
+# -- the feed, through the chat view's comm ------------------------------------------------
+
+
+def term_messages(comm: RecordingComm) -> list[tuple[dict[str, Any], list[bytes]]]:
+    return [(c, b) for c, b in comm.customs_with_buffers() if c.get("kind") == "term"]
+
+
+def term_bytes(comm: RecordingComm) -> int:
+    return sum(
+        size
+        for kind, data, size in comm.sent
+        if kind == "comm_msg"
+        and data.get("method") == "custom"
+        and data.get("content", {}).get("kind") == "term"
+    )
+
+
+def open_view(run: Run, comms: list[RecordingComm]) -> tuple[RunView, RecordingComm]:
+    view = run.view
+    comm = next(c for c in comms if c.comm_id == view.comm.comm_id)  # type: ignore[union-attr]
+    return view, comm
+
+
+def say(view: RunView, **content: Any) -> None:
+    view._on_message({"kind": "term", **content})
+
+
+def test_closed_the_terminal_costs_nothing_over_a_busy_run(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = fake_run(workdir)
+    try:
+        view, comm = open_view(run, comms)
+        assert view.has_terminal
+        for i in range(20):
+            run.send(f"busy message {i}")
+        assert run.wait_for(lambda r: len(r.messages) == 40, 30)
+        assert term_bytes(comm) == 0
+        assert clients(run.pane) == []
+        assert not [t for t in threading.enumerate() if t.name.startswith("lab-widget-term")]
+        # Open, watch, close: then nothing again.
+        say(view, op="open", viewer="v1", cols=80, rows=24)
+        assert retry_until(lambda: any(c["op"] == "screen" for c, _ in term_messages(comm)), 5)
+        say(view, op="close", viewer="v1")
+        assert retry_until(lambda: clients(run.pane) == [], 5)
+        assert retry_until(lambda: not view._terminal.streaming, 5)
+        before = term_bytes(comm)
+        for i in range(10):
+            run.send(f"after closing {i}")
+        assert run.wait_for(lambda r: len(r.messages) == 60, 30)
+        assert term_bytes(comm) == before
+    finally:
+        run.stop()
+
+
+def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = fake_run(workdir)
+    try:
+        view, comm = open_view(run, comms)
+        say(view, op="open", viewer="v1", cols=100, rows=30)
+        assert retry_until(lambda: any(c["op"] == "screen" for c, _ in term_messages(comm)), 5)
+        screen, data = next((c, b) for c, b in term_messages(comm) if c["op"] == "screen")
+        assert (screen["viewer"], screen["cols"], screen["rows"], screen["live"]) == (
+            "v1",
+            100,
+            30,
+            True,
+        )
+        assert data[0].startswith(b"> ")
+        say(view, op="input", viewer="v1", data="from the view\r")
+        assert run.wait_for(lambda r: len(r.messages) == 2, 10)
+        assert run.messages[0].text == "from the view"
+        outputs = lambda: b"".join(b[0] for c, b in term_messages(comm) if c["op"] == "output")  # noqa: E731
+        assert retry_until(lambda: b"echo: from the view" in outputs(), 5)
+        # A paste goes the runner's way: one bracketed paste, its line break never submits.
+        say(view, op="paste", viewer="v1", text="two\nlines")
+        say(view, op="input", viewer="v1", data="\r")
+        assert run.wait_for(lambda r: len(r.messages) == 4, 10)
+        assert run.messages[2].text == "two\nlines"
+        # A second viewer shares the stream; the pane follows the latest size.
+        say(view, op="open", viewer="v2", cols=70, rows=20)
+        assert retry_until(lambda: window_size(run.pane) == "70x20", 5)
+        assert len(clients(run.pane)) == 1
+        say(view, op="close", viewer="v2")
+        time.sleep(0.3)
+        assert view._terminal.streaming
+        say(view, op="close", viewer="v1")
+        assert retry_until(lambda: not view._terminal.streaming, 5)
+        assert retry_until(lambda: window_size(run.pane) == "200x50", 5)
+    finally:
+        run.stop()
+
+
+def test_input_from_a_front_end_that_is_not_watching_is_dropped(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = fake_run(workdir)
+    try:
+        view, _ = open_view(run, comms)
+        say(view, op="input", viewer="stranger", data="sneaky\r")
+        time.sleep(1.0)
+        assert run.messages == []
+        assert clients(run.pane) == []
+    finally:
+        run.stop()
+
+
+def test_a_viewer_that_stops_pinging_is_dropped(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(feed_module, "LEASE", 1.0)
+    run = fake_run(workdir)
+    try:
+        view, _ = open_view(run, comms)
+        say(view, op="open", viewer="gone", cols=80, rows=24)
+        assert retry_until(lambda: view._terminal.streaming, 5)
+        # Its tab closed without a word: the lease runs out and the stream stops.
+        assert retry_until(lambda: not view._terminal.streaming, 10)
+        assert retry_until(lambda: clients(run.pane) == [], 5)
+        assert window_size(run.pane) == "200x50"
+        # A ping from a viewer the kernel forgot (a laptop that slept) opens it again.
+        say(view, op="ping", viewer="gone", cols=80, rows=24)
+        assert retry_until(lambda: view._terminal.streaming, 5)
+    finally:
+        run.stop()
+
+
+def test_an_ended_run_shows_its_last_screen(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = fake_run(workdir)
+    view, comm = open_view(run, comms)
+    say(view, op="open", viewer="v1", cols=80, rows=24)
+    assert retry_until(lambda: view._terminal.streaming, 5)
+    run.send("last words")
+    assert run.wait(timeout=10) == "idle"
+    run.send("/quit")
+    assert run.wait_for(lambda r: r.state == "ended", 15)
+    # Watching when it ended: told so.
+    assert retry_until(lambda: any(c["op"] == "ended" for c, _ in term_messages(comm)), 5)
+    assert retry_until(lambda: not view._terminal.streaming, 5)
+    # Opened afterwards: its last screen, not live.
+    comm.clear()
+    say(view, op="open", viewer="v2", cols=80, rows=24)
+    assert retry_until(lambda: any(c["op"] == "screen" for c, _ in term_messages(comm)), 5)
+    screen, data = next((c, b) for c, b in term_messages(comm) if c["op"] == "screen")
+    assert screen["live"] is False
+    assert b"echo: last words" in data[0]
+    assert any(c["op"] == "ended" for c, _ in term_messages(comm))
+
+
+def test_a_view_without_a_pane_says_so(comms: list[RecordingComm]) -> None:
+    view = RunView(StubSource())
+    comm = comms[-1]
+    assert view.has_terminal is False
+    say(view, op="open", viewer="v1", cols=80, rows=24)
+    assert retry_until(lambda: any(c["op"] == "error" for c, _ in term_messages(comm)), 5)
+    error = next(c for c, _ in term_messages(comm) if c["op"] == "error")
+    assert error["viewer"] == "v1" and "no terminal" in error["message"]
+    view.close()

@@ -209,4 +209,11 @@ export interface Traits {
   /** Model, token totals, cost and context of the session (schema.SessionSummary). */
   session: Record<string, unknown> | null;
   _snapshot: Snapshot;
+  // -- the terminal pane (terminal.ts)
+  /** The run has a tmux pane the terminal pane can show. */
+  has_terminal: boolean;
+  /** A new value opens the terminal pane (the runs dashboard's button). */
+  terminal_reveal: string;
+  /** The last screen, kept by the front end for a saved notebook. */
+  _terminal_screen: Record<string, unknown>;
 }

@@ -50,6 +50,8 @@ export interface ChatViewOptions {
   commands?: unknown;
   /** The `session` trait. */
   session?: unknown;
+  /** A pane shown between the conversation and the composer (the terminal). */
+  terminal?: HTMLElement;
 }
 
 /** How close to the end (px) still counts as "at the bottom". */
@@ -150,6 +152,7 @@ export class ChatView {
       ),
       this.#errors,
       h("div", { class: "lw-body" }, this.#scroller, this.#jump),
+      ...(options.terminal ? [options.terminal] : []),
       h(
         "div",
         { class: "lw-composer" },

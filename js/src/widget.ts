@@ -5,6 +5,8 @@ import "./styles.css";
 import type { AnyModel, Initialize, Render } from "@anywidget/types";
 import { ActionChannel } from "./channel";
 import { ConversationSync } from "./sync";
+import { TerminalPane } from "./terminal";
+import { createXterm } from "./terminal-xterm";
 import type { ChatActionArgs, Traits } from "./types";
 import { ChatView, type RunInfo } from "./view";
 
@@ -41,9 +43,10 @@ function readInfo(model: AnyModel<Traits>): RunInfo {
     const value: unknown = model.get(key);
     return typeof value === "string" ? value : "";
   };
+  const state = (text("state") || "idle") as RunInfo["state"];
   return {
     providerName: text("provider_name"),
-    state: (text("state") || "idle") as RunInfo["state"],
+    state,
     stateReason: text("state_reason"),
     attachCommand: text("attach_command"),
     clearCommand: text("clear_command"),
@@ -59,11 +62,53 @@ const initialize: Initialize<Traits> = ({ model }) => {
   };
 };
 
+// -- the terminal pane (terminal.ts) ---------------------------------------------
+
+/** The `terminal_reveal` value each model's views have acted on. */
+const revealed = new WeakMap<AnyModel<Traits>, string>();
+
+function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose(): void } {
+  const pane = new TerminalPane(
+    { send: (msg) => model.send({ kind: "term", ...msg }) },
+    createXterm,
+    {
+      available: model.get("has_terminal") === true,
+      saved: model.get("_terminal_screen"),
+      // Kept for a saved notebook only: the kernel never needs it back.
+      save: (screen) => model.set("_terminal_screen", { ...screen }),
+    },
+  );
+  const onMessage = (msg: unknown, buffers?: unknown[]) => pane.receive(msg, buffers);
+  const onAvailable = () => pane.setAvailable(model.get("has_terminal") === true);
+  const onReveal = () => {
+    const token = model.get("terminal_reveal");
+    if (typeof token !== "string" || token === "" || revealed.get(model) === token) return;
+    revealed.set(model, token);
+    pane.open();
+    pane.el.scrollIntoView?.({ block: "nearest" });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:has_terminal", onAvailable);
+  model.on("change:terminal_reveal", onReveal);
+  // After the view is in the page: an xterm.js opened detached has no size to fit.
+  queueMicrotask(onReveal);
+  return {
+    pane,
+    dispose() {
+      model.off("msg:custom", onMessage);
+      model.off("change:has_terminal", onAvailable);
+      model.off("change:terminal_reveal", onReveal);
+      pane.destroy();
+    },
+  };
+}
+
 const render: Render<Traits> = ({ model, el }) => {
   // Hosts that never call initialize still get a working view.
   const borrowed = links.get(model);
   const link = borrowed ?? new ModelLink(model);
   const { actions } = link;
+  const terminal = terminalPane(model);
   const view = new ChatView(
     el,
     {
@@ -78,6 +123,7 @@ const render: Render<Traits> = ({ model, el }) => {
       pendingDialog: model.get("pending_dialog"),
       commands: model.get("commands"),
       session: model.get("session"),
+      terminal: terminal.pane.el,
     },
   );
   const onInfo = () => view.setInfo(readInfo(model));
@@ -93,6 +139,7 @@ const render: Render<Traits> = ({ model, el }) => {
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);
+    terminal.dispose();
     view.destroy();
     if (!borrowed) link.dispose();
   };

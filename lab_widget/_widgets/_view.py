@@ -10,12 +10,16 @@ that loads later (or misses a delta) asks for a fresh snapshot with ``{"kind": "
 Actions from the browser (send, interrupt, clear, answer) go through the package's
 :class:`~lab_widget._widgets._channel.ActionChannel`: request/response messages with ids, run
 on worker threads (sending may wait for the agent), their errors sent back to the view.
+
+The terminal pane (the agent's real TUI, streamed only while someone watches) has its own
+messages, ``kind: "term"``, handled by :class:`~lab_widget._widgets._terminal.TerminalFeed`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -26,6 +30,7 @@ from .._chat import ChatEvent
 from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
+from ._terminal import PaneSource, TerminalFeed
 
 __all__ = ["ChatSource", "RunView"]
 
@@ -124,6 +129,18 @@ class RunView(BundledWidget, bundle="widget"):
     _snapshot = traitlets.Dict().tag(sync=True)
     """``{transcript_id, version, messages}`` at creation; the front end keeps it current."""
 
+    # -- the terminal pane (see _terminal.py) --------------------------------------------
+
+    has_terminal = traitlets.Bool(False).tag(sync=True)
+    """Whether the run has a tmux pane the terminal view can show."""
+
+    terminal_reveal = traitlets.Unicode("").tag(sync=True)
+    """A new value opens the terminal pane in every view (the runs dashboard's button)."""
+
+    _terminal_screen = traitlets.Dict().tag(sync=True)
+    """The terminal's last screen, kept by the front end (never sent by the kernel), so a
+    saved notebook shows it without a kernel."""
+
     def __init__(self, source: ChatSource, **kwargs: Any) -> None:
         self._source = source
         # Events arrive under the source's lock; a sync request taking a lock of its own and
@@ -144,8 +161,11 @@ class RunView(BundledWidget, bundle="widget"):
             thread_name="lab-widget-action",
             on_message=self._on_message,
         )
+        pane = source.pane if isinstance(source, PaneSource) else None
+        self._terminal = TerminalFeed(self, pane)
         with self._lock:
             super().__init__(
+                has_terminal=pane is not None,
                 provider_name=source.display_name,
                 state=source.state,
                 state_reason=source.state_reason,
@@ -170,7 +190,12 @@ class RunView(BundledWidget, bundle="widget"):
         if unsubscribe is not None:
             unsubscribe()
             self._channel.close()
+            self._terminal.close()
         super().close()
+
+    def reveal_terminal(self) -> None:
+        """Open the terminal pane (the agent's real TUI) in every view of this run."""
+        self.terminal_reveal = secrets.token_hex(4)
 
     # -- Python → browser ----------------------------------------------------------------
 
@@ -251,7 +276,9 @@ class RunView(BundledWidget, bundle="widget"):
         self._channel.receive(widget, content, buffers)
 
     def _on_message(self, content: dict[str, Any]) -> None:
-        if content.get("kind") == "sync":
+        if content.get("kind") == "term":
+            self._terminal.receive(content)
+        elif content.get("kind") == "sync":
             with self._lock:
                 self._push({"kind": "snapshot", **self._snapshot_payload()})
 
