@@ -5,7 +5,7 @@ import "./styles.css";
 import type { AnyModel, Initialize, Render } from "@anywidget/types";
 import { ActionChannel } from "./channel";
 import { ConversationSync } from "./sync";
-import { TerminalPane } from "./terminal";
+import { pointAtTerminal, TerminalPane } from "./terminal";
 import { createXterm } from "./terminal-xterm";
 import type { ChatActionArgs, Traits } from "./types";
 import { ChatView, type RunInfo } from "./view";
@@ -47,7 +47,8 @@ function readInfo(model: AnyModel<Traits>): RunInfo {
   return {
     providerName: text("provider_name"),
     state,
-    stateReason: text("state_reason"),
+    // When the answer is given in the terminal pane, the reason line says so.
+    stateReason: pointAtTerminal(text("state_reason"), state, model.get("has_terminal") === true),
     attachCommand: text("attach_command"),
     clearCommand: text("clear_command"),
   };
@@ -79,6 +80,7 @@ function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose():
     },
   );
   const onMessage = (msg: unknown, buffers?: unknown[]) => pane.receive(msg, buffers);
+  const onState = () => pane.setRunState(model.get("state"), model.get("pending_dialog"));
   const onAvailable = () => pane.setAvailable(model.get("has_terminal") === true);
   const onReveal = () => {
     const token = model.get("terminal_reveal");
@@ -88,14 +90,21 @@ function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose():
     pane.el.scrollIntoView?.({ block: "nearest" });
   };
   model.on("msg:custom", onMessage);
+  model.on("change:state", onState);
+  model.on("change:pending_dialog", onState);
   model.on("change:has_terminal", onAvailable);
   model.on("change:terminal_reveal", onReveal);
   // After the view is in the page: an xterm.js opened detached has no size to fit.
-  queueMicrotask(onReveal);
+  queueMicrotask(() => {
+    onState();
+    onReveal();
+  });
   return {
     pane,
     dispose() {
       model.off("msg:custom", onMessage);
+      model.off("change:state", onState);
+      model.off("change:pending_dialog", onState);
       model.off("change:has_terminal", onAvailable);
       model.off("change:terminal_reveal", onReveal);
       pane.destroy();
@@ -131,11 +140,13 @@ const render: Render<Traits> = ({ model, el }) => {
   const onCommands = () => view.setCommands(model.get("commands"));
   const onSession = () => view.setSession(model.get("session"));
   for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
+  model.on("change:has_terminal", onInfo);
   model.on("change:pending_dialog", onPendingDialog);
   model.on("change:commands", onCommands);
   model.on("change:session", onSession);
   return () => {
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
+    model.off("change:has_terminal", onInfo);
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);

@@ -92,6 +92,21 @@ describe("the terminal pane in the chat widget", () => {
     expect(model.terms()).toEqual([]);
   });
 
+  it("opens by itself for a screen only the terminal answers, and the reason says so", async () => {
+    const model = new FakeModel();
+    const { q } = await show(model);
+    model.set("state_reason", "Agent X asks whether you trust this folder.");
+    model.set("state", "needs_input");
+    await flush();
+    expect(q(".lw-term").dataset.open).toBe("true");
+    expect(q(".lw-reason").textContent).toBe(
+      "Agent X asks whether you trust this folder — answer it in the terminal below.",
+    );
+    const [open] = model.terms();
+    expect(open).toMatchObject({ kind: "term", op: "open" });
+    expect(q(".lw-term-screen .xterm")).not.toBeNull();
+  });
+
   it("opens when the dashboard asks (terminal_reveal), once per request", async () => {
     const model = new FakeModel();
     const { q } = await show(model);
