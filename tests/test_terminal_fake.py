@@ -17,6 +17,7 @@ import pytest
 
 import lab_widget._widgets._terminal as feed_module
 from lab_widget import Run
+from lab_widget._dashboard import RunsDashboard
 from lab_widget._launch import runner
 from lab_widget._runner import TmuxTerminal
 from lab_widget._terminal import PaneStream, Screen
@@ -420,3 +421,29 @@ def test_a_view_without_a_pane_says_so(comms: list[RecordingComm]) -> None:
     error = next(c for c, _ in term_messages(comm) if c["op"] == "error")
     assert error["viewer"] == "v1" and "no terminal" in error["message"]
     view.close()
+
+
+def test_the_dashboard_opens_a_run_with_its_terminal(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = fake_run(workdir)
+    board = RunsDashboard([run])
+    try:
+        done = threading.Event()
+        original = board.table.send
+
+        def capture(content: dict[str, Any], buffers: Any = None) -> None:
+            done.set()
+            original(content, buffers)
+
+        board.table.send = capture  # type: ignore[method-assign]
+        message = {"kind": "action", "id": "a1", "action": "open", "run_id": run.id}
+        board._on_custom(board.table, {**message, "pane": "terminal"}, [])
+        assert done.wait(20)
+        assert board.children[-1] is run.view
+        assert run.view.terminal_reveal != ""
+        # Nothing streams until the pane's front end opens it.
+        assert clients(run.pane) == []
+    finally:
+        board.close()
+        run.stop()

@@ -169,7 +169,8 @@ export interface ChatActionArgs {
 
 /** The runs dashboard's actions (RunsDashboard); `close` needs no run. */
 export interface RunsActionArgs {
-  open: { run_id: string };
+  /** `pane: "terminal"` opens the run with its terminal pane showing. */
+  open: { run_id: string; pane?: "terminal" };
   stop: { run_id: string };
   close: { run_id: string };
 }
