@@ -231,10 +231,13 @@ def test_keys_typed_in_the_terminal_reach_the_agent_and_the_chat(
         run.stop()
 
 
+@pytest.mark.parametrize("settle", [None, 1.5])
 def test_a_start_up_screen_answered_in_the_terminal_lets_the_run_go_on(
-    lab_home: Path, workdir: Path
+    lab_home: Path, workdir: Path, settle: float | None
 ) -> None:
-    run = fake_run(workdir, ask=True)
+    # With a settle, the agent counts as ready only a moment after it says so, and no
+    # further event comes: the chat must still notice, by itself.
+    run = fake_run(workdir, ask=True, **({"ready_settle": settle} if settle else {}))
     recorder = Recorder()
     stream = PaneStream(run.pane, recorder)
     try:
