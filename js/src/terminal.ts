@@ -89,6 +89,18 @@ export const STATUS = {
 /** Focus reports xterm.js sends on its own when the TUI asked for them: not keys. */
 const FOCUS_REPORTS = new Set(["\u001b[I", "\u001b[O"]);
 
+/**
+ * Mouse moves with no button held, reported in SGR form (a TUI that asks for every motion,
+ * as some do, would get a message per pixel the pointer crosses): not input worth a trip.
+ * Clicks, drags and the wheel still go.
+ */
+export function isIdleMotion(data: string): boolean {
+  const match = /^\u001b\[<(\d+);\d+;\d+[Mm]$/.exec(data);
+  if (!match) return false;
+  const code = Number(match[1]);
+  return (code & 32) !== 0 && (code & 3) === 3 && (code & 64) === 0;
+}
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
 const num = (v: unknown, fallback: number): number =>
@@ -361,7 +373,9 @@ export class TerminalPane {
     term.open(this.#screen);
     term.setInput(false);
     const data = term.onData((chunk) => {
-      if (!this.#takenOver || !this.#live || FOCUS_REPORTS.has(chunk)) return;
+      if (!this.#takenOver || !this.#live || FOCUS_REPORTS.has(chunk) || isIdleMotion(chunk)) {
+        return;
+      }
       this.#send({ op: "input", viewer: this.viewer, data: chunk });
     });
     this.#disposers.push(() => data.dispose());

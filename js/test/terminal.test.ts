@@ -1,6 +1,7 @@
 import { Terminal as Headless } from "@xterm/headless";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
+  isIdleMotion,
   needsTerminal,
   PING_MS,
   pointAtTerminal,
@@ -166,8 +167,14 @@ describe("TerminalPane", () => {
     term.type("\u001b[A"); // an arrow
     term.type("\u0003"); // Ctrl-C
     term.type("\u001b[I"); // a focus report is not a key
+    term.type("\u001b[<35;10;5M"); // nor is the pointer passing by
+    term.type("\u001b[<0;10;5M"); // a click is
     expect(sent).toEqual(
-      ["y", "\r", "\u001b[A", "\u0003"].map((data) => ({ op: "input", viewer: pane.viewer, data })),
+      ["y", "\r", "\u001b[A", "\u0003", "\u001b[<0;10;5M"].map((data) => ({
+        op: "input",
+        viewer: pane.viewer,
+        data,
+      })),
     );
     expect(q(".lw-term-status").textContent).toBe(STATUS.takenOver);
     expect(pane.el.dataset.takeover).toBe("true");
@@ -291,6 +298,13 @@ describe("the reason line", () => {
     expect(pointAtTerminal("Stopped.", "ended", true)).toBe("Stopped.");
     expect(pointAtTerminal("Why.", "needs_input", false)).toBe("Why.");
     expect(needsTerminal("needs_input", null)).toBe(true);
+    expect([35, 39, 51].map((c) => isIdleMotion(`\u001b[<${c};1;1M`))).toEqual([true, true, true]);
+    expect([0, 32, 64, 65].map((c) => isIdleMotion(`\u001b[<${c};1;1M`))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(needsTerminal("question", { answerable: true })).toBe(false);
   });
 });
