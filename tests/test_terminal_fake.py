@@ -169,7 +169,7 @@ WATCHER = textwrap.dedent(
     class Quiet:
         def on_screen(self, tag, screen): pass
         def on_output(self, data): pass
-        def on_size(self, cols, rows): print("size", cols, rows, flush=True)
+        def on_size(self, cols, rows): pass
         def on_end(self, reason): pass
 
     terminal = TmuxRunner(Path(sys.argv[1])).terminal(sys.argv[2])
@@ -367,6 +367,17 @@ def test_input_from_a_front_end_that_is_not_watching_is_dropped(
         time.sleep(1.0)
         assert run.messages == []
         assert clients(run.pane) == []
+        # Another front end watching does not make a stranger's keys its own.
+        say(view, op="open", viewer="watcher", cols=80, rows=24)
+        assert retry_until(lambda: view._terminal.streaming, 5)
+        say(view, op="input", viewer="stranger", data="sneaky\r")
+        say(view, op="resize", viewer="stranger", cols=20, rows=5)
+        time.sleep(1.0)
+        assert run.messages == []
+        assert window_size(run.pane) == "80x24"
+        assert view._terminal.viewers == ["watcher"]
+        say(view, op="input", viewer="watcher", data="mine\r")
+        assert run.wait_for(lambda r: [m.text for m in r.messages][:1] == ["mine"], 10)
     finally:
         run.stop()
 

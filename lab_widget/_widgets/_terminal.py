@@ -83,6 +83,8 @@ class TerminalFeed:
         self._worker: ThreadPoolExecutor | None = None
         self._timer: threading.Timer | None = None
         self._closed = False
+        self._queued = 0
+        """Messages waiting for, or running on, the worker."""
 
     @property
     def available(self) -> bool:
@@ -105,7 +107,9 @@ class TerminalFeed:
         """Take one ``term`` message from the front end (on the comm thread).
 
         The work runs on the feed's one worker thread, in the order messages came: keys
-        must reach the agent in the order they were pressed.
+        must reach the agent in the order they were pressed. Keys typed while nothing else
+        waits are written at once, on this thread (a write to the tmux client's pipe): a
+        hop to the worker would only add to the keystroke's way to its echo.
         """
         op = content.get("op")
         viewer = content.get("viewer")
@@ -124,16 +128,27 @@ class TerminalFeed:
         with self._lock:
             if self._closed:
                 return
-            if op != "close":
-                self._viewers.setdefault(viewer, 0.0)
+            if op in ("open", "ping"):
                 self._viewers[viewer] = time.monotonic()
-            if self._worker is None:
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="lab-widget-term")
-            worker = self._worker
+            elif op != "close" and viewer not in self._viewers:
+                return  # keys or a size from a front end that is not watching: not its
+            stream = self._stream
+            if op == "input" and self._queued == 0 and stream is not None and stream.open:
+                inline = True
+            else:
+                inline = False
+                self._queued += 1
+                if self._worker is None:
+                    self._worker = ThreadPoolExecutor(1, thread_name_prefix="lab-widget-term")
+                worker = self._worker
+        if inline:
+            self._guarded(handler, viewer, content)
+            return
         try:
-            worker.submit(self._guarded, handler, viewer, content)
+            worker.submit(self._queued_job, handler, viewer, content)
         except RuntimeError:  # closed meanwhile
-            pass
+            with self._lock:
+                self._queued -= 1
 
     def close(self) -> None:
         """Stop streaming and take no more messages (the view is closing)."""
@@ -149,6 +164,13 @@ class TerminalFeed:
             worker.shutdown(wait=False)
 
     # -- on the worker thread ------------------------------------------------------------
+
+    def _queued_job(self, handler: Any, viewer: str, content: dict[str, Any]) -> None:
+        try:
+            self._guarded(handler, viewer, content)
+        finally:
+            with self._lock:
+                self._queued -= 1
 
     def _guarded(self, handler: Any, viewer: str, content: dict[str, Any]) -> None:
         try:
