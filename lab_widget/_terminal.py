@@ -463,11 +463,16 @@ class PaneStream:
         if client is None:
             return
         client.close()
-        # A clean close: no later detach needs the hook (a new stream sets it again).
+        # A clean close: no later detach needs the hook (a new stream sets it again),
+        # unless another client still watches (a view in another kernel).
         try:
-            self.terminal.runner.tmux(
-                "set-hook", "-u", "-t", self.terminal.target, "client-detached"
-            )
+            watching = self.terminal.runner.tmux(
+                "list-clients", "-t", f"={self.terminal.session_name}", "-F", "#{client_name}"
+            ).split()
+            if not watching:
+                self.terminal.runner.tmux(
+                    "set-hook", "-u", "-t", self.terminal.target, "client-detached"
+                )
         except TmuxError:
             pass
 

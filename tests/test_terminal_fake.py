@@ -461,3 +461,25 @@ def test_the_dashboard_opens_a_run_with_its_terminal(
     finally:
         board.close()
         run.stop()
+
+
+def test_two_watchers_one_closes_the_other_dies_the_size_comes_back(
+    lab_home: Path, workdir: Path
+) -> None:
+    # Two kernels watching one run: one closes cleanly, then the other dies.
+    run = fake_run(workdir)
+    first, second = PaneStream(run.pane, Recorder()), PaneStream(run.pane, Recorder())
+    try:
+        first.start(90, 25)
+        second.start(70, 20)
+        assert retry_until(lambda: window_size(run.pane) == "70x20", 5)
+        first.close()
+        assert len(clients(run.pane)) == 1
+        client = second._client
+        assert client is not None and client._proc is not None
+        client._proc.kill()  # the second kernel's client dies with it
+        assert retry_until(lambda: window_size(run.pane) == "200x50", 10), window_size(run.pane)
+    finally:
+        first.close()
+        second.close()
+        run.stop()
