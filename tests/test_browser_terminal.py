@@ -225,7 +225,18 @@ def test_take_over_to_answer_the_folder_trust_screen(tmp_path: Path, lab_home: P
                 break
             except Exception:
                 continue
-        page.keyboard.press("Enter")
+        for _attempt in range(5):
+            page.keyboard.press("Enter")
+            try:
+                page.wait_for_function(
+                    "(sel) => !(document.querySelector(sel)?.innerText ?? '')"
+                    ".includes('trust this folder')",
+                    arg=SCREEN,
+                    timeout=3_000,
+                )
+                break
+            except Exception:
+                continue
         try:
             page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
         except Exception:

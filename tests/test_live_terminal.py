@@ -118,7 +118,12 @@ def test_the_trust_screen_answered_in_the_terminal(
             return retry_until(lambda: "\u276f Yes, I trust this folder" in run.screen(), 2)
 
         assert retry_until(on_yes, 20), run.screen()
-        stream.send(b"\r")
+
+        def confirmed() -> bool:
+            stream.send(b"\r")
+            return retry_until(lambda: "Yes, I trust this folder" not in run.screen(), 3)
+
+        assert retry_until(confirmed, 20), run.screen()
         # Nothing else happens: the chat must notice the TUI is ready by itself.
         assert run.wait_for(lambda r: r.state == "idle", 60), run.screen()
         run.send("hello")
