@@ -33,6 +33,7 @@ SECTIONS = [
     "memory",
     "live",
     "concurrent",
+    "terminal",
 ]
 
 
@@ -50,6 +51,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
+    parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
 
@@ -57,6 +59,11 @@ def main() -> int:
         import browser as browser_bench  # noqa: PLC0415  (Playwright only when asked)
 
         return browser_bench.append_to_dom(probes)
+
+    def terminal() -> list[Row]:
+        import terminal as terminal_bench  # noqa: PLC0415  (Playwright only when asked)
+
+        return terminal_bench.terminal(args.keys, args.sends)
 
     jobs: dict[str, Callable[[], list[Row]]] = {
         "reader": lambda: cases.reader(args.megabytes, args.repeats),
@@ -69,6 +76,7 @@ def main() -> int:
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
+        "terminal": terminal,
     }
     rows = machine_rows()
     started = time.perf_counter()

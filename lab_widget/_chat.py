@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 # stops counting as work after this long.
 _PENDING_GRACE = 15.0
 
+# Seconds after a change at which readiness is looked at again while a start-up screen
+# waits: a TUI's ready signal may count only once it has settled (a moment after the event
+# that brought it), and no other event may follow when the screen was answered in the TUI.
+_READY_RECHECKS = (2.0, 5.0)
+
 
 @dataclass(frozen=True)
 class ChatEvent:
@@ -95,11 +100,34 @@ class ChatSession:
         self._signature: object = None
         self.stopped = False
         """Set when the run was stopped from Python (so its end is not the agent's doing)."""
+        self._ready_timer: threading.Timer | None = None
 
     # -- reading -----------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Pick up everything new: readiness, a new epoch, appended transcript lines."""
+        self._refresh()
+        self._recheck_readiness(0)
+
+    def _recheck_readiness(self, step: int) -> None:
+        with self._lock:
+            if self._ready_timer is not None:
+                self._ready_timer.cancel()
+                self._ready_timer = None
+            if self._ready or self._ended or self.blocker is None or step >= len(_READY_RECHECKS):
+                return
+            delay = _READY_RECHECKS[step] - (_READY_RECHECKS[step - 1] if step else 0.0)
+
+            def again() -> None:
+                self._refresh()
+                self._recheck_readiness(step + 1)
+
+            timer = threading.Timer(delay, again)
+            timer.daemon = True
+            self._ready_timer = timer
+            timer.start()
+
+    def _refresh(self) -> None:
         with self._lock:
             before = self._state_locked()
             if not self._ready and self.provider.is_ready(self.context):
@@ -209,6 +237,9 @@ class ChatSession:
                 return
             self._ended = True
             self._last_screen = last_screen
+            if self._ready_timer is not None:
+                self._ready_timer.cancel()
+                self._ready_timer = None
             self._emit(ChatEvent([], False, "ended", self.transcript_id))
             self._changed.notify_all()
 

@@ -286,6 +286,14 @@ class Run:
         return self._provider.meta.clear_command
 
     @property
+    def pane(self) -> TmuxTerminal:
+        """The agent's tmux session: what the chat view's terminal pane shows.
+
+        A view of the TUI, never read for state or content.
+        """
+        return self._terminal
+
+    @property
     def view(self) -> RunView:
         """The run's chat widget (one per run; every display shows it)."""
         with self._view_lock:

@@ -19,7 +19,7 @@ from libtmux.exc import LibTmuxException
 
 from .errors import RunEndedError, TmuxError
 
-__all__ = ["TmuxRunner", "TmuxTerminal", "sanitize_input"]
+__all__ = ["TmuxRunner", "TmuxTerminal", "input_commands", "sanitize_input"]
 
 # C0 controls (but tab and line breaks), DEL and C1 controls: a terminal would act on
 # them (ESC starts sequences, ^C interrupts, ^M submits), so typed text never carries them.
@@ -73,6 +73,30 @@ def _last_words(screen: str, limit: int = 12) -> str:
     return "\n".join(lines[-limit:]).strip("\n")
 
 
+def input_commands(target: str, data: bytes, chunk: int = 256) -> list[list[str]]:
+    r"""``send-keys -H`` commands that write ``data`` into the pane byte for byte.
+
+    For the terminal view's take-over: what a terminal would send for the keys pressed
+    (text, Enter, arrows, Ctrl-keys), as hex keys, so nothing in it is read as a key name,
+    an option or a shell word. ``chunk`` bytes per command keep each command line short.
+
+    Examples
+    --------
+    >>> input_commands("%3", b"hi\r")
+    [['send-keys', '-t', '%3', '-H', '68', '69', '0d']]
+    >>> [len(c) - 4 for c in input_commands("%3", bytes(5), chunk=2)]
+    [2, 2, 1]
+    """
+    return [
+        ["send-keys", "-t", target, "-H", *(f"{b:02x}" for b in data[i : i + chunk])]
+        for i in range(0, len(data), chunk)
+    ]
+
+
+FINAL_HISTORY = 200
+"""Lines of history kept with an ended agent's last screen (for the terminal view)."""
+
+
 def _tmux_binary() -> str:
     found = shutil.which("tmux")
     if found is None:
@@ -89,6 +113,10 @@ class TmuxTerminal:
         self.exit_screen = ""
         """What the agent's screen showed when its process ended by itself (its last
         words: a usage error, a crash), kept for the error that reports the end."""
+        self.final_screen = ""
+        """The pane's size and its last screen with colours, as ``capture_final`` read it
+        before the session went ("" until then): what the terminal view of an ended run
+        shows."""
 
     def __repr__(self) -> str:
         return f"<TmuxTerminal {self.session_name}>"
@@ -174,6 +202,7 @@ class TmuxTerminal:
         """
         pid = self.pid()
         fd = _pidfd(pid) if pid is not None else None
+        self.capture_final()
         try:
             self._tmux("kill-session", "-t", f"={self.session_name}")
         except TmuxError:
@@ -198,6 +227,47 @@ class TmuxTerminal:
             ["tmux", "-S", str(self.runner.socket_path), "attach", "-t", self.session_name]
         )
 
+    # -- for the terminal view (lab_widget._terminal); never read by the chat brain -------
+
+    def pane_id(self) -> str | None:
+        """The id of the agent's pane (``%<n>``), or ``None`` when the session is gone."""
+        try:
+            out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_id}")
+        except TmuxError:
+            return None
+        return out.strip() or None
+
+    def send_bytes(self, data: bytes) -> None:
+        """Write ``data`` into the pane as the keys a terminal would send (``send-keys -H``)."""
+        if not self.alive():
+            raise RunEndedError(f"tmux session {self.session_name!r} has ended")
+        for command in input_commands(self.target, data):
+            self._tmux(*command)
+
+    def capture_final(self) -> None:
+        """Keep the pane's size and screen (with colours) in ``final_screen``, once.
+
+        Called before the session goes; a session already gone leaves it as it was.
+        """
+        if self.final_screen:
+            return
+        try:
+            self.final_screen = self._tmux(
+                *("display-message", "-p", "-t", self.target, "#{pane_width} #{pane_height}"),
+                ";",
+                *("capture-pane", "-p", "-e", "-S", f"-{FINAL_HISTORY}", "-t", self.target),
+            )
+        except TmuxError:
+            pass
+
+    def control_argv(self) -> list[str]:
+        """The command line of a tmux control-mode client attached to this session."""
+        return [
+            self.runner.binary,
+            *("-S", str(self.runner.socket_path)),
+            *("-C", "attach-session", "-t", f"={self.session_name}"),
+        ]
+
     def on_exit(self, callback: Callable[[], None]) -> threading.Thread:
         """Call ``callback`` once when the agent's process ends (a pidfd wait, no polling)."""
 
@@ -216,6 +286,7 @@ class TmuxTerminal:
             # The pane stays after its process ends (remain-on-exit): read it, then drop
             # the session. After a stop the session is already gone and this reads "".
             self.exit_screen = self.last_words()
+            self.capture_final()
             try:
                 self._tmux("kill-session", "-t", f"={self.session_name}")
             except TmuxError:
@@ -238,6 +309,11 @@ class TmuxRunner:
         self.server = libtmux.Server(
             socket_path=str(socket_path), config_file=str(self._config), tmux_bin=self._bin
         )
+
+    @property
+    def binary(self) -> str:
+        """The tmux executable this runner uses."""
+        return self._bin
 
     def tmux(self, *args: str, data: bytes | None = None) -> str:
         """Run one tmux command on this server; raise :class:`TmuxError` on failure."""

@@ -116,15 +116,18 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
                     sub_end,
                 ],
             ),
-            Rule("Subagent hand-back", "The sub-agent found one file."),
             Rule(
                 "please delegate",
                 [
                     Reply("I will ask a sub-agent.", tools=[delegate]),
-                    Reply(
-                        "Waiting for the sub-agent."
+                    # A background sub-agent's report comes back as the turn's next step.
+                    *(
+                        [
+                            Reply("Waiting for the sub-agent."),
+                            Reply("The sub-agent found one file."),
+                        ]
                         if background
-                        else "The sub-agent found one file."
+                        else [Reply("The sub-agent found one file.")]
                     ),
                 ],
             ),

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """A tiny terminal agent for runner and chat-brain tests: it turns on bracketed paste,
-reads raw keys, and records each submitted line (and each Esc) as JSONL.
+reads raw keys, echoes them on its screen, and records each submitted line (and each Esc)
+as JSONL.
+
+With ``--ask`` it first shows a start-up screen ("Trust this folder? [y/n]") that only a
+key answers, the way a real CLI asks before it takes input: ``y`` goes on, ``n`` exits.
 
 ``/clear`` starts a new epoch the way real CLIs do: a new transcript file
 (``transcript.1.jsonl``, ``transcript.2.jsonl``...) whose first entry is the command's echo.
@@ -30,10 +34,29 @@ def main() -> None:
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     tty.setraw(fd)
-    sys.stdout.write("\x1b[?2004h> ")
-    sys.stdout.flush()
+
+    def show(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    if "--ask" in sys.argv[2:]:
+        show("Trust this folder? [y/n] ")
+        while True:
+            key = os.read(fd, 1)
+            if key in (b"", b"n"):
+                termios.tcsetattr(fd, termios.TCSADRAIN, old)
+                return
+            if key == b"y":
+                show("y\r\n")
+                break
+    show("\x1b[?2004h> ")
     Path(first + ".ready").touch()
     buffer, pending, in_paste = b"", b"", False
+
+    def echo(byte: bytes) -> None:
+        # Shown as typed; a line break inside a paste starts a new screen line.
+        sys.stdout.buffer.write(b"\r\n" if byte in (b"\n", b"\r") else byte)
+        sys.stdout.buffer.flush()
 
     def record(entry: dict[str, object]) -> None:
         with Path(transcript).open("a") as f:
@@ -52,10 +75,12 @@ def main() -> None:
                     in_paste, pending = False, pending[len(PASTE_END) :]
                 elif in_paste:
                     buffer, pending = buffer + pending[:1], pending[1:]
+                    echo(buffer[-1:])
                 elif pending[:1] == b"\r":
                     pending = pending[1:]
                     text = buffer.decode("utf-8", "replace").replace("\r", "\n")
                     buffer = b""
+                    show(f"\r\necho: {text}\r\n> ")
                     if text.strip() == "/clear":
                         epoch += 1
                         transcript = first.removesuffix(".jsonl") + f".{epoch}.jsonl"
@@ -73,8 +98,14 @@ def main() -> None:
                     record({"type": "interrupt"})
                 elif pending[:1] == b"\x1b" and PASTE_START.startswith(pending[:6]):
                     break  # an incomplete escape sequence: wait for the rest
+                elif pending[:1] == b"\x7f":
+                    pending = pending[1:]
+                    if buffer:
+                        buffer = buffer[:-1]
+                        show("\b \b")
                 else:
                     buffer, pending = buffer + pending[:1], pending[1:]
+                    echo(buffer[-1:])
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
 

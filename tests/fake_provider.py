@@ -8,6 +8,7 @@ on a rewritten transcript, declared seeding and attribution patterns."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from lab_widget.provider import (
     RunContext,
     SpawnPlan,
     SpawnRequest,
+    StartupBlocker,
     Terminal,
     TranscriptReader,
     TranscriptRef,
@@ -103,12 +105,22 @@ class FakeProvider(AgentProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         path = request.context.runtime_dir / "transcript.jsonl"
+        settle = request.options.get("ready_settle")
+        if isinstance(settle, int | float):
+            # Ready only that long after the agent says so, like a TUI whose ready signal
+            # comes a moment before its prompt takes input.
+            request.context.runtime_dir.mkdir(parents=True, exist_ok=True)
+            (request.context.runtime_dir / "ready_settle").write_text(str(settle))
         env: dict[str, str] = {}
         if request.endpoint is not None:
             env = {"FAKE_BASE_URL": request.endpoint.base_url}
             env["FAKE_API_KEY"] = request.endpoint.api_key
         return SpawnPlan(
-            argv=[str(request.binary), str(path)],
+            argv=[
+                str(request.binary),
+                str(path),
+                *(["--ask"] if request.options.get("ask") else []),
+            ],
             env=env,
             cwd=request.context.cwd,
             secret_env=frozenset({"FAKE_API_KEY"} & env.keys()),
@@ -131,7 +143,26 @@ class FakeProvider(AgentProvider):
         return FakeReader(ref)
 
     def is_ready(self, context: RunContext) -> bool:
-        return (context.runtime_dir / "transcript.jsonl.ready").exists()
+        ready = context.runtime_dir / "transcript.jsonl.ready"
+        settle = context.runtime_dir / "ready_settle"
+        try:
+            age = time.time() - ready.stat().st_mtime
+        except OSError:
+            return False
+        return not settle.exists() or age >= float(settle.read_text())
+
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+        # Run("fake", ask=True): a start-up screen only a key in the TUI answers.
+        if not request.options.get("ask"):
+            return None
+        return StartupBlocker(
+            reason="Fake Agent asks whether you trust this folder before it starts.",
+            accept_hint="Trust it",
+            steps=("trust",),
+        )
+
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
+        terminal.keys("y")
 
     def reply(self, terminal: Terminal, text: str) -> None:
         terminal.paste(text)

@@ -125,10 +125,17 @@ class Report:
     def missing_pricing(self) -> list[str]:
         """Models ccusage could not price (listed by some of its reports)."""
         found: list[str] = []
-        for session in [self.raw, *self.sessions]:
-            value = session.get("missingPricing") or session.get("missingPricingModels")
+        for session in [self.raw, self.totals, *self.sessions]:
+            value = (
+                session.get("missingPricing")
+                or session.get("missingPricingModels")
+                or session.get("unpricedModels")
+            )
             if isinstance(value, list):
                 found += [str(v) for v in value]
+            for model in session.get("modelBreakdowns") or []:
+                if isinstance(model, dict) and model.get("missingPricing") is True:
+                    found.append(str(model.get("modelName")))
         return sorted(set(found))
 
 

@@ -13,6 +13,8 @@ class RecordingComm(DummyComm):  # type: ignore[misc]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sent: list[tuple[str, dict[str, Any], int]] = []
+        self.buffers: list[list[bytes]] = []
+        """The binary buffers of each message in ``sent`` (their bytes count in its size)."""
         super().__init__(*args, **kwargs)
 
     def publish_msg(
@@ -24,15 +26,25 @@ class RecordingComm(DummyComm):  # type: ignore[misc]
         **keys: Any,
     ) -> None:
         payload = json.dumps(data, default=str)
-        self.sent.append((msg_type, data or {}, len(payload.encode())))
+        binary = [bytes(b) for b in buffers or []]
+        self.sent.append((msg_type, data or {}, len(payload.encode()) + sum(map(len, binary))))
+        self.buffers.append(binary)
 
     def customs(self) -> list[dict[str, Any]]:
         return [
             d["content"] for t, d, _ in self.sent if t == "comm_msg" and d.get("method") == "custom"
         ]
 
+    def customs_with_buffers(self) -> list[tuple[dict[str, Any], list[bytes]]]:
+        return [
+            (d["content"], b)
+            for (t, d, _), b in zip(self.sent, self.buffers, strict=True)
+            if t == "comm_msg" and d.get("method") == "custom"
+        ]
+
     def clear(self) -> None:
         self.sent.clear()
+        self.buffers.clear()
 
     def bytes_sent(self) -> int:
         return sum(size for _, _, size in self.sent)

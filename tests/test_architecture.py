@@ -447,3 +447,85 @@ def test_the_architecture_module_map_names_every_core_module() -> None:
         and f"`{path.name}`" not in table
     ]
     assert missing == []
+
+
+TERMINAL_VIEW = {
+    "lab_widget._terminal",
+    "lab_widget._tmux_control",
+    "lab_widget._widgets._terminal",
+}
+"""The terminal view: the agent's real TUI streamed to the browser, for the user's eyes."""
+
+CHAT_BRAIN = {
+    "lab_widget._chat",
+    "lab_widget._state",
+    "lab_widget._answering",
+    "lab_widget._answers",
+    "lab_widget._commands",
+    "lab_widget._transcripts",
+    "lab_widget._history",
+    "lab_widget._frames",
+    "lab_widget._pricing",
+}
+"""What states and content come from: the chat brain and the readers."""
+
+# Names only the terminal view uses to read a screen; the brain must not even be handed one.
+_SCREEN_NAMES = {"final_screen", "capture_final", "PaneStream", "ControlClient", "TerminalFeed"}
+
+
+def brain_modules() -> list[str]:
+    graph = import_graph()
+    return sorted(
+        m
+        for m in graph
+        if m in CHAT_BRAIN or m == "lab_widget.provider" or m.startswith("lab_widget.provider.")
+    )
+
+
+def test_the_chat_brain_never_reads_the_terminal_view() -> None:
+    # Pinned decision 2: state and content come from the transcript and the live signals,
+    # never from the screen. The terminal view shows the TUI and is never read back.
+    modules = brain_modules()
+    assert "lab_widget._chat" in modules and "lab_widget.provider.claude_code" in modules
+    graph = import_graph()
+
+    def closure(module: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [module]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        return seen
+
+    offenders = {m: closure(m) & TERMINAL_VIEW for m in modules}
+    assert {m: found for m, found in offenders.items() if found} == {}
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    used = {
+        f"{m}: {node.attr if isinstance(node, ast.Attribute) else node.id}"
+        for m in modules
+        for node in ast.walk(ast.parse(paths[m].read_text()))
+        if (isinstance(node, ast.Attribute) and node.attr in _SCREEN_NAMES)
+        or (isinstance(node, ast.Name) and node.id in _SCREEN_NAMES)
+    }
+    assert used == set()
+    # The view reads no state either: it stands beside the brain, not on it.
+    for view in TERMINAL_VIEW - {"lab_widget._widgets._terminal"}:
+        assert closure(view) & (CHAT_BRAIN | {"lab_widget._run"}) == set(), view
+    assert graph["lab_widget._widgets._terminal"] & CHAT_BRAIN == set()
+
+
+_JS_IMPORT = re.compile(r"""^import[^"']*["']\./([\w-]+)["']""", re.MULTILINE)
+
+
+def test_the_front_ends_terminal_never_feeds_the_conversation() -> None:
+    # The chat's store is fed by the kernel's deltas only; the terminal pane is a picture.
+    imports = {
+        path.stem: set(_JS_IMPORT.findall(path.read_text())) for path in JS_SOURCES.glob("*.ts")
+    }
+    terminal = {name for name in imports if name.startswith("terminal")}
+    assert terminal, "no terminal view in js/src"
+    for name in terminal:
+        assert imports[name] & {"store", "sync", "view", "render", "dialog"} == set(), name
+    for name in ("store", "sync", "render", "dialog"):
+        assert imports[name] & terminal == set(), name

@@ -286,11 +286,12 @@ def test_a_sub_agent_is_nested_live_and_its_tokens_roll_up(lab_home: Path, workd
             ],
         ),
         Reply("Waiting for the sub-agent."),
+        # Its report comes back to the main thread as the turn's next step.
+        Reply("The sub-agent found no files."),
     ]
     model = ScriptedModel(
         rules=[
             Rule("count the files", sub_turn),
-            Rule("Subagent hand-back", "The sub-agent found no files."),
             Rule("please delegate", main_turn),
         ]
     )

@@ -103,7 +103,8 @@ def recorded(
                     pytest.fail(f"{provider} never finished {prompt!r}:\n{run.screen()}")
                 assert state == "idle", run.screen()
             assert run.messages[-1].text == "The tool said tool-output-42.", run.screen()
-            assert any(m.tool is not None and m.tool.status == "ok" for m in run.messages)
+            calls = [(m.tool.name, m.tool.status, m.tool.output) for m in run.messages if m.tool]
+            assert any(status == "ok" for _, status, _ in calls), (calls, run.screen())
             session = run.session
             home = run._context.runtime_dir / "home"
         finally:

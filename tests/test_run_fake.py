@@ -186,7 +186,8 @@ def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
         run.send("hello")
         run.wait(timeout=10)
         run.clear()
-        assert run.wait_for(lambda r: r.transcript_id == "fake-1", 10)
+        # The new file can be seen before its first line is written: wait for both.
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1" and bool(r.messages), 10)
         assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
         assert run.state == "idle"
         assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]

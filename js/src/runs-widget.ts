@@ -17,6 +17,7 @@ const render: Render<RunsTraits> = ({ model, el }) => {
     open: (id) => actions.request("open", { run_id: id }),
     stop: (id) => actions.request("stop", { run_id: id }),
     close: () => actions.request("close", { run_id: "" }),
+    terminal: (id) => actions.request("open", { run_id: id, pane: "terminal" }),
   });
   const onRows = () => view.setRows(model.get("rows"));
   const onOpened = () => view.setOpened(model.get("opened"));

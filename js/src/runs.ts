@@ -20,6 +20,8 @@ export interface RunsActions {
   open(id: string): Promise<void>;
   stop(id: string): Promise<void>;
   close(): Promise<void>;
+  /** Open the run with its terminal pane showing (the agent's real TUI). */
+  terminal?(id: string): Promise<void>;
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -135,6 +137,7 @@ export class RunsTableView {
         ),
       );
       stop.addEventListener("click", () => this.#act(() => this.#actions.stop(row.id)));
+      const terminal = this.#terminalButton(row.id);
       tr = h(
         "tr",
         { "data-run": row.id },
@@ -145,7 +148,7 @@ export class RunsTableView {
         h("td", { class: "lw-runs-activity" }),
         h("td", { class: "lw-runs-tokens" }),
         h("td", { class: "lw-runs-cost" }),
-        h("td", { class: "lw-runs-buttons" }, open, stop),
+        h("td", { class: "lw-runs-buttons" }, open, terminal, stop),
       );
       this.#rows.set(row.id, tr);
     }
@@ -167,6 +170,18 @@ export class RunsTableView {
     tr.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled = row.state === "ended";
     tr.dataset.opened = String(row.id === this.#opened);
     return tr;
+  }
+
+  #terminalButton(id: string): HTMLButtonElement | null {
+    const open = this.#actions.terminal;
+    if (!open) return null;
+    const button = h(
+      "button",
+      { type: "button", class: "lw-runs-terminal", title: "Open this run with its terminal" },
+      "Terminal",
+    );
+    button.addEventListener("click", () => this.#act(() => open.call(this.#actions, id)));
+    return button;
   }
 
   #tick(): void {

@@ -196,7 +196,8 @@ export interface ChatActionArgs {
 
 /** The runs dashboard's actions (RunsDashboard); `close` needs no run. */
 export interface RunsActionArgs {
-  open: { run_id: string };
+  /** `pane: "terminal"` opens the run with its terminal pane showing. */
+  open: { run_id: string; pane?: "terminal" };
   stop: { run_id: string };
   close: { run_id: string };
 }
@@ -237,4 +238,11 @@ export interface Traits {
    * (schema.SessionSummary; see meter.ts). */
   session: Record<string, unknown> | null;
   _snapshot: Snapshot;
+  // -- the terminal pane (terminal.ts)
+  /** The run has a tmux pane the terminal pane can show. */
+  has_terminal: boolean;
+  /** A new value opens the terminal pane (the runs dashboard's button). */
+  terminal_reveal: string;
+  /** The last screen, kept by the front end for a saved notebook. */
+  _terminal_screen: Record<string, unknown>;
 }

@@ -57,6 +57,8 @@ export interface ChatViewOptions {
   variables?: VariableSource;
   /** What code blocks offer besides Copy (a notebook: inserting a cell below the chat). */
   code?: CodeHost;
+  /** A pane shown between the conversation and the composer (the terminal). */
+  terminal?: HTMLElement;
 }
 
 /** How close to the end (px) still counts as "at the bottom". */
@@ -164,6 +166,7 @@ export class ChatView {
       ),
       this.#errors,
       h("div", { class: "lw-body" }, this.#scroller, this.#jump),
+      ...(options.terminal ? [options.terminal] : []),
       h(
         "div",
         { class: "lw-composer" },

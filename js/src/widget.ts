@@ -6,6 +6,8 @@ import type { AnyModel, Initialize, Render } from "@anywidget/types";
 import { ActionChannel } from "./channel";
 import { notebookHost } from "./notebook";
 import { ConversationSync } from "./sync";
+import { pointAtTerminal, TerminalPane } from "./terminal";
+import { createXterm } from "./terminal-xterm";
 import type { ChatActionArgs, Traits } from "./types";
 import { ChatView, type RunInfo } from "./view";
 
@@ -42,10 +44,12 @@ function readInfo(model: AnyModel<Traits>): RunInfo {
     const value: unknown = model.get(key);
     return typeof value === "string" ? value : "";
   };
+  const state = (text("state") || "idle") as RunInfo["state"];
   return {
     providerName: text("provider_name"),
-    state: (text("state") || "idle") as RunInfo["state"],
-    stateReason: text("state_reason"),
+    state,
+    // When the answer is given in the terminal pane, the reason line says so.
+    stateReason: pointAtTerminal(text("state_reason"), state, model.get("has_terminal") === true),
     attachCommand: text("attach_command"),
     clearCommand: text("clear_command"),
   };
@@ -60,11 +64,61 @@ const initialize: Initialize<Traits> = ({ model }) => {
   };
 };
 
+// -- the terminal pane (terminal.ts) ---------------------------------------------
+
+/** The `terminal_reveal` value each model's views have acted on. */
+const revealed = new WeakMap<AnyModel<Traits>, string>();
+
+function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose(): void } {
+  const pane = new TerminalPane(
+    { send: (msg) => model.send({ kind: "term", ...msg }) },
+    createXterm,
+    {
+      available: model.get("has_terminal") === true,
+      saved: model.get("_terminal_screen"),
+      // Kept for a saved notebook only: the kernel never needs it back.
+      save: (screen) => model.set("_terminal_screen", { ...screen }),
+    },
+  );
+  const onMessage = (msg: unknown, buffers?: unknown[]) => pane.receive(msg, buffers);
+  const onState = () => pane.setRunState(model.get("state"), model.get("pending_dialog"));
+  const onAvailable = () => pane.setAvailable(model.get("has_terminal") === true);
+  const onReveal = () => {
+    const token = model.get("terminal_reveal");
+    if (typeof token !== "string" || token === "" || revealed.get(model) === token) return;
+    revealed.set(model, token);
+    pane.open();
+    pane.el.scrollIntoView?.({ block: "nearest" });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:state", onState);
+  model.on("change:pending_dialog", onState);
+  model.on("change:has_terminal", onAvailable);
+  model.on("change:terminal_reveal", onReveal);
+  // After the view is in the page: an xterm.js opened detached has no size to fit.
+  queueMicrotask(() => {
+    onState();
+    onReveal();
+  });
+  return {
+    pane,
+    dispose() {
+      model.off("msg:custom", onMessage);
+      model.off("change:state", onState);
+      model.off("change:pending_dialog", onState);
+      model.off("change:has_terminal", onAvailable);
+      model.off("change:terminal_reveal", onReveal);
+      pane.destroy();
+    },
+  };
+}
+
 const render: Render<Traits> = ({ model, el }) => {
   // Hosts that never call initialize still get a working view.
   const borrowed = links.get(model);
   const link = borrowed ?? new ModelLink(model);
   const { actions } = link;
+  const terminal = terminalPane(model);
   const view = new ChatView(
     el,
     {
@@ -82,6 +136,7 @@ const render: Render<Traits> = ({ model, el }) => {
       // Asked when an `@` starts a mention; a quick answer or none (no kernel).
       variables: () => actions.ask("variables", {}, { timeoutMs: 10_000 }),
       code: notebookHost(model) ?? {},
+      terminal: terminal.pane.el,
     },
   );
   const onInfo = () => view.setInfo(readInfo(model));
@@ -89,14 +144,17 @@ const render: Render<Traits> = ({ model, el }) => {
   const onCommands = () => view.setCommands(model.get("commands"));
   const onSession = () => view.setSession(model.get("session"));
   for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
+  model.on("change:has_terminal", onInfo);
   model.on("change:pending_dialog", onPendingDialog);
   model.on("change:commands", onCommands);
   model.on("change:session", onSession);
   return () => {
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
+    model.off("change:has_terminal", onInfo);
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);
+    terminal.dispose();
     view.destroy();
     if (!borrowed) link.dispose();
   };

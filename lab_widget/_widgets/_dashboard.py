@@ -170,7 +170,13 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         return run
 
     def _act_open(self, request: ActionRequest) -> None:
-        self._show(self._run_of(request))
+        run = self._run_of(request)
+        self._show(run)
+        if request.text("pane") == "terminal":
+            # The chat view opens its terminal pane (the agent's real TUI) when told.
+            reveal = getattr(run.view, "reveal_terminal", None)
+            if callable(reveal):
+                reveal()
 
     def _act_stop(self, request: ActionRequest) -> None:
         self._run_of(request).stop()

@@ -18,12 +18,16 @@ prompt's ``@name`` mentions are expanded from the kernel's variables; ``variable
 the composer's ``@`` completion with their names and kinds (never their values).
 
 Where a front end cannot show widgets, the view's text form lists the last messages.
+
+The terminal pane (the agent's real TUI, streamed only while someone watches) has its own
+messages, ``kind: "term"``, handled by :class:`~lab_widget._widgets._terminal.TerminalFeed`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -36,6 +40,7 @@ from .._export_parts import message_line
 from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
+from ._terminal import PaneSource, TerminalFeed
 
 __all__ = ["ChatSource", "RunView"]
 
@@ -141,6 +146,18 @@ class RunView(BundledWidget, bundle="widget"):
     """``{transcript_id, version, messages, past}`` at creation (``past``: the conversations a
     clear ended, ``[{transcript_id, messages}]``); the front end keeps it current."""
 
+    # -- the terminal pane (see _terminal.py) --------------------------------------------
+
+    has_terminal = traitlets.Bool(False).tag(sync=True)
+    """Whether the run has a tmux pane the terminal view can show."""
+
+    terminal_reveal = traitlets.Unicode("").tag(sync=True)
+    """A new value opens the terminal pane in every view (the runs dashboard's button)."""
+
+    _terminal_screen = traitlets.Dict().tag(sync=True)
+    """The terminal's last screen, kept by the front end (never sent by the kernel), so a
+    saved notebook shows it without a kernel."""
+
     def __init__(self, source: ChatSource, **kwargs: Any) -> None:
         self._source = source
         # Events arrive under the source's lock; a sync request taking a lock of its own and
@@ -162,8 +179,11 @@ class RunView(BundledWidget, bundle="widget"):
             thread_name="lab-widget-action",
             on_message=self._on_message,
         )
+        pane = source.pane if isinstance(source, PaneSource) else None
+        self._terminal = TerminalFeed(self, pane)
         with self._lock:
             super().__init__(
+                has_terminal=pane is not None,
                 provider_name=source.display_name,
                 state=source.state,
                 state_reason=source.state_reason,
@@ -217,7 +237,12 @@ class RunView(BundledWidget, bundle="widget"):
         if unsubscribe is not None:
             unsubscribe()
             self._channel.close()
+            self._terminal.close()
         super().close()
+
+    def reveal_terminal(self) -> None:
+        """Open the terminal pane (the agent's real TUI) in every view of this run."""
+        self.terminal_reveal = secrets.token_hex(4)
 
     # -- Python → browser ----------------------------------------------------------------
 
@@ -310,7 +335,9 @@ class RunView(BundledWidget, bundle="widget"):
         self._channel.receive(widget, content, buffers)
 
     def _on_message(self, content: dict[str, Any]) -> None:
-        if content.get("kind") == "sync":
+        if content.get("kind") == "term":
+            self._terminal.receive(content)
+        elif content.get("kind") == "sync":
             with self._lock:
                 self._push({"kind": "snapshot", **self._snapshot_payload()})
 

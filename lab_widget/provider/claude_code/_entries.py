@@ -30,6 +30,7 @@ __all__ = [
     "prompt_text",
     "task_notification",
     "timestamp",
+    "unused_line",
     "unwrap_pastes",
 ]
 
@@ -173,3 +174,39 @@ def task_notification(entry: dict[str, Any], text: str) -> TaskNotification | No
         summary=_tag("summary", text) or "A background task finished",
         result=_tag("result", text),
     )
+
+
+_UNUSED_TYPES = (
+    b"api-request-shape",
+    b"api-request-blob",
+    b"file-history-snapshot",
+    b"mode",
+    b"permission-mode",
+    b"atis-latch",
+    b"last-prompt",
+    b"tools-used",
+    b"queue-operation",
+)
+_UNUSED_PREFIXES = tuple(b'{"type":"' + kind + b'"' for kind in _UNUSED_TYPES)
+# An attachment entry (context the CLI adds to a request: environment, skills, prompt
+# snapshots; half of a 2.1.332 file's bytes) starts with its chain keys, then its payload.
+_ATTACHMENT = re.compile(
+    rb'\{"parentUuid":(?:null|"[0-9a-f-]*"),"isSidechain":(?:true|false),"attachment":\{'
+)
+
+
+def unused_line(raw: bytes) -> bool:
+    """Whether a transcript line is an entry the reader never uses, told from its first
+    bytes without parsing it (2.1.332 writes these types as the line's first key, and
+    attachments with their payload as the third).
+
+    Examples
+    --------
+    >>> unused_line(b'{"type":"api-request-shape","shape":{}}')
+    True
+    >>> unused_line(b'{"parentUuid":null,"isSidechain":false,"attachment":{"type":"date"}}')
+    True
+    >>> unused_line(b'{"type":"api-request","params":{}}'), unused_line(b'{"type":"user"}')
+    (False, False)
+    """
+    return raw.startswith(_UNUSED_PREFIXES) or _ATTACHMENT.match(raw) is not None

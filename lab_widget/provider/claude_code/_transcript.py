@@ -39,7 +39,7 @@ from .. import (
     exact,
 )
 from ._assistant_entries import AssistantEntries
-from ._entries import ANSI, timestamp
+from ._entries import ANSI, timestamp, unused_line
 from ._files import peek_session, project_dir, project_slug
 from ._subagents import Subagents
 from ._user_entries import UserEntries
@@ -72,7 +72,7 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         self.ref = ref
         self._scope: AgentScope = scope
         self._shared_ledger = ledger
-        self._tail = JsonlTail(ref.path)
+        self._tail = JsonlTail(ref.path, skip=unused_line)
         self._reset()
 
     def _reset(self) -> None:
