@@ -9,8 +9,6 @@ from . import _export as _export  # installs Chat.export
 from . import schema
 from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
-from ._auth_events import AuthChange
-from ._auth_events import subscribe as on_auth_change
 from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
 from ._history import SessionInfo, history
 from ._home import lab_home
@@ -53,6 +51,8 @@ from .errors import (
     WorkspaceError,
 )
 from .provider import AuthFlow, Endpoint, LoginStart, default_provider, provider_ids
+from .provider._auth_events import AuthChange
+from .provider._auth_events import subscribe as on_auth_change
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [

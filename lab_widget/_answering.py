@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._answers import UserAnswer, describe_answers, normalise_answer
+from ._answers import UserAnswer, normalise_answer
 from ._chat import ChatSession
 from .errors import DialogChangedError, DialogNotAnswerableError, NoDialogError
-from .provider import Terminal
+from .provider import Terminal, describe_answers
 from .schema import Dialog, DialogAnswer, Message
 
 __all__ = ["mismatch", "play_answer", "resolution"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .errors import InvalidAnswerError
 from .schema import Answer, Dialog, DialogAnswer, Question
 
-__all__ = ["FreeText", "UserAnswer", "describe_answers", "normalise_answer", "validate_answer"]
+__all__ = ["FreeText", "UserAnswer", "normalise_answer", "validate_answer"]
 
 
 @dataclass(frozen=True)
@@ -76,15 +76,6 @@ def validate_answer(dialog: Dialog, answer: DialogAnswer) -> DialogAnswer:
         if not given.selected and not text:
             raise InvalidAnswerError(f"no answer for {question.text!r}")
     return DialogAnswer(tool_id=answer.tool_id or dialog.tool_id, answers=answer.answers)
-
-
-def describe_answers(dialog: Dialog, answers: Sequence[Answer]) -> str:
-    """Answers in words: ``"Database → SQLite; Features → Auth, Export"``."""
-    parts = []
-    for question, answer in zip(dialog.questions, answers, strict=False):
-        chosen = [*answer.selected, *([answer.text] if answer.text else [])]
-        parts.append(f"{question.header or question.text} → {', '.join(chosen) or '(none)'}")
-    return "; ".join(parts)
 
 
 def normalise_answer(dialog: Dialog, given: UserAnswer) -> DialogAnswer:

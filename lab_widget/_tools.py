@@ -1,49 +1,16 @@
-"""Where the pinned agent CLIs live, and how they get there."""
+"""Installing the pinned agent CLIs; where they live is :mod:`lab_widget.provider._binaries`."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from .compat import ORACLE, PINS, CLIPin, ToolPin, install_command
-from .errors import CLINotFoundError, LabWidgetError
+from .compat import ORACLE, PINS, CLIPin, ToolPin
+from .errors import LabWidgetError
+from .provider._binaries import find_binary, find_tool, tools_dir
 
 __all__ = ["find_binary", "find_tool", "install_clis", "tools_dir"]
-
-
-def tools_dir() -> Path:
-    """The project-local folder the pinned CLIs are installed into.
-
-    ``$LAB_WIDGET_TOOLS`` wins; in a source checkout it is ``<checkout>/tools``; otherwise
-    ``~/.local/share/lab_widget/tools``.
-    """
-    if env := os.environ.get("LAB_WIDGET_TOOLS"):
-        return Path(env).expanduser()
-    checkout = Path(__file__).resolve().parents[1]
-    if (checkout / "pyproject.toml").is_file():
-        return checkout / "tools"
-    return Path.home() / ".local" / "share" / "lab_widget" / "tools"
-
-
-def find_binary(pin: CLIPin, display_name: str) -> Path:
-    """The CLI's executable: the tools folder first, then PATH."""
-    local = tools_dir() / "node_modules" / ".bin" / pin.binary
-    if local.exists():
-        return local
-    found = shutil.which(pin.binary)
-    if found:
-        return Path(found)
-    raise CLINotFoundError(display_name, pin.binary, install_command())
-
-
-def find_tool(pin: ToolPin) -> Path | None:
-    """A pinned tool's executable in the tools folder (never from PATH: another version
-    there would not be the pinned one), or ``None`` when it is not installed.
-    """
-    local = tools_dir() / "node_modules" / ".bin" / pin.binary
-    return local if local.exists() else None
 
 
 def install_clis(providers: list[str] | None = None) -> Path:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import lab_widget
+import lab_widget.provider
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, provider_ids
 
@@ -171,6 +172,183 @@ def test_the_import_checker_sees_relative_imports(tmp_path: Path) -> None:
         assert "lab_widget.provider.claude_code" in imported_modules(probe)
     finally:
         probe.unlink()
+
+
+MODULE_SET = (
+    "__init__",
+    "_compat",
+    "_provider",
+    "_transcript",
+    "_signals",
+    "_commands",
+    "_auth",
+    "_dialogs",
+)
+"""The modules every provider package has: its pins and couplings, the provider, its
+reader (further reader modules are named for what they hold), its live signals, its
+slash commands, its login, and its dialogs with the recipes that answer them."""
+
+HOMES = {
+    "AgentProvider": "_provider",
+    "TuiProvider": "_provider",
+    "LiveSignals": "_signals",
+    "HookSignals": "_signals",
+    "AuthFlow": "_auth",
+}
+"""Where a class built on each seam or kit base lives in a provider package. (A reader may
+be built from parts in reader modules of their own; the reader itself is ``_transcript``'s
+``<Name>TranscriptReader``.)"""
+
+DEFINES = {
+    "_compat": {"VERSION"},
+    "_commands": {"catalog", "command_sources"},
+    "_auth": {"descriptor"},
+}
+"""Names each module of the set defines at its top level."""
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def module_set_offences(package: Path) -> list[str]:
+    """How one provider package departs from the module set (see :data:`MODULE_SET`)."""
+    offences = [
+        f"{package.name}: no {module}.py"
+        for module in MODULE_SET
+        if not (package / f"{module}.py").is_file()
+    ]
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+                home = HOMES.get(name)
+                if home is not None and path.stem != home:
+                    offences.append(
+                        f"{package.name}/{path.name}: {node.name}({name}) belongs in {home}.py"
+                    )
+        names = top_level_names(tree)
+        missing = DEFINES.get(path.stem, set()) - names
+        offences += [f"{package.name}/{path.name}: defines no {name}" for name in sorted(missing)]
+        if path.stem == "_transcript" and not any(n.endswith("TranscriptReader") for n in names):
+            offences.append(f"{package.name}/{path.name}: defines no <Name>TranscriptReader")
+    return offences
+
+
+def test_every_provider_package_has_the_module_set() -> None:
+    # One shape for every provider: a reader finds the same thing in the same module.
+    assert [o for name in CONCRETE for o in module_set_offences(PROVIDERS / name)] == []
+
+
+def test_the_module_set_checker_sees_a_misplaced_piece(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    package = tmp_path / "newcomer"
+    package.mkdir()
+    for module in MODULE_SET:
+        (package / f"{module}.py").write_text("")
+    (package / "_compat.py").write_text("VERSION = '1'\n")
+    (package / "_commands.py").write_text("def catalog(cwd): ...\ndef command_sources(cwd): ...\n")
+    (package / "_auth.py").write_text("def descriptor(): ...\n")
+    (package / "_transcript.py").write_text("class NewTranscriptReader(Parts): ...\n")
+    assert module_set_offences(package) == []
+    (package / "_dialogs.py").unlink()
+    (package / "_provider.py").write_text("class NewSignals(LiveSignals): ...\n")
+    (package / "_auth.py").write_text("")
+    (package / "_transcript.py").write_text("class Reader(TranscriptReader): ...\n")
+    assert module_set_offences(package) == [
+        "newcomer: no _dialogs.py",
+        "newcomer/_auth.py: defines no descriptor",
+        "newcomer/_provider.py: NewSignals(LiveSignals) belongs in _signals.py",
+        "newcomer/_transcript.py: defines no <Name>TranscriptReader",
+    ]
+
+
+ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
+"""What an adapter may import from lab_widget besides its own package and the public names
+of :mod:`lab_widget.provider` (the seam and the kit)."""
+
+
+def adapter_import_offences(path: Path, package: str) -> list[str]:
+    """Imports of one adapter module that reach past the seam, the kit and the base.
+
+    ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
+    import each other freely. From ``lab_widget.provider`` only the names it exports count
+    (a private module of the seam, ``from .. import _tui``, is an offence); the package may
+    also be imported whole, as a namespace.
+    """
+    module = module_name(path)
+    here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    offences: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            targets = [(base, alias.name) for alias in node.names]
+        else:
+            continue
+        for base, name in targets:
+            if not base.startswith("lab_widget"):
+                continue
+            if base == package or base.startswith(package + "."):
+                continue
+            if base in ADAPTER_BASE:
+                continue
+            if base == "lab_widget.provider" and name in lab_widget.provider.__all__:
+                continue
+            if (base, name) == ("lab_widget", "provider"):
+                continue  # the seam and kit as one namespace (``kit.TuiProvider``)
+            shown = f"{base} import {name}" if name else base
+            offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
+    return offences
+
+
+def test_adapters_import_only_the_seam_the_kit_and_the_base() -> None:
+    # An adapter is written against lab_widget.provider's public names, the schema, the
+    # errors and the pins: a helper it needs from core moves down into the kit.
+    offences = [
+        offence
+        for name in CONCRETE
+        for path in sorted((PROVIDERS / name).rglob("*.py"))
+        for offence in adapter_import_offences(path, f"lab_widget.provider.{name}")
+    ]
+    assert offences == []
+
+
+def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
+    # A sanity check so the guard above can never go blind.
+    probe = PROVIDERS / "claude_code" / "_probe_for_test.py"
+    probe.write_text(
+        "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
+        "from ..codex import _compat\nimport lab_widget._run\nfrom .. import JsonlTail\n"
+        "from ...schema import Message\nfrom . import _compat as own\n"
+        "from ... import provider as kit\n"
+    )
+    try:
+        found = adapter_import_offences(probe, "lab_widget.provider.claude_code")
+    finally:
+        probe.unlink()
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "lab_widget import _commands",
+        "lab_widget.provider._jsonl import JsonlTail",
+        "lab_widget.provider import _tui",
+        "lab_widget.provider.codex import _compat",
+        "lab_widget._run",
+    ]
 
 
 def provider_names() -> list[str]:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 import lab_widget
-from lab_widget import _auth_events
 from lab_widget._widgets import _auth_card
 from lab_widget._widgets._auth_card import ProviderAuthCard, login
 from lab_widget.errors import (
@@ -27,6 +26,7 @@ from lab_widget.errors import (
 from lab_widget.provider import (
     AgentProvider,
     DescribedAuthFlow,
+    _auth_events,
     _registry,
     credentials,
     get_provider,

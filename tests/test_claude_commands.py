@@ -11,20 +11,16 @@ from typing import Any
 
 import pytest
 
-from lab_widget._commands import CommandCatalog, CommandFileWarning, source_signature, walk_files
-from lab_widget.provider import get_provider
-from lab_widget.provider.claude_code import _compat
-from lab_widget.provider.claude_code._commands import (
-    FrontmatterError,
-    catalog,
-    command_sources,
-    parse_frontmatter,
-)
+from lab_widget._commands import CommandCatalog, CommandFileWarning, source_signature
+from lab_widget.provider import get_provider, walk_files
+from lab_widget.provider.claude_code import _commands, _compat
+from lab_widget.provider.claude_code._commands import catalog, command_sources
+from lab_widget.provider.claude_code._frontmatter import FrontmatterError, parse_frontmatter
 from lab_widget.schema import CommandSpec
 
 from .fake_provider import FakeProvider
 
-BUILTIN_NAMES = [c.name for c in _compat.BUILTIN_COMMANDS]
+BUILTIN_NAMES = [c.name for c in _commands.BUILTIN_COMMANDS]
 
 
 @pytest.fixture
@@ -76,34 +72,34 @@ def quiet_catalog(cwd: Path) -> list[CommandSpec]:
 def test_builtin_table_is_complete_and_well_formed() -> None:
     assert len(BUILTIN_NAMES) == len(set(BUILTIN_NAMES)) == 80
     assert all(name.startswith("/") and " " not in name for name in BUILTIN_NAMES)
-    assert all(c.source == "builtin" and c.description for c in _compat.BUILTIN_COMMANDS)
-    assert [c.name for c in _compat.BUILTIN_COMMANDS if c.role == "clear"] == ["/clear"]
+    assert all(c.source == "builtin" and c.description for c in _commands.BUILTIN_COMMANDS)
+    assert [c.name for c in _commands.BUILTIN_COMMANDS if c.role == "clear"] == ["/clear"]
 
 
 def test_curated_out_commands_are_pinned_builtins_with_a_reason() -> None:
-    assert set(_compat.CURATED_OUT) <= set(BUILTIN_NAMES)
-    assert all(reason and "\n" not in reason for reason in _compat.CURATED_OUT.values())
-    for spec in _compat.BUILTIN_COMMANDS:
-        assert spec.chat_safe is (spec.name not in _compat.CURATED_OUT), spec.name
+    assert set(_commands.CURATED_OUT) <= set(BUILTIN_NAMES)
+    assert all(reason and "\n" not in reason for reason in _commands.CURATED_OUT.values())
+    for spec in _commands.BUILTIN_COMMANDS:
+        assert spec.chat_safe is (spec.name not in _commands.CURATED_OUT), spec.name
 
 
 @pytest.mark.parametrize("name", ["/clear", "/compact", "/context", "/recap", "/init"])
 def test_commands_that_print_or_prompt_stay_chat_safe(name: str) -> None:
-    assert name not in _compat.CURATED_OUT
+    assert name not in _commands.CURATED_OUT
 
 
 @pytest.mark.parametrize("name", ["/model", "/resume", "/config", "/usage", "/exit", "/memory"])
 def test_commands_that_open_a_picker_or_leave_are_curated_out(name: str) -> None:
-    assert name in _compat.CURATED_OUT
+    assert name in _commands.CURATED_OUT
 
 
 def test_headless_bookkeeping_is_consistent() -> None:
-    assert set(BUILTIN_NAMES) >= _compat.INTERACTIVE_ONLY
-    assert not set(BUILTIN_NAMES) & _compat.HEADLESS_HIDDEN
+    assert set(BUILTIN_NAMES) >= _commands.INTERACTIVE_ONLY
+    assert not set(BUILTIN_NAMES) & _commands.HEADLESS_HIDDEN
 
 
 def test_an_empty_project_offers_the_builtins_in_table_order(repo: Path) -> None:
-    assert quiet_catalog(repo) == list(_compat.BUILTIN_COMMANDS)
+    assert quiet_catalog(repo) == list(_commands.BUILTIN_COMMANDS)
 
 
 def test_provider_delegates_to_the_catalog(repo: Path) -> None:

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from lab_widget import history, read_transcript
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
-from lab_widget.provider.codex._dialogs import CodexSignals
 from lab_widget.provider.codex._rollouts import peek_rollout
+from lab_widget.provider.codex._signals import CodexSignals
 from lab_widget.provider.codex._transcript import CodexTranscriptReader
 from lab_widget.schema import Chat, Message, Usage
 

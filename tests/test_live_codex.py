@@ -19,7 +19,7 @@ from comm import DummyComm
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from lab_widget._chat import ChatEvent
 from lab_widget.provider import get_provider
-from lab_widget.provider.codex import _compat
+from lab_widget.provider.codex import _commands, _compat
 from lab_widget.schema import Usage
 
 from .processes import run_processes
@@ -299,7 +299,7 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
             rows.append(row)
     finally:
         run.stop()
-    pinned = [(c.name, c.description) for c in _compat.BUILTIN_COMMANDS]
+    pinned = [(c.name, c.description) for c in _commands.BUILTIN_COMMANDS]
     assert rows == pinned, f"menu drift: {sorted(set(rows) ^ set(pinned))}"
 
 

@@ -20,12 +20,12 @@ import pytest
 from lab_widget import Rule, Run, ScriptedModel
 from lab_widget._commands import CommandFileWarning
 from lab_widget.provider import get_provider
-from lab_widget.provider.claude_code import _compat
+from lab_widget.provider.claude_code import _commands, _compat
 from lab_widget.schema import CommandSpec
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
-PINNED = {c.name for c in _compat.BUILTIN_COMMANDS}
+PINNED = {c.name for c in _commands.BUILTIN_COMMANDS}
 GREET_BODY = "Say hello to $ARGUMENTS in one short sentence."
 SHOUT_BODY = "Repeat the words in CAPITALS and nothing else."
 
@@ -111,9 +111,9 @@ def test_pinned_builtins_match_the_headless_slash_commands(
     event = init_event(claude_binary, work, model)
     assert event["claude_code_version"] == _compat.VERSION
     listed = {"/" + name for name in event["slash_commands"]}
-    expected = (PINNED - _compat.INTERACTIVE_ONLY) | _compat.HEADLESS_HIDDEN
-    chat_safe = {c.name for c in _compat.BUILTIN_COMMANDS if c.chat_safe}
-    missing_safe = sorted((chat_safe - _compat.INTERACTIVE_ONLY) - listed)
+    expected = (PINNED - _commands.INTERACTIVE_ONLY) | _commands.HEADLESS_HIDDEN
+    chat_safe = {c.name for c in _commands.BUILTIN_COMMANDS if c.chat_safe}
+    missing_safe = sorted((chat_safe - _commands.INTERACTIVE_ONLY) - listed)
     assert not missing_safe, f"chat-safe builtins the binary no longer has: {missing_safe}"
     missing, new = sorted(expected - listed), sorted(listed - expected)
     assert not missing and not new, (
@@ -166,7 +166,7 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
     assert len(shown) == len(set(shown)), shown
     missing, new = sorted(PINNED - set(shown)), sorted(set(shown) - PINNED)
     assert not missing and not new, f"menu drift: pinned not shown {missing}; new {new}"
-    assert shown == [c.name for c in _compat.BUILTIN_COMMANDS]
+    assert shown == [c.name for c in _commands.BUILTIN_COMMANDS]
 
 
 # -- custom commands and skills ------------------------------------------------------------
@@ -261,7 +261,7 @@ def test_project_command_and_skill_run_in_the_tui(lab_home: Path, project: Path)
 def test_a_chat_safe_report_prints_into_the_transcript(lab_home: Path, workdir: Path) -> None:
     run = Run("claude-code", cwd=workdir, model=ScriptedModel(["Back at the prompt."]))
     try:
-        assert "/context" not in _compat.CURATED_OUT
+        assert "/context" not in _commands.CURATED_OUT
         run.send("/context")
         assert run.wait_for(
             lambda r: any(m.command == "/context" for m in r.messages), timeout=30

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse
-from lab_widget.provider.opencode import _compat
+from lab_widget.provider.opencode import _commands
 
 from .processes import run_processes
 from .waiting import retry_until
@@ -165,14 +165,14 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
         assert retry_until(lambda: bool(_MENU_ROW.findall(run.screen())), timeout=10), run.screen()
         # The menu shows a window of rows; walking down past the end shows them all.
         rows: set[tuple[str, str]] = set()
-        for _ in range(len(_compat.BUILTIN_COMMANDS) + 5):
+        for _ in range(len(_commands.BUILTIN_COMMANDS) + 5):
             rows |= set(_MENU_ROW.findall(run.screen()))
             terminal.keys("Down")
             time.sleep(0.1)
         rows |= set(_MENU_ROW.findall(run.screen()))
     finally:
         run.stop()
-    pinned = {(c.name, c.description) for c in _compat.BUILTIN_COMMANDS}
+    pinned = {(c.name, c.description) for c in _commands.BUILTIN_COMMANDS}
     assert rows == pinned, (
         f"menu drift: missing {sorted(pinned - rows)}, new {sorted(rows - pinned)}"
     )

@@ -20,7 +20,8 @@ from lab_widget import history
 from lab_widget._view import _dump
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
 from lab_widget.provider.opencode import _compat
-from lab_widget.provider.opencode._dialogs import STATE_FILE, OpenCodeSignals
+from lab_widget.provider.opencode._server import STATE_FILE
+from lab_widget.provider.opencode._signals import OpenCodeSignals
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
 from lab_widget.schema import Message, Usage
 

@@ -1,4 +1,4 @@
-"""Unit: a hook spool read incrementally (provider._shared), with no tmux."""
+"""Unit: a hook spool read incrementally (provider._hook_signals), with no tmux."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from lab_widget.provider._shared import spool_drop, spool_entries, spool_records, spool_signature
+from lab_widget.provider import spool_drop, spool_entries, spool_records, spool_signature
 
 
 def put(spool: Path, name: str, record: object) -> None:

@@ -18,8 +18,7 @@ import traitlets
 from IPython import get_ipython
 from IPython.display import display
 
-from .. import _auth_events
-from ..provider import AuthFlow, default_provider, get_provider
+from ..provider import AuthFlow, _auth_events, default_provider, get_provider
 from ..schema import AuthKind, AuthStatus
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest, ActionResult

@@ -1,7 +1,9 @@
-"""The provider seam, its registry, and the pieces adapters share.
+"""The provider seam, its registry, and the kit adapters are built from.
 
 Concrete adapters live in sub-packages (``claude_code``); nothing outside them imports
-them directly.
+them directly. An adapter imports only this package's public names (the seam and the
+kit below), :mod:`lab_widget.schema`, :mod:`lab_widget.errors` and
+:mod:`lab_widget.compat` (``tests/test_architecture.py``).
 """
 
 from ._auth import (
@@ -13,7 +15,42 @@ from ._auth import (
     injected_credentials,
     require_login,
 )
+from ._binaries import find_binary
+from ._catalog import builtin_command, merge_commands, walk_files
+from ._couplings import (
+    ApprovalKeys,
+    Coupling,
+    Evidence,
+    HookEvents,
+    KeyRecipe,
+    PasteTiming,
+    PickerPacing,
+    ReadySignal,
+    SeedLayout,
+    StartupScreens,
+    pinned,
+)
+from ._dialogs import (
+    APPROVE,
+    APPROVE_ALWAYS,
+    REJECT,
+    approval_dialog,
+    approval_said_in_result,
+    describe_answers,
+)
+from ._files import RunFile, json_lines, load_json, read_head
+from ._hook_signals import (
+    HookSignals,
+    hook_command,
+    open_calls,
+    spool_drop,
+    spool_entries,
+    spool_records,
+    spool_signature,
+)
 from ._jsonl import CorruptLine, JsonlTail, Line
+from ._models import ModelWatch
+from ._numbers import exact
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
 from ._seam import (
     AgentProvider,
@@ -30,36 +67,82 @@ from ._seam import (
     TranscriptReader,
     TranscriptRef,
 )
+from ._spawn import api_base_url, isolated_home
+from ._tui import CommandScan, TuiCouplings, TuiProvider
+from ._turn_facts import TurnFactsLog
 from ._usage import UsageLedger
+from ._values import as_dict, iso_time
 
 __all__ = [
+    "APPROVE",
+    "APPROVE_ALWAYS",
     "DEFAULT_PROVIDER",
+    "REJECT",
     "AgentProvider",
+    "ApprovalKeys",
     "ApprovalOutcome",
     "AuthFlow",
+    "CommandScan",
     "CorruptLine",
+    "Coupling",
     "CredentialStore",
     "DescribedAuthFlow",
     "Endpoint",
+    "Evidence",
+    "HookEvents",
+    "HookSignals",
     "JsonlTail",
+    "KeyRecipe",
     "Line",
     "LiveSignals",
     "LoginStart",
+    "ModelWatch",
+    "PasteTiming",
+    "PickerPacing",
     "ProviderMeta",
     "ReadResult",
+    "ReadySignal",
     "RunContext",
+    "RunFile",
+    "SeedLayout",
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
+    "StartupScreens",
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
+    "TuiCouplings",
+    "TuiProvider",
+    "TurnFactsLog",
     "UsageLedger",
+    "api_base_url",
+    "approval_dialog",
+    "approval_said_in_result",
+    "as_dict",
+    "builtin_command",
     "credentials",
     "default_provider",
+    "describe_answers",
+    "exact",
+    "find_binary",
     "get_provider",
+    "hook_command",
     "injected_credentials",
+    "iso_time",
+    "isolated_home",
+    "json_lines",
+    "load_json",
+    "merge_commands",
+    "open_calls",
+    "pinned",
     "provider_ids",
+    "read_head",
     "register",
     "require_login",
+    "spool_drop",
+    "spool_entries",
+    "spool_records",
+    "spool_signature",
+    "walk_files",
 ]

@@ -2,7 +2,7 @@
 
 A provider describes how it logs in (:class:`~lab_widget.schema.AuthDescriptor`) and hands
 out an :class:`AuthFlow` that performs it. Every change a flow makes is announced once
-through :mod:`lab_widget._auth_events`, so open views refresh whichever flow made it.
+through :mod:`lab_widget.provider._auth_events`, so open views refresh whichever flow made it.
 
 API keys saved through a flow live in :data:`credentials`, in this process's memory only:
 never written to disk, never put in a notebook or a widget trait, and injected into the
@@ -17,7 +17,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._auth_events import AuthChange, publish
 from ..errors import (
     AuthNotSupportedError,
     AuthRequiredError,
@@ -27,6 +26,7 @@ from ..errors import (
     NoLoginInProgressError,
 )
 from ..schema import AuthDescriptor, AuthKind, AuthStatus
+from ._auth_events import AuthChange, publish
 
 __all__ = [
     "AuthFlow",

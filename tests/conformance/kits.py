@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 
 from lab_widget.provider import AgentProvider, RunContext, TranscriptRef
-from lab_widget.provider.claude_code import _compat
+from lab_widget.provider.claude_code import _commands as claude_commands
 from lab_widget.provider.claude_code._transcript import project_dir
+from lab_widget.provider.codex import _commands as codex_commands
 from lab_widget.provider.codex import _compat as codex_compat
-from lab_widget.provider.gemini import _compat as gemini_compat
-from lab_widget.provider.opencode import _compat as opencode_compat
+from lab_widget.provider.gemini import _commands as gemini_commands
+from lab_widget.provider.opencode import _commands as opencode_commands
 
 from ..conftest import FIXTURES
 from ..fake_provider import CURATED_OUT
@@ -162,7 +163,7 @@ def _claude_kit() -> ConformanceKit:
         first_epoch=_fixture("claude-code", "clear_before.jsonl"),
         second_epoch=clear_after,
         echo_samples=[clear_after, hello + echo],
-        curated_out=frozenset(_compat.CURATED_OUT),
+        curated_out=frozenset(claude_commands.CURATED_OUT),
         start_epoch=start,
         clear_epoch=clear,
     )
@@ -227,7 +228,7 @@ def _codex_kit() -> ConformanceKit:
         # opens a /new epoch with.
         echo_samples=[],
         echo_epochs=[second],
-        curated_out=frozenset(codex_compat.CURATED_OUT),
+        curated_out=frozenset(codex_commands.CURATED_OUT),
         start_epoch=start,
         clear_epoch=clear,
     )
@@ -357,7 +358,7 @@ def _opencode_kit() -> ConformanceKit:
         # opens a /new epoch with.
         echo_samples=[],
         echo_epochs=[second],
-        curated_out=frozenset(opencode_compat.CURATED_OUT),
+        curated_out=frozenset(opencode_commands.CURATED_OUT),
         start_epoch=write,
         clear_epoch=write,
         medium=store,
@@ -437,7 +438,7 @@ def _gemini_kit() -> ConformanceKit:
         # the adapter opens a /clear epoch with.
         echo_samples=[],
         echo_epochs=[second],
-        curated_out=frozenset(gemini_compat.CURATED_OUT),
+        curated_out=frozenset(gemini_commands.CURATED_OUT),
         start_epoch=start,
         clear_epoch=clear,
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab_widget.provider import get_provider, provider_ids
+from lab_widget.provider import _registry, get_provider, provider_ids
 
 from .kits import require_kit
 from .obligations import OBLIGATIONS
@@ -23,7 +23,13 @@ def test_the_suite_covers_every_registered_provider() -> None:
 
 @pytest.mark.parametrize("obligation", sorted(OBLIGATIONS))
 @pytest.mark.parametrize("provider_id", PROVIDERS)
-def test_provider_meets_obligation(provider_id: str, obligation: str) -> None:
+def test_provider_meets_obligation(
+    provider_id: str, obligation: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A provider instance of its own: what a check's runs leave on the shared instance
+    # (the epochs a clear opened, by transcript id) must not reach other tests, which read
+    # the same recorded sessions.
+    monkeypatch.setattr(_registry, "_instances", {})
     OBLIGATIONS[obligation](get_provider(provider_id), require_kit(provider_id))
 
 

@@ -16,17 +16,40 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import AuthError, InvalidCodeError, LoginFailedError, NoLoginInProgressError
-from ...schema import AuthDescriptor, AuthKind, AuthStatus
-from .._auth import AuthFlow, LoginStart, credentials
+from ...schema import AuthDescriptor, AuthKind, AuthMethod, AuthStatus
+from .. import AuthFlow, LoginStart, credentials
 from . import _compat
 
-__all__ = ["ClaudeAuthFlow"]
+__all__ = ["ClaudeAuthFlow", "descriptor"]
 
 _URL = re.compile(_compat.LOGIN_URL_PATTERN)
 
 LOGIN_TTL = 900.0
 """Seconds a started login waits for its code before it is ended. The CLI itself waits
 forever, even on a closed stdin, so an abandoned login would outlive the kernel."""
+
+
+def descriptor() -> AuthDescriptor:
+    """How Claude Code logs in: its account's browser code, or an API key kept in memory."""
+    return AuthDescriptor(
+        kind="oauth-code",
+        env_vars=list(_compat.CREDENTIAL_ENV),
+        instructions="Log in with your Claude account, or provide an API key.",
+        methods=[
+            AuthMethod(
+                kind="oauth-code",
+                label="Claude account",
+                instructions="Open the link, sign in, then paste the code the page shows.",
+            ),
+            AuthMethod(
+                kind="api-key",
+                label="Anthropic API key",
+                env_var=_compat.API_KEY_ENV,
+                instructions="Kept in this kernel's memory only and passed to new runs as "
+                f"{_compat.API_KEY_ENV}; never saved in the notebook.",
+            ),
+        ],
+    )
 
 
 class _Login:
@@ -133,15 +156,19 @@ class ClaudeAuthFlow(AuthFlow):
             env[_compat.API_KEY_ENV] = key  # what a spawn will inject
         return env
 
-    def status(self) -> AuthStatus:
-        proc = subprocess.run(
-            [str(self._binary()), *_compat.AUTH_STATUS_ARGS],
+    def _run(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+        """One of the CLI's auth commands, run to its end (``AUTH_TIMEOUT`` at most)."""
+        return subprocess.run(
+            [str(self._binary()), *args],
             capture_output=True,
             text=True,
             timeout=_compat.AUTH_TIMEOUT,
             env=self._env(),
             check=False,
         )
+
+    def status(self) -> AuthStatus:
+        proc = self._run(_compat.AUTH_STATUS_ARGS)
         try:
             data = json.loads(proc.stdout)
         except ValueError:
@@ -231,13 +258,6 @@ class ClaudeAuthFlow(AuthFlow):
 
     def _logout(self) -> None:
         self.cancel()
-        proc = subprocess.run(
-            [str(self._binary()), *_compat.AUTH_LOGOUT_ARGS],
-            capture_output=True,
-            text=True,
-            timeout=_compat.AUTH_TIMEOUT,
-            env=self._env(),
-            check=False,
-        )
+        proc = self._run(_compat.AUTH_LOGOUT_ARGS)
         if proc.returncode != 0:
             raise AuthError(f"logout failed: {proc.stderr.strip() or proc.stdout.strip()}")

@@ -36,326 +36,277 @@ Malformed files
 
 from __future__ import annotations
 
-import os
-import re
-import stat
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Literal
 
-from ..._commands import CommandFileWarning, walk_files
+from ...errors import CommandFileWarning
 from ...schema import CommandSpec
+from .. import builtin_command
 from . import _compat
+from ._command_files import Found, folders, scan
 
 __all__ = [
-    "FrontmatterError",
+    "BUILTIN_COMMANDS",
+    "CURATED_OUT",
+    "HEADLESS_HIDDEN",
+    "INTERACTIVE_ONLY",
     "catalog",
     "command_sources",
-    "parse_frontmatter",
-    "project_roots",
-    "summary_line",
-    "user_config_dir",
 ]
 
-Kind = Literal["skill", "command"]
-Source = Literal["project", "user"]
-
-_SKILL_FILE = "SKILL.md"
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:[ \t]+(.*))?$")
-_BLOCK_STYLES = frozenset({">", "|", ">-", "|-", ">+", "|+"})
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
-_FALSE = frozenset({"false", "False", "FALSE"})
-
-
-class FrontmatterError(ValueError):
-    """A file's ``---`` frontmatter block does not parse."""
-
-
-@dataclass(frozen=True)
-class _Folder:
-    path: Path
-    kind: Kind
-    source: Source
-
-
-@dataclass(frozen=True)
-class _Found:
-    spec: CommandSpec
-    path: Path
-    kind: Kind
-
-    @property
-    def label(self) -> str:
-        return f"{self.spec.source} {self.kind} {self.path}"
-
-
-@dataclass(frozen=True)
-class _Definition:
-    meta: dict[str, str]
-    body: str
-
-
-def _warn(path: Path, reason: str) -> None:
-    warnings.warn(f"skipped {path}: {reason}", CommandFileWarning, stacklevel=3)
-
-
-# -- where -----------------------------------------------------------------------------
-
-
-def user_config_dir() -> Path:
-    """``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-
-
-def project_roots(cwd: Path, home: Path | None = None) -> list[Path]:
-    """The folders whose ``.claude/`` holds project definitions, nearest first.
-
-    Examples
-    --------
-    >>> project_roots(Path("/srv/a/b"), home=Path("/home/me"))
-    [PosixPath('/srv/a/b'), PosixPath('/srv/a'), PosixPath('/srv'), PosixPath('/')]
-    >>> project_roots(Path("/home/me/x"), home=Path("/home/me"))
-    [PosixPath('/home/me/x')]
-    """
-    home = Path.home() if home is None else home
-    roots: list[Path] = []
-    for folder in (cwd, *cwd.parents):
-        if folder == home:
-            break
-        roots.append(folder)
-        if (folder / ".git").exists():
-            break  # the repository's root is the last project folder
-    return roots
+CURATED_OUT: dict[str, str] = {
+    # Run without arguments from the prompt of a live 2.1.332 TUI (tmux, API key, scripted
+    # model): "panel", "picker", "form" and "slider" mean the TUI then waited for keys.
+    # Judged from their definitions in the binary instead, because running them ends,
+    # signs out or hands over the session: /background, /bug, /exit, /feedback,
+    # /keybindings, /login, /logout, /memory, /resume; /btw and /mcp were run only in
+    # their argument-less or server-less form, which just prints usage or a notice.
+    "/add-dir": "asks for the folder in a form inside the terminal",
+    "/auto-mode-setup": "opens a setup wizard in the terminal",
+    "/autocompact": "without an argument it opens a slider in the terminal",
+    "/background": "sends the session to the background and frees the run's terminal",
+    "/branch": "switches the terminal to a new branched session",
+    "/btw": "answers in an overlay of the terminal (without a question it prints usage)",
+    "/bug": "opens a bug-report form in the terminal",
+    "/cd": "moves the session to another folder than the run's",
+    "/color": "only recolours the terminal's prompt bar",
+    "/config": "opens the settings panel",
+    "/copy": "copies into the terminal's clipboard (a tmux buffer), not the notebook's",
+    "/diff": "shows uncommitted changes in a terminal panel",
+    "/effort": "without an argument it opens a slider in the terminal",
+    "/exit": "quits the agent, which ends the run",
+    "/export": "opens an export picker",
+    "/fast": "opens the fast-mode panel",
+    "/feedback": "opens a feedback form in the terminal",
+    "/focus": "only changes how the terminal shows the conversation",
+    "/fork": "starts a background session (a daemon that outlives the run) it does not follow",
+    "/goal": "without a condition it opens the goal panel",
+    "/help": "opens the help panel",
+    "/hooks": "opens the hooks browser",
+    "/ide": "manages the terminal's IDE connection and may install an editor extension",
+    "/keybindings": "opens the shortcuts file in an editor",
+    "/login": "opens the sign-in flow in the terminal",
+    "/logout": "signs the agent out; the run cannot continue",
+    "/mcp": "opens the MCP server manager when servers are configured",
+    "/memory": "opens a memory-file picker, then an editor",
+    "/mobile": "shows a QR-code panel",
+    "/model": "without an argument it opens the model picker",
+    "/permissions": "opens the permission-rules panel",
+    "/plugin": "opens the plugin manager",
+    "/powerup": "opens an interactive lessons panel",
+    "/radio": "opens a web browser on the agent's machine",
+    "/release-notes": "shows the notes in the terminal; the transcript keeps only a link",
+    "/resume": "opens the session picker",
+    "/rewind": "opens the checkpoint picker",
+    "/sandbox": "opens the sandbox panel",
+    "/scroll-speed": "opens a slider in the terminal",
+    "/skills": "opens the skills panel",
+    "/status": "opens the status panel",
+    "/tasks": "opens the background-tasks panel",
+    "/terminal-setup": "changes the terminal's key settings, which the chat does not use",
+    "/theme": "opens the theme picker",
+    "/tui": "switches the terminal's renderer",
+    "/usage": "opens the usage panel (also typed as /cost or /stats)",
+    "/workflows": "opens the workflows panel",
+}
+"""Builtins a chat must not offer, each with why: they open a picker, form or panel the
+chat cannot see (the terminal then waits for keys), or act only on the terminal itself.
+Everything else prints into the transcript and returns to the prompt, or is a prompt for
+the model (the bundled skills from ``/batch`` on)."""
 
 
-def _folders(cwd: Path) -> list[_Folder]:
-    """Every folder that may define commands, in the CLI's order of precedence."""
-    # The agent sees its working folder with symlinks resolved (getcwd), so walk from there.
-    projects = project_roots(cwd.resolve(), Path.home().resolve())
-    user = user_config_dir()
-    folders = [
-        _Folder(user / "skills", "skill", "user"),
-        *(_Folder(root / ".claude" / "skills", "skill", "project") for root in projects),
-        _Folder(user / "commands", "command", "user"),
-        *(_Folder(root / ".claude" / "commands", "command", "project") for root in projects),
-    ]
-    # A config dir inside the project is both: scan it once (as the user's), or every
-    # file in it would clash with itself.
-    unique: dict[Path, _Folder] = {}
-    for folder in folders:
-        unique.setdefault(folder.path, folder)
-    return list(unique.values())
+_builtin = partial(builtin_command, clear_command=_compat.CLEAR_COMMAND, curated_out=CURATED_OUT)
+
+
+BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
+    _builtin("/add-dir", "Add a working directory", "<path>"),
+    _builtin("/auto-mode-setup", "Teach auto mode about your environment"),
+    _builtin(
+        "/autocompact", "Set how full the context gets before auto-summarizing", "[auto|<tokens>]"
+    ),
+    _builtin(
+        "/background", "Send this session to the background and free the terminal", "[prompt]"
+    ),
+    _builtin("/branch", "Create a branch of the current conversation at this point", "[name]"),
+    _builtin("/btw", "Ask a side question without interrupting Claude", "[question]"),
+    _builtin("/bug", "Report a bug or share your session", "[report]"),
+    _builtin("/cd", "Move this session to a new working directory", "<path>"),
+    _builtin(
+        "/clear",
+        "Start a new session with empty context; loops carry over, and the old one stays in "
+        "/resume",
+        "[name]",
+    ),
+    _builtin(
+        "/color",
+        "Set the prompt bar color for this session",
+        "[red|blue|green|yellow|purple|orange|pink|cyan|default]",
+    ),
+    _builtin(
+        "/compact",
+        "Free up context by summarizing the conversation so far",
+        "<optional custom summarization instructions>",
+    ),
+    _builtin("/config", "Open settings"),
+    _builtin("/context", "Show what fills the context", "[all]"),
+    _builtin("/copy", "Copy the last response to clipboard (/copy 2 for the one before)"),
+    _builtin("/diff", "Toggle the diff panel showing uncommitted changes"),
+    _builtin(
+        "/effort",
+        "Set the model's effort level",
+        "[low|medium|high|xhigh|max|auto|ultracode [on|off]]",
+    ),
+    _builtin("/exit", "Exit the CLI"),
+    _builtin("/export", "Export this session to a file or clipboard", "[filename]"),
+    _builtin("/fast", "Toggle fast mode", "[on|off]"),
+    _builtin("/feedback", "Send feedback to Anthropic or report a bug", "[report]"),
+    _builtin("/focus", "Toggle focus view: just your prompt, summary, and response"),
+    _builtin(
+        "/fork",
+        "Copy this conversation into a new background session and keep working here",
+        "[prompt]",
+    ),
+    _builtin("/goal", "Set a goal Claude checks before stopping", "[<condition> | clear]"),
+    _builtin("/help", "Show help and available commands", "[command]"),
+    _builtin("/hooks", "View hook configurations for tool events"),
+    _builtin("/ide", "Manage IDE integrations and show status", "[open]"),
+    _builtin("/keybindings", "Open your keyboard shortcuts file"),
+    _builtin(
+        "/list-agents", "List subagents, teammates, and other Claude sessions you can message"
+    ),
+    _builtin("/login", "Switch Anthropic accounts"),
+    _builtin("/logout", "Sign out from your Anthropic account"),
+    _builtin(
+        "/mcp", "Manage MCP servers", "[reconnect (<server>|all)|enable|disable [<server>|all]]"
+    ),
+    _builtin("/memory", "Edit CLAUDE.md files and memory settings"),
+    _builtin("/mobile", "Show QR code to download the Claude mobile app"),
+    _builtin("/model", "Switch model", "[model]"),
+    _builtin("/output-style", "List output styles or switch to one", "[style]"),
+    _builtin("/permissions", "Manage allow and deny tool permission rules"),
+    _builtin("/plan", "Turn on plan mode or view the plan", "[open|<description>]"),
+    _builtin("/plugin", "Manage Claude Code plugins"),
+    _builtin("/powerup", "Learn Claude Code features in short lessons"),
+    _builtin("/radio", "Listen to Claude FM lo-fi radio"),
+    _builtin("/recap", "Generate a one-line session recap now"),
+    _builtin("/release-notes", "View release notes"),
+    _builtin(
+        "/reload-plugins", "Activate pending plugin changes in the current session", "[--force]"
+    ),
+    _builtin("/reload-skills", "Pick up skills added or changed on disk during this session"),
+    _builtin("/rename", "Rename the current conversation", "[name]"),
+    _builtin("/resume", "Resume a previous session", "[session ID or search term]"),
+    _builtin("/rewind", "Restore earlier code, conversation, or both"),
+    _builtin("/sandbox", "Show the sandbox's status and configure it", 'exclude "command pattern"'),
+    _builtin("/scroll-speed", "Adjust mouse wheel scroll speed"),
+    _builtin("/skills", "List available skills"),
+    _builtin("/status", "Show version, account, model, MCP servers, and setup warnings"),
+    _builtin("/stickers", "Check Claude Code sticker availability"),
+    _builtin(
+        "/subtask",
+        "Send a subagent off with your full context; its result comes back here",
+        "<task>",
+    ),
+    _builtin("/tasks", "View and manage this session's background work"),
+    _builtin("/terminal-setup", "Set up Shift+Enter for newlines"),
+    _builtin("/theme", "Change the theme"),
+    _builtin("/tui", "Set the terminal UI renderer (classic | fullscreen)", "[classic|fullscreen]"),
+    _builtin("/usage", "Show session cost, plan usage, and activity stats"),
+    _builtin("/workflows", "Browse running and completed workflows"),
+    _builtin("/batch", "Plan a large change; background agents each open a PR", "<instruction>"),
+    _builtin("/claude-api", "Build and debug apps that use the Claude API"),
+    _builtin(
+        "/code-review",
+        "Review the current diff or a PR for bugs",
+        "[low|medium|high|xhigh|max] [--fix] [--comment] [<pr#>|<branch>|<path>] "
+        "[--max-findings <n>|all]",
+    ),
+    _builtin("/dataviz", "Chart and dashboard design guidance"),
+    _builtin("/debug", "Turn on debug logging and investigate problems", "[issue description]"),
+    _builtin(
+        "/deep-research",
+        "[dynamic workflow] Deep research harness — fan-out web searches, fetch sources, "
+        "adversarially verify claims, synthesize a cited report.",
+    ),
+    _builtin(
+        "/doctor",
+        "Health-check your setup and fix issues: installation, unused extensions, duplicated or "
+        "bloated memory files, slow hooks, updates, permissions",
+        "[prompt-audit [<path>]]",
+    ),
+    _builtin(
+        "/fewer-permission-prompts", "Pre-approve safe read-only commands based on your usage"
+    ),
+    _builtin("/init", "Initialize a new CLAUDE.md file with codebase documentation"),
+    _builtin("/insights", "Generate a report analyzing your Claude Code sessions"),
+    _builtin(
+        "/loop",
+        "Repeat a prompt or command on an interval (e.g. /loop 5m /foo)",
+        "[interval] [prompt]",
+    ),
+    _builtin(
+        "/plugin-authoring", "Write a mod: a live pane, view or behaviour change in Claude Code"
+    ),
+    _builtin("/run", "Launch this project\u2019s app to see your change working"),
+    _builtin(
+        "/run-skill-generator", "Create a skill that knows how to run this project\u2019s app"
+    ),
+    _builtin(
+        "/security-review",
+        "Complete a security review of the pending changes on the current branch",
+    ),
+    _builtin("/simplify", "Clean up the changed code without changing behavior", "[<target>]"),
+    _builtin("/statusline", "Set up the status line"),
+    _builtin("/team-onboarding", "Help teammates ramp on Claude Code with a guide from your usage"),
+    _builtin("/update-config", "Change settings: hooks, permissions, environment variables"),
+    _builtin("/verify", "Try your change and report if it works"),
+    _builtin("/workflow-authoring", "Load the reference for writing Workflow tool scripts"),
+)
+"""Every builtin the 2.1.332 TUI offers, in the order of its own ``/`` menu.
+
+Where it came from: the TUI itself, started under tmux with an isolated HOME, an API key
+and the scripted model, in an empty folder that is not a git repository. Typing ``/`` and
+walking the menu with Down gave the names and descriptions (80 rows: the commands, then
+the skills bundled with the binary); typing ``/<name> `` showed each argument hint as
+the prompt's placeholder. The same commands are defined in the binary
+(``type:"local" | "local-jsx" | "prompt"`` objects, read with ``strings``), which also
+gave the static wording of the three descriptions the menu computes: ``/model`` and
+``/fast`` name the current model, ``/sandbox`` shows its status. The live tests in
+``tests/test_live_commands.py`` re-read the menu and the headless list and fail on drift.
+
+Builtins gated on another account kind or setting (the binary marks some
+``availability: ["claude-ai"]``, e.g. ``/desktop`` and ``/voice``) are not offered here;
+they still run when typed. Aliases (``/reset`` and ``/new`` for ``/clear``, ``/cost`` for
+``/usage``...) are not listed either."""
+
+INTERACTIVE_ONLY = frozenset(
+    {
+        "/add-dir", "/background", "/branch", "/btw", "/bug", "/cd", "/copy", "/diff",
+        "/exit", "/export", "/feedback", "/fork", "/help", "/hooks", "/ide", "/keybindings",
+        "/login", "/logout", "/memory", "/mobile", "/permissions", "/plan", "/plugin",
+        "/powerup", "/radio", "/release-notes", "/resume", "/rewind", "/sandbox",
+        "/scroll-speed", "/skills", "/status", "/stickers", "/statusline", "/subtask",
+        "/tasks", "/terminal-setup", "/theme", "/tui", "/workflows",
+    }
+)  # fmt: skip
+"""Pinned builtins that the headless ``system/init`` event's ``slash_commands`` omits:
+they need the TUI (``claude -p`` does not support them)."""
+
+HEADLESS_HIDDEN = frozenset({"/agents", "/heapdump", "/__remote-workflow", "/workflow-launch-exec"})
+"""Names the headless ``slash_commands`` lists that the TUI hides from its menu (removed,
+diagnostic or server-only); never offered."""
 
 
 def command_sources(cwd: Path) -> list[Path]:
     """The folders whose files define the commands of a run in ``cwd``."""
-    return [folder.path for folder in _folders(cwd)]
+    return [folder.path for folder in folders(cwd)]
 
 
-# -- reading one file ------------------------------------------------------------------
-
-
-def parse_frontmatter(text: str) -> tuple[dict[str, str], str]:
-    r"""Split ``text`` into its frontmatter keys and its body.
-
-    Only what command files use is understood: ``key: value`` lines, quoted values,
-    values continued on indented lines and ``>`` / ``|`` blocks. Other values (lists)
-    are kept as their text.
-
-    Raises
-    ------
-    FrontmatterError
-        When the block is never closed, a line is not ``key: value``, or a quote is not
-        closed.
-
-    Examples
-    --------
-    >>> parse_frontmatter("---\ndescription: Greet\nargument-hint: <name>\n---\nHi $1")
-    ({'description': 'Greet', 'argument-hint': '<name>'}, 'Hi $1')
-    >>> parse_frontmatter("No frontmatter")
-    ({}, 'No frontmatter')
-    """
-    lines = text.split("\n")
-    if lines[0].rstrip() != "---":
-        return {}, text
-    for end in range(1, len(lines)):
-        if lines[end].rstrip() == "---":
-            break
-    else:
-        raise FrontmatterError("the opening --- is never closed")
-    return _mapping(lines[1:end]), "\n".join(lines[end + 1 :])
-
-
-def _mapping(lines: list[str]) -> dict[str, str]:
-    entries: list[tuple[str, str, list[str]]] = []
-    for number, line in enumerate(lines, start=2):
-        if line[:1] in (" ", "\t") or not line.strip() or line.startswith("#"):
-            if entries:
-                entries[-1][2].append(line)
-            elif line.strip() and not line.startswith("#"):
-                raise FrontmatterError(f"line {number} is indented but follows no key")
-            continue
-        match = _KEY.match(line)
-        if match is None:
-            raise FrontmatterError(f"line {number} is not 'key: value': {line[:40]!r}")
-        entries.append((match[1], (match[2] or "").strip(), []))
-    return {key: _scalar(first, rest) for key, first, rest in entries}
-
-
-def _scalar(first: str, rest: list[str]) -> str:
-    more = [line.strip() for line in rest if line.strip() and not line.lstrip().startswith("#")]
-    if first in _BLOCK_STYLES:
-        return ("\n" if first.startswith("|") else " ").join(more)
-    if first[:1] in ('"', "'"):
-        return _quoted(" ".join([first, *more]))
-    text = re.sub(r"\s+#.*$", "", " ".join([first, *more]))
-    if text.startswith(("[", "{")) and not _balanced(text):
-        raise FrontmatterError(f"unbalanced brackets in {text[:40]!r}")
-    return text
-
-
-def _balanced(text: str) -> bool:
-    """Whether every ``[`` / ``{`` closes (a flow list like ``[a] [b]`` is kept as text).
-
-    Examples
-    --------
-    >>> _balanced("[a] [b]"), _balanced("[oops")
-    (True, False)
-    """
-    depth = 0
-    for char in text:
-        depth += (char in "[{") - (char in "]}")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _quoted(text: str) -> str:
-    quote = text[0]
-    if len(text) < 2 or not text.endswith(quote):
-        raise FrontmatterError(f"a quoted value is not closed: {text[:40]!r}")
-    inner = text[1:-1]
-    if quote == "'":
-        return inner.replace("''", "'")
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m[1], m[0]), inner)
-
-
-def summary_line(body: str, limit: int = _compat.DESCRIPTION_LIMIT) -> str:
-    r"""The first non-empty body line, without heading marks, cut to ``limit``.
-
-    Examples
-    --------
-    >>> summary_line("\n\n# Review the diff\nmore")
-    'Review the diff'
-    >>> summary_line("x" * 120, limit=10)
-    'xxxxxxx...'
-    """
-    for line in body.split("\n"):
-        text = line.strip().lstrip("#").strip()
-        if text:
-            return text if len(text) <= limit else text[: limit - 3] + "..."
-    return ""
-
-
-def _load(path: Path) -> bytes | None:
-    """The file's bytes, or None (with a warning) when it cannot or must not be read."""
-    limit = _compat.MAX_COMMAND_FILE_BYTES
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            _warn(path, "not a regular file")  # a pipe or device would block the read
-            return None
-        with path.open("rb") as handle:
-            raw = handle.read(limit + 1)  # never more, even if the file grows meanwhile
-    except OSError as error:
-        _warn(path, f"cannot be read ({error.strerror or error})")
-        return None
-    if len(raw) > limit:
-        _warn(path, f"larger than {limit} bytes (the CLI skips it)")
-        return None
-    return raw
-
-
-def _decode(path: Path, raw: bytes) -> str | None:
-    """The file's text, or None (with a warning) for binary data."""
-    if b"\0" in raw:
-        _warn(path, "holds binary data, not text")
-        return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        _warn(path, "is not UTF-8 text")
-        return None
-    return text.removeprefix("\ufeff").replace("\r\n", "\n")
-
-
-def _read(path: Path) -> _Definition | None:
-    """The file's frontmatter and body, or None (with a warning) when it is unusable."""
-    raw = _load(path)
-    text = None if raw is None else _decode(path, raw)
-    if text is None:
-        return None
-    try:
-        meta, body = parse_frontmatter(text)
-    except FrontmatterError as error:
-        _warn(path, f"malformed frontmatter: {error}")
-        return None
-    return _Definition(meta, body)
-
-
-def _spec(name: str, definition: _Definition, source: Source) -> CommandSpec | None:
-    meta = definition.meta
-    if meta.get("user-invocable", "").strip() in _FALSE:
-        return None
-    description = " ".join(meta.get("description", "").split())
-    return CommandSpec(
-        name=name,
-        description=description or summary_line(definition.body),
-        arg_hint=" ".join(meta.get("argument-hint", "").split()),
-        source=source,
-    )
-
-
-# -- scanning folders ------------------------------------------------------------------
-
-
-def _command_files(folder: _Folder) -> Iterable[tuple[str, Path]]:
-    for path in walk_files(folder.path, skipped=_warn):
-        if path.suffix == ".md":
-            parts = path.relative_to(folder.path).with_suffix("").parts
-            yield "/" + ":".join(parts), path
-
-
-def _skill_files(folder: _Folder) -> Iterable[tuple[str, Path]]:
-    try:
-        with os.scandir(folder.path) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        _warn(folder.path, f"the folder cannot be read ({error.strerror or error})")
-        return
-    for entry in entries:
-        skill = Path(entry.path) / _SKILL_FILE
-        if entry.is_dir() and os.path.lexists(skill):
-            yield "/" + entry.name, skill
-
-
-def _scan(folder: _Folder) -> list[_Found]:
-    files = _skill_files(folder) if folder.kind == "skill" else _command_files(folder)
-    found: list[_Found] = []
-    for name, path in files:
-        definition = _read(path)
-        spec = None if definition is None else _spec(name, definition, folder.source)
-        if spec is not None:
-            found.append(_Found(spec, path, folder.kind))
-    return found
-
-
-def _merge(builtins: Iterable[CommandSpec], found: Iterable[_Found]) -> list[CommandSpec]:
+def _merge(builtins: Iterable[CommandSpec], found: Iterable[Found]) -> list[CommandSpec]:
     """One command per name: the first found wins, and a found name hides a builtin."""
-    winners: dict[str, _Found] = {}
+    winners: dict[str, Found] = {}
     for item in found:
         winner = winners.setdefault(item.spec.name, item)
         if winner is not item:
@@ -387,5 +338,5 @@ def catalog(cwd: Path) -> list[CommandSpec]:
     The pinned builtins in the TUI's own order, then project commands and skills, then
     user ones, each sorted by name. Never raises for a bad file (see the module notes).
     """
-    found = [item for folder in _folders(cwd) for item in _scan(folder)]
-    return _merge(_compat.BUILTIN_COMMANDS, found)
+    found = [item for folder in folders(cwd) for item in scan(folder)]
+    return _merge(BUILTIN_COMMANDS, found)

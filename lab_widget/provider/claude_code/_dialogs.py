@@ -24,10 +24,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..._answers import describe_answers
 from ...errors import LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Option, Question
-from .._seam import Terminal
+from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers
 from . import _compat
 
 __all__ = ["Step", "approval_for_tool", "dialog_for_tool", "outcome_for_result", "play", "recipe"]
@@ -88,18 +87,15 @@ def _summary(tool_input: Any) -> str:
 def approval_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog:
     """The permission prompt for a tool call (known from its PermissionRequest hook)."""
     summary = _summary(tool_input)
-    question = Question(
-        header="Permission",
-        text=f"Allow {name}" + (f": {summary}" if summary else "") + "?",
-        options=[
-            Option(label=_compat.APPROVE, description="Run it this once"),
-            Option(label=_compat.APPROVE_ALWAYS, description="Run it, and don't ask again"),
-            Option(label=_compat.REJECT, description="Don't run it"),
-        ],
-        free_text=False,
+    return approval_dialog(
+        f"Allow {name}" + (f": {summary}" if summary else "") + "?",
+        approve="Run it this once",
+        approve_always="Run it, and don't ask again",
+        reject="Don't run it",
+        tool_id=tool_id,
+        tool_name=name,
+        body=f"```\n{summary}\n```" if summary else "",
     )
-    body = f"```\n{summary}\n```" if summary else ""
-    return Dialog(kind="approval", questions=[question], tool_id=tool_id, tool_name=name, body=body)
 
 
 _ANSWER_PAIR = re.compile(r'"(.*?)"="(.*?)"')
@@ -132,8 +128,8 @@ def outcome_for_result(
     """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
     if dialog.kind == "approval":
         if is_error and _compat.REJECTED_RESULT in content:
-            return "rejected", "rejected", [Answer(selected=[_compat.REJECT])]
-        return "answered", "approved", [Answer(selected=[_compat.APPROVE])]
+            return "rejected", "rejected", [Answer(selected=[REJECT])]
+        return "answered", "approved", [Answer(selected=[APPROVE])]
     if dialog.kind == "plan":
         if is_error:
             return "rejected", "rejected", [Answer(selected=[_compat.PLAN_REJECT])]
@@ -195,8 +191,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
         choice = answer.answers[0].selected[0] if answer.answers[0].selected else ""
         return [Step(key="1" if choice == _compat.PLAN_APPROVE else "2"), Step(key="Enter")]
     if dialog.kind == "approval":
-        choice = answer.answers[0].selected[0] if answer.answers[0].selected else ""
-        return [Step(key=_compat.APPROVAL_KEYS.get(choice, "Escape"))]
+        return [Step(key=_compat.APPROVAL.key_for(dialog, answer))]
     if dialog.kind != "question":
         raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
     steps: list[Step] = []
@@ -213,10 +208,11 @@ def play(terminal: Terminal, steps: list[Step]) -> None:
     """Type a recipe, paced so the TUI takes each key before the next."""
     # The hook reports the dialog before its picker takes keys, and a new tab needs the
     # same time: keys sent at once were lost in live runs.
-    time.sleep(_compat.PICKER_SETTLE)
+    pace = _compat.PICKER
+    time.sleep(pace.settle)
     for step in steps:
         if step.text is not None:
             terminal.type_text(step.text)
         elif step.key is not None:
             terminal.keys(step.key)
-        time.sleep(_compat.PICKER_SETTLE if step.switches_tab else _compat.DIALOG_KEY_DELAY)
+        time.sleep(pace.tab_settle if step.switches_tab else pace.key_delay)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ...schema import Attachment
+from .. import iso_time
 
 __all__ = [
     "ANSI",
@@ -77,13 +78,7 @@ def is_reminder(text: str) -> bool:
 
 def timestamp(entry: dict[str, Any]) -> datetime | None:
     """The entry's ISO timestamp, if it has a readable one."""
-    raw = entry.get("timestamp")
-    if not isinstance(raw, str):
-        return None
-    try:
-        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    return iso_time(entry.get("timestamp"))
 
 
 def block_text(content: Any) -> str:

@@ -11,9 +11,17 @@ import json
 import re
 from pathlib import Path
 
+from .. import TranscriptRef
 from ._entries import prompt_text
 
-__all__ = ["peek_session", "project_dir", "project_slug", "subagent_dir", "subagent_file"]
+__all__ = [
+    "peek_session",
+    "project_dir",
+    "project_slug",
+    "session_files",
+    "subagent_dir",
+    "subagent_file",
+]
 
 _SLUG_LIMIT = 200
 
@@ -55,6 +63,19 @@ def project_slug(cwd: str) -> str:
 def project_dir(config_dir: Path, cwd: str) -> Path:
     """``<config dir>/projects/<slug>``."""
     return config_dir / "projects" / project_slug(cwd)
+
+
+def session_files(folder: Path) -> list[TranscriptRef]:
+    """The session transcripts in a project folder, by name (none when it is missing)."""
+    try:
+        files = sorted(folder.glob("*.jsonl"))
+    except OSError:
+        return []
+    return [
+        TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
+        for path in files
+        if path.is_file()
+    ]
 
 
 def subagent_dir(transcript: Path) -> Path:

@@ -1,231 +1,68 @@
-"""Claude Code behind the seam."""
+"""Claude Code behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
 import json
 import os
-import shlex
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from ..._tools import find_binary
+from ... import provider as kit
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
-    AuthMethod,
     AuthStatus,
-    CommandSpec,
     Dialog,
     DialogAnswer,
     ProviderCapabilities,
-    SeedMeta,
     SessionSummary,
-    ToolCall,
 )
-from .._auth import AuthFlow, credentials, injected_credentials
-from .._seam import (
-    AgentProvider,
-    ApprovalOutcome,
-    LiveSignals,
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-)
-from .._shared import (
-    approval_said_in_result,
-    spool_drop,
-    spool_entries,
-    spool_records,
-    spool_signature,
-)
-from .._shared import load_json as _load_json
 from . import _commands, _compat
-from ._auth import ClaudeAuthFlow
-from ._dialogs import approval_for_tool, dialog_for_tool, play, recipe
-from ._files import peek_session, project_dir, subagent_dir
+from ._auth import ClaudeAuthFlow, descriptor
+from ._config import global_state_file, prepare_isolated_home, user_config_dir
+from ._dialogs import play, recipe
+from ._files import peek_session, project_dir, session_files, subagent_dir
+from ._signals import ClaudeSignals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
-_STATE_FILE = "claude-code.json"
-_SIGNALS = "signals"
+_STATE = kit.RunFile("claude-code.json")
+"""What the spawn decided: the session id it passed and the config folder the CLI uses."""
+_SIGNALS = ClaudeSignals()
 
 
-def _user_config_dir() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-
-
-def _global_state_file(config_dir: Path | None) -> Path:
-    """``.claude.json``: beside the config dir when it is set, else in HOME."""
-    if os.environ.get("CLAUDE_CONFIG_DIR") and config_dir is not None:
-        return config_dir / ".claude.json"
-    return Path.home() / ".claude.json"
-
-
-def _hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
-def _signals(context: RunContext) -> list[dict[str, Any]]:
-    return spool_records(context.runtime_dir / _SIGNALS)
-
-
-_TOOL_OR_NOTIFICATION = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification"}
-)
-
-
-class ClaudeSignals(LiveSignals):
-    """Hook records spooled per run: PreToolUse opens a tool call, PostToolUse closes it,
-    Notification ``permission_prompt`` says the TUI waits for a permission answer.
-    """
-
-    def _open_calls(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        closed = {
-            r.get("tool_use_id")
-            for r in records
-            if r.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure")
-        }
-        return [
-            r
-            for r in records
-            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
-        ]
-
-    def pending_dialog(self, context: RunContext) -> Dialog | None:
-        records = _signals(context)
-        open_calls = self._open_calls(records)
-        last = next(
-            (r for r in reversed(records) if r.get("hook_event_name") != "Notification"), None
-        )
-        if last is not None and last.get("hook_event_name") == "PermissionRequest":
-            # The prompt names the tool, not the call: it is the newest open call of it.
-            name = last.get("tool_name")
-            call = next((r for r in reversed(open_calls) if r.get("tool_name") == name), None)
-            if call is not None:
-                # A question or plan tool may ask for permission too: it is still that dialog.
-                own = dialog_for_tool(str(name), call.get("tool_input"), call.get("tool_use_id"))
-                if own is not None:
-                    return own
-                return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
-        for record in reversed(open_calls):
-            dialog = dialog_for_tool(
-                str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")
-            )
-            if dialog is not None:
-                return dialog
-        return None
-
-    def blocked(self, context: RunContext) -> str | None:
-        records = _signals(context)
-        last = next(
-            (r for r in reversed(records) if r.get("hook_event_name") in _TOOL_OR_NOTIFICATION),
-            None,
-        )
-        if (
-            last
-            and last.get("hook_event_name") == "Notification"
-            and last.get("notification_type") == "permission_prompt"
-        ):
-            return str(last.get("message") or "The agent asks for permission.")
-        return None
-
-    def signature(self, context: RunContext) -> object:
-        spool = context.runtime_dir / _SIGNALS
-        # The status line moves too (the CLI's cost, quotas): a change the chat shows.
-        try:
-            status = (context.runtime_dir / _compat.STATUS_SPOOL).stat()
-            line: object = (status.st_size, status.st_mtime_ns)
-        except OSError:
-            line = None
-        return (spool_signature(spool), line)
-
-    def sweep(self, context: RunContext) -> None:
-        spool = context.runtime_dir / _SIGNALS
-        spool_drop(spool, sweepable(spool_entries(spool)))
-
-
-_SWEPT = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification"}
-)
-
-
-def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Names of the records no answer of :class:`ClaudeSignals` depends on any more.
-
-    Kept: session records (they locate each epoch), the PreToolUse of every open call, and
-    the newest record of each kind the answers look back for (any, any but a Notification,
-    any tool or notification event). So the answers are the same after a sweep, now and
-    after any later record.
-
-    Examples
-    --------
-    >>> pre = {"hook_event_name": "PreToolUse", "tool_use_id": "a"}
-    >>> post = {"hook_event_name": "PostToolUse", "tool_use_id": "a"}
-    >>> idle = {"hook_event_name": "Notification", "notification_type": "idle_prompt"}
-    >>> sweepable([("1", pre), ("2", post), ("3", idle), ("4", idle)])
-    ['1', '3']
-    """
-    records = [record for _, record in entries]
-    open_ids = {r.get("tool_use_id") for r in ClaudeSignals()._open_calls(records)}
-    newest: dict[str, int] = {}
-    for i, record in enumerate(records):
-        event = record.get("hook_event_name")
-        newest["any"] = i  # pending_dialog and blocked each look back for one of these
-        if event != "Notification":
-            newest["not a notification"] = i
-        if event in _TOOL_OR_NOTIFICATION:
-            newest["tool or notification"] = i
-    keep = set(newest.values())
-    names = []
-    for i, (name, record) in enumerate(entries):
-        event = record.get("hook_event_name")
-        if i in keep or event not in _SWEPT:
-            continue
-        if event == "PreToolUse" and record.get("tool_use_id") in open_ids:
-            continue
-        names.append(name)
-    return names
-
-
-class ClaudeCodeProvider(AgentProvider):
+class ClaudeCodeProvider(kit.TuiProvider):
     """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(
+    meta = kit.ProviderMeta(
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
-    startup_settle = _compat.STARTUP_SETTLE
-    live_signals = ClaudeSignals()
+    live_signals = _SIGNALS
+    couplings = _compat
+    commands_from = _commands
+    rejected_marker = _compat.REJECTED_RESULT
     _auth_flow: ClaudeAuthFlow | None = None
     _status_lock = threading.Lock()
     _status: dict[Path, StatusSpool] = {}  # noqa: RUF012 (one reader per run folder, shared)
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / _SIGNALS
+        spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
-        hook = [{"matcher": "", "hooks": [{"type": "command", "command": _hook_command(spool)}]}]
-        settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.SIGNAL_EVENTS}}
+        hook = [{"matcher": "", "hooks": [{"type": "command", "command": kit.hook_command(spool)}]}]
+        settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.HOOKS.events}}
         settings.update(_compat.RUN_SETTINGS)
         # The status line spools the CLI's own cost and quotas; a user's own status line
         # (their settings, in their own environment) still runs on the same payload.
-        own = (
-            None if request.endpoint else user_status_command(_user_config_dir() / "settings.json")
-        )
+        own = None if request.endpoint else user_status_command(user_config_dir() / "settings.json")
         settings["statusLine"] = {
             **_compat.STATUS_LINE_SETTINGS,
             "command": status_command(ctx.runtime_dir / _compat.STATUS_SPOOL, own),
@@ -237,10 +74,10 @@ class ClaudeCodeProvider(AgentProvider):
         secret: set[str] = set()
         unset: frozenset[str] = frozenset()
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = kit.isolated_home(ctx)
             config_dir = home / ".claude"
             config_dir.mkdir(parents=True, exist_ok=True)
-            self._prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
+            prepare_isolated_home(home, ctx.cwd, request.endpoint.api_key)
             env.update(
                 HOME=str(home),
                 ANTHROPIC_API_KEY=request.endpoint.api_key,
@@ -254,42 +91,30 @@ class ClaudeCodeProvider(AgentProvider):
                 secret.add("ANTHROPIC_AUTH_TOKEN")
             unset = _compat.ISOLATION_UNSET
         else:
-            config_dir = _user_config_dir()
+            config_dir = user_config_dir()
             # A key saved through the login card, for this kernel's runs only.
-            stored = injected_credentials(self.meta.id, self.auth())
+            stored = kit.injected_credentials(self.meta.id, self.auth())
             env.update(stored)
             secret.update(stored)
-        (ctx.runtime_dir / _STATE_FILE).write_text(
-            json.dumps({"session_id": session_id, "config_dir": str(config_dir)})
-        )
+        _STATE.write(ctx, {"session_id": session_id, "config_dir": str(config_dir)})
         argv = [str(request.binary), "--session-id", session_id, "--settings", str(settings_path)]
         if request.model:
             argv += ["--model", request.model]
         mode = request.options.get("permission_mode")
         if isinstance(mode, str):
             argv += ["--permission-mode", mode]
-        return SpawnPlan(
+        return kit.SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
-    @staticmethod
-    def _prepare_isolated_home(home: Path, cwd: Path, api_key: str) -> None:
-        state = {
-            "hasCompletedOnboarding": True,
-            "theme": "dark",
-            "customApiKeyResponses": {"approved": [api_key.strip()[-20:]], "rejected": []},
-            "projects": {str(cwd): {"hasTrustDialogAccepted": True}},
-        }
-        (home / ".claude.json").write_text(json.dumps(state, indent=2))
-
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # isolated homes are prepared: onboarded, key approved, trusted
-        state = _load_json(_global_state_file(_user_config_dir()))
+        state = kit.load_json(global_state_file(user_config_dir()))
         folder = request.context.cwd.resolve()
         name = self.meta.display_name
         if not state.get("hasCompletedOnboarding"):
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} runs its first-time setup. Finish it in the terminal "
                 "(attach command), then the run continues.",
                 accept_hint="Open the terminal",
@@ -310,7 +135,7 @@ class ClaudeCodeProvider(AgentProvider):
                 f"{name} asks whether you trust the folder {folder} before it starts. Review "
                 "it, then accept to let the agent read, edit and run files there."
             )
-        key = (credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
+        key = (kit.credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
         responses = state.get("customApiKeyResponses")
         approved = responses.get("approved", []) if isinstance(responses, dict) else []
         if key and key[-20:] not in approved:
@@ -318,53 +143,42 @@ class ClaudeCodeProvider(AgentProvider):
             reasons.append(f"{name} asks whether to use the API key in ANTHROPIC_API_KEY.")
         if not steps:
             return None
-        return StartupBlocker(
+        return kit.StartupBlocker(
             reason=" ".join(reasons),
             accept_hint="Trust and continue" if "trust" in steps else "Use the API key",
             steps=tuple(steps),
         )
 
-    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
-        for index, step in enumerate(blocker.steps):
-            if index:
-                time.sleep(_compat.SCREEN_DELAY)  # the next screen replaces this one
-            for key in _compat.STARTUP_ACCEPT_KEYS[step]:
-                terminal.keys(key)
-                time.sleep(_compat.KEY_DELAY)
-
     # -- transcript --------------------------------------------------------------------
 
-    def _run_state(self, context: RunContext) -> dict[str, Any]:
-        return _load_json(context.runtime_dir / _STATE_FILE)
-
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
-        for record in reversed(_signals(context)):
+        for record in reversed(_SIGNALS.records(context)):
             if record.get("hook_event_name") == "SessionStart" and record.get("transcript_path"):
                 session_id = str(record.get("session_id"))
                 path = Path(str(record["transcript_path"]))
                 break
         if path is None:
-            state = self._run_state(context)
+            state = _STATE.read(context)
             if not state.get("session_id"):
                 return current
             session_id = str(state["session_id"])
-            config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+            config_dir = Path(str(state.get("config_dir") or user_config_dir()))
             path = project_dir(config_dir, str(context.cwd)) / f"{session_id}.jsonl"
         if current is not None and current.transcript_id == session_id:
             return current
         # The session's folder holds its sub-agents' transcripts, written beside the main one.
-        return TranscriptRef(
+        return kit.TranscriptRef(
             transcript_id=str(session_id), path=path, watch=(path.parent, subagent_dir(path))
         )
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         return ClaudeTranscriptReader(ref)
 
-    def live_session(self, context: RunContext, summary: SessionSummary) -> SessionSummary:
+    def live_session(self, context: kit.RunContext, summary: SessionSummary) -> SessionSummary:
         """The status line's cost, quotas and context window of the epoch's session."""
         path = context.runtime_dir / _compat.STATUS_SPOOL
         with self._status_lock:
@@ -373,121 +187,60 @@ class ClaudeCodeProvider(AgentProvider):
                 spool = self._status[path] = StatusSpool(path)
         return spool.merge(summary)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
-        folder = project_dir(_user_config_dir(), str(Path(cwd).expanduser().resolve()))
-        try:
-            files = sorted(folder.glob("*.jsonl"))
-        except OSError:
-            return []
-        return [
-            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
-            for path in files
-            if path.is_file()
-        ]
+        return session_files(project_dir(user_config_dir(), str(Path(cwd).expanduser().resolve())))
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        config = self._run_state(context).get("config_dir")
-        if not config or Path(str(config)) == _user_config_dir():
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+        config = _STATE.read(context).get("config_dir")
+        if not config or Path(str(config)) == user_config_dir():
             return []
-        folder = project_dir(Path(str(config)), str(context.cwd))
-        try:
-            files = sorted(folder.glob("*.jsonl"))
-        except OSError:
-            return []
-        return [
-            TranscriptRef(transcript_id=path.stem, path=path, watch=(folder,))
-            for path in files
-            if path.is_file()
-        ]
+        return session_files(project_dir(Path(str(config)), str(context.cwd)))
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
-        state = self._run_state(context)
-        config_dir = Path(str(state.get("config_dir") or _user_config_dir()))
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+        state = _STATE.read(context)
+        config_dir = Path(str(state.get("config_dir") or user_config_dir()))
         return [
-            context.runtime_dir / _SIGNALS,
+            _SIGNALS.spool(context),
             project_dir(config_dir, str(context.cwd)),
             context.runtime_dir,  # the status line's spool
         ]
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # SessionStart fires a moment before the prompt box takes input; under load a paste
-        # sent at once was lost. Ready once the first SessionStart is READY_SETTLE old.
-        spool = context.runtime_dir / _SIGNALS
+        # sent at once was lost. Ready once the first SessionStart is READY.settle old.
+        spool = _SIGNALS.spool(context)
         for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
-            if _load_json(path).get("hook_event_name") == "SessionStart":
+            if kit.load_json(path).get("hook_event_name") == "SessionStart":
                 try:
                     age = time.time() - path.stat().st_mtime
                 except OSError:
                     return False
-                return age >= _compat.READY_SETTLE
+                return age >= _compat.READY.settle
         return False
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: Terminal, text: str) -> None:
-        terminal.paste(text)
-        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
-
-    def interrupt(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.INTERRUPT_KEYS)
-
-    def discard_restored_input(self, terminal: Terminal) -> None:
-        # The TUI needs a moment to abort the request and put the prompt back; a Ctrl-C or
-        # a paste sent during that moment was lost.
-        time.sleep(_compat.RESTORE_SETTLE)
-        terminal.keys(*_compat.DISCARD_INPUT_KEYS)
-        time.sleep(_compat.RESTORE_SETTLE)
-
     def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         play(terminal, recipe(dialog, answer))
 
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """A declined call's error result says so (``_compat.REJECTED_RESULT``)."""
-        return approval_said_in_result(tool, _compat.REJECTED_RESULT)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="oauth-code",
-            env_vars=list(_compat.CREDENTIAL_ENV),
-            instructions="Log in with your Claude account, or provide an API key.",
-            methods=[
-                AuthMethod(
-                    kind="oauth-code",
-                    label="Claude account",
-                    instructions="Open the link, sign in, then paste the code the page shows.",
-                ),
-                AuthMethod(
-                    kind="api-key",
-                    label="Anthropic API key",
-                    env_var=_compat.API_KEY_ENV,
-                    instructions="Kept in this kernel's memory only and passed to new runs as "
-                    f"{_compat.API_KEY_ENV}; never saved in the notebook.",
-                ),
-            ],
-        )
+        return descriptor()
 
-    def auth_flow(self) -> AuthFlow:
+    def auth_flow(self) -> kit.AuthFlow:
         # One flow per provider instance: a started login must meet its code.
         if self._auth_flow is None:
             self._auth_flow = ClaudeAuthFlow(
                 self.meta.id,
                 self.auth(),
-                lambda: find_binary(PINS[self.meta.id], self.meta.display_name),
+                lambda: kit.find_binary(PINS[self.meta.id], self.meta.display_name),
             )
         return self._auth_flow
 
@@ -501,12 +254,4 @@ class ClaudeCodeProvider(AgentProvider):
             session_resume=False,
             model_selection=True,
             models=list(_compat.MODEL_ALIASES),
-        )
-
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-            scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
         )

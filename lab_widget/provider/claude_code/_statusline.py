@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import RateLimit, SessionSummary, TurnFacts
-from .._jsonl import JsonlTail, Line
-from .._numbers import exact
+from .. import JsonlTail, Line, exact
 from . import _compat
 
 __all__ = [

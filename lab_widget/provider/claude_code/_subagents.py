@@ -11,15 +11,13 @@ these while the sub-agent ran, the sub-agent's first prompt matched to the call'
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...schema import Message
-from .._seam import ReadResult, TranscriptRef
-from .._usage import UsageLedger
+from .. import ReadResult, TranscriptRef, UsageLedger, json_lines, load_json, read_head
 from ._entries import prompt_text
 from ._files import subagent_dir, subagent_file
 
@@ -202,25 +200,13 @@ class Subagents:
 
 
 def _meta_tool_id(path: Path) -> str | None:
-    try:
-        meta = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    tool_id = meta.get("toolUseId") if isinstance(meta, dict) else None
+    tool_id = load_json(path).get("toolUseId")
     return tool_id if isinstance(tool_id, str) and tool_id else None
 
 
 def _first_prompt(path: Path) -> str | None:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(_PEEK_BYTES)
-    except OSError:
-        return None
-    for raw in head.splitlines():
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
+    head = read_head(path, _PEEK_BYTES)
+    for entry in json_lines(head or b""):
         if isinstance(entry, dict) and entry.get("type") == "user":
             return prompt_text(entry)
     return None

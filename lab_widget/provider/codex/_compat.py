@@ -1,50 +1,65 @@
-"""Every private coupling to Codex CLI, pinned to one exact version.
-
-Changing the pinned version means re-recording the fixtures
-(``scripts/record_codex_fixtures.py``) and re-running ``tests/test_live_codex.py``.
-Evidence for each coupling is listed in ``docs/compat/codex.md``.
+"""Codex CLI's private behaviour that lab_widget relies on, as verified against its pin;
+``docs/compat/codex.md`` gives each coupling's evidence and the steps of a new pin.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from ... import provider as kit
+from ...schema import DialogKind, ScrubPattern
 
-from ...compat import PINS
-from ...schema import CommandSpec, DialogKind, ScrubPattern
-from .._shared import builtin_command
+VERSION = kit.pinned("codex", "0.171.0")
 
-VERSION = "0.171.0"
-assert PINS["codex"].version == VERSION, "re-verify these couplings for the new pin"
+PASTE = kit.PasteTiming(
+    submit_delay=0.25,
+    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+)
+"""A reply is a bracketed paste, then Enter 0.25 s later."""
 
-KEY_DELAY = 0.25
-"""Seconds between a paste and the Enter that submits it."""
-
-INTERRUPT_KEYS = ("Escape",)
-"""Esc stops the turn (``turn_aborted`` reason ``interrupted``); Ctrl-C twice quits."""
+INTERRUPT = kit.KeyRecipe(
+    keys=("Escape",),
+    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+)
+"""Esc stops the turn (``turn_aborted`` reason ``interrupted``) and leaves the prompt box
+empty; Ctrl-C twice quits."""
 
 CLEAR_COMMAND = "/new"
 """The builtin that starts a new conversation (``role="clear"``)."""
 
-WORKTREE_SETTLE = 1.0
-"""Seconds from submitting ``/new`` until its "Where should the new conversation run?"
-picker takes keys (a git repository only)."""
+NEW_WORKTREE_PICKER = kit.KeyRecipe(
+    keys=("Enter",),
+    settle=1.0,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_new_starts_new_epoch_with_visible_echo[git-repo] and [plain-folder]",
+    ),
+)
+"""After ``/new`` in a git repository "Where should the new conversation run?" preselects
+"1. Use current Git worktree": Enter, 1 s after the command, keeps the folder. Outside one
+the prompt is empty by then and that Enter does nothing."""
 
-CURRENT_WORKTREE_KEYS = ("Enter",)
-"""In that picker "1. Use current Git worktree" is preselected: Enter keeps the folder."""
+RESTORED_INPUT = None
+"""An interrupt leaves the prompt box empty: nothing to discard before the next reply."""
 
-READY_SETTLE = 0.5
-"""Seconds from the TUI registering its thread (see ``THREAD_MARKERS``) until a reply is
-sent. Measured: the marker appears ≈ 2 s after spawn and a reply sent at once was taken
-4 times out of 4; a reply sent 0.3 s after spawn landed in the box but its Enter was lost
-(the turn never started)."""
+READY = kit.ReadySignal(
+    signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
+    settle=0.5,
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: the marker appears about 2 s after spawn; a reply sent at once was taken "
+        "4 times out of 4, one sent 0.3 s after spawn landed in the box but its Enter was "
+        "lost; live: test_send_reply_idle (not ready at spawn)",
+    ),
+)
+"""Seconds from the TUI registering its thread until a reply is sent."""
 
-STARTUP_SETTLE = 4.0
-"""Seconds from spawn until the folder-trust screen takes keys (Enter at ≈ 5 s worked)."""
-
-TRUST_ACCEPT_KEYS = ("Enter",)
+STARTUP = kit.StartupScreens(
+    settle=4.0,
+    screens={"trust": ("Enter",)},
+    evidence=kit.Evidence(VERSION, "live: test_users_own_codex_home_with_folder_trust_accepted"),
+)
 """In a git repository (only there) "Trust this folder?" preselects "1. Trust and
 continue"; Enter accepts and Codex saves ``[projects."<folder>"] trust_level = "trusted"``
-into ``config.toml``."""
+into ``config.toml``. The screen takes keys about 4 s after spawn (Enter at ≈ 5 s worked)."""
 
 LOGIN_REDIRECT_PORT = 1455
 """``codex login`` prints "Starting local login server on http://localhost:1455." and its
@@ -60,13 +75,21 @@ HOOK_TRUST_FLAG = "--dangerously-bypass-hook-trust"
 TUI asks before it takes input; with it they run at once (and the TUI lists a startup
 warning saying so)."""
 
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
+HOOKS = kit.HookEvents(
+    events=(
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+    ),
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: new.hooks.jsonl, approve.hooks.jsonl, reject.hooks.jsonl: "
+        "test_locate_follows_session_start_records_and_new_epochs, "
+        "test_permission_request_is_a_pending_approval_until_the_call_closes; live: every test",
+    ),
 )
 """Hook events spooled per run. SessionStart fires with the first message of each thread
 (``source`` is ``startup`` even after ``/new``) and carries its rollout path; PreToolUse /
@@ -82,23 +105,9 @@ SESSIONS_DIR = "sessions"
 created with the thread's first message."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
-"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL_KEYS``). Plan
+"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL``). Plan
 mode's question picker is curated out (``/plan``); other approvals (edits, network) are
 reported as blocked and answered in the terminal."""
-
-CONTEXT_FILE = "AGENTS.md"
-"""The project instructions file a seed writes: 0.171.0 reads ``AGENTS.md`` from the
-repository root down to the run's folder (``AGENTS.override.md`` would replace a
-directory's ``AGENTS.md``, hiding the repository's own). A repository that already has one
-makes seeding refuse rather than overwrite it."""
-
-SKILLS_DIR = ".agents/skills"
-"""Project skills: ``.agents/skills/<name>/SKILL.md`` (see ``_commands``)."""
-
-WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.agents/skills/")
-"""What a seeded run adds to the workspace, anchored at its root so an ``AGENTS.md`` the
-agent writes in a subfolder still shows in ``git status``. Codex itself writes nothing
-there (rollouts, markers and config live in ``CODEX_HOME``)."""
 
 ATTRIBUTION_PATTERNS = (
     ScrubPattern(
@@ -120,6 +129,24 @@ ATTRIBUTION_PATTERNS = (
 ``Generated with [Codex](https://openai.com/codex/).`` (or ``Generated with Codex.``), all
 read from the binary's strings beside its ``<git_attribution>`` prompt. The recorded
 fixtures (no git repository) show ``"git_attribution": false`` in their ``world_state``."""
+
+SEED = kit.SeedLayout(
+    context_file="AGENTS.md",
+    skills_dir=".agents/skills",
+    exclude=("/AGENTS.md", "/.agents/skills/"),
+    scrub_patterns=ATTRIBUTION_PATTERNS,
+    evidence=kit.Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
+)
+"""What a seed writes and excludes. The project instructions file is ``AGENTS.md``:
+0.171.0 reads it from the repository root down to the run's folder
+(``AGENTS.override.md`` would replace a directory's ``AGENTS.md``, hiding the
+repository's own), and a repository that already has one makes seeding refuse rather than
+overwrite it. Project skills are ``.agents/skills/<name>/SKILL.md``. The excludes are
+anchored at the workspace's root, so an ``AGENTS.md`` the agent writes in a subfolder still
+shows in ``git status``; Codex itself writes nothing there (rollouts, markers and config
+live in ``CODEX_HOME``)."""
 
 ENV_KEY = "LAB_WIDGET_CODEX_API_KEY"
 """The variable the run's custom model provider reads its key from (``env_key``)."""
@@ -143,23 +170,27 @@ ISOLATED_SETTINGS = {
 """Written into an isolated ``config.toml``. Without ``daemon_auto_start = false`` the
 TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after it exits."""
 
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "y", REJECT: "Escape"}
+APPROVAL = kit.ApprovalKeys(
+    approve="y",
+    reject="Escape",
+    settle=1.5,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_approval_approve_runs_the_command, "
+        "test_approval_reject_leaves_the_command_unrun",
+    ),
+)
 """"Would you like to run the following command?" lists "1. Yes, proceed (y)",
 "2. Yes, and don't ask again for commands that start with ... (p)" and "3. No, and tell
 Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
-turn (``turn_aborted``)."""
+turn (``turn_aborted``). Keys go 1.5 s after the PermissionRequest hook (a key sent 0.5 s
+after it was lost in a live run)."""
 
 APPROVAL_TOOLS = frozenset({"Bash"})
 """PermissionRequest tool names whose prompt the recipe above answers (shell commands);
 any other (edits, network) is reported as blocked, to be answered in the terminal."""
 
 APPROVAL_QUESTION = "Would you like to run the following command?"
-
-DIALOG_SETTLE = 1.5
-"""Seconds from the PermissionRequest hook until the approval prompt takes keys (a key
-sent 0.5 s after the hook was lost in a live run)."""
 
 DECLINED_OUTPUT = "aborted by user"
 """The last line of a call's output when the user declined its approval (or stopped it).
@@ -208,131 +239,6 @@ VIEWED_IMAGE_OUTPUT = "attached local image path"
 """0.80.0's ``view_image`` output: the image itself follows as a user message holding
 only an ``input_image`` (0.150.1 and 0.171.0 return it inside the output)."""
 
-
-CURATED_OUT: dict[str, str] = {
-    # Run live in the pinned TUI (scripted model): /status and /recap print only into the
-    # terminal (the rollout keeps nothing), /plan switches to Plan mode, whose question
-    # picker (request_user_input) the chat cannot answer; /new, /init (a prompt), /compact
-    # (a compaction in the rollout) and /stop return to the prompt. The rest judged from
-    # their descriptions in the TUI's own "/" menu: the chat must not offer what opens a
-    # picker, panel or field it cannot see, or ends, moves or replaces the conversation.
-    "/model": "opens the model and reasoning-effort picker",
-    "/presets": "opens the presets picker",
-    "/ide": "connects the terminal to an IDE",
-    "/permissions": "opens the permissions picker",
-    "/keymap": "opens the shortcut editor",
-    "/vim": "only changes how the terminal's composer edits text",
-    "/experimental": "opens the experimental-features picker",
-    "/approve": "acts on an auto-review denial shown only in the terminal",
-    "/memories": "opens the memory settings panel",
-    "/skills": "opens the skills picker",
-    "/import": "opens an import flow in the terminal",
-    "/hooks": "opens the hooks browser",
-    "/review": "opens the review-target picker",
-    "/rename": "asks for the name in a field inside the terminal",
-    "/archive": "archives the session, which ends the run's conversation",
-    "/delete": "deletes the session",
-    "/resume": "opens the session picker",
-    "/fork": "switches the terminal to a forked thread",
-    "/worktree": "moves the conversation to another folder than the run's",
-    "/config": "opens the settings panel",
-    "/recap": "prints the recap only into the terminal; the rollout keeps nothing",
-    "/plan": "switches to Plan mode, whose question picker the chat cannot answer yet",
-    "/voice": "starts voice input on the agent's machine",
-    "/goal": "without an argument it opens the goal panel",
-    "/agents": "opens the agent command center",
-    "/side": "opens a side conversation in the terminal",
-    "/copy": "copies into the terminal's clipboard, not the notebook's",
-    "/export": "asks where to write in the terminal",
-    "/raw": "only changes the terminal's scrollback mode",
-    "/tui": "changes the TUI for the next launch",
-    "/diff": "shows the diff in the terminal only",
-    "/mention": "opens a file picker",
-    "/status": "prints only into the terminal; the rollout keeps nothing",
-    "/daemon": "manages a background server outside the run",
-    "/rc": "manages remote control of a background server",
-    "/warnings": "opens the warnings panel",
-    "/cd": "moves the session to another folder than the run's",
-    "/pwd": "prints into the terminal only",
-    "/title": "opens the terminal-title panel",
-    "/statusline": "opens the status-line panel",
-    "/theme": "opens the theme picker",
-    "/pets": "opens the pet picker",
-    "/mcp": "prints into the terminal only",
-    "/logout": "signs the agent out; the run cannot continue",
-    "/exit": "quits the agent, which ends the run",
-    "/feedback": "opens the feedback flow",
-    "/ps": "prints into the terminal only",
-    "/clear": "also clears the terminal; /new is the clear command the chat follows",
-    "/subagents": "opens the subagent switcher",
-}
-"""Builtins a chat must not offer, each with why."""
-
-
-_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/model", "choose what model and reasoning effort to use"),
-    _builtin("/presets", "run or save reusable prompts and slash commands"),
-    _builtin("/ide", "include current selection, open files, and other context from your IDE"),
-    _builtin("/permissions", "choose what Codex is allowed to do"),
-    _builtin("/keymap", "remap TUI shortcuts"),
-    _builtin("/vim", "toggle Vim mode for the composer"),
-    _builtin("/experimental", "toggle experimental features"),
-    _builtin("/approve", "approve one retry of a recent auto-review denial"),
-    _builtin("/memories", "configure memory use and generation"),
-    _builtin("/skills", "use skills to improve how Codex performs specific tasks"),
-    _builtin("/import", "import setup, this project, and recent chats from Claude Code"),
-    _builtin("/hooks", "view and manage lifecycle hooks"),
-    _builtin("/review", "review my current changes and find issues"),
-    _builtin("/rename", "rename the current thread"),
-    _builtin("/new", "start a new chat during a conversation"),
-    _builtin("/archive", "archive this session"),
-    _builtin("/delete", "permanently delete this session"),
-    _builtin("/resume", "resume a saved chat"),
-    _builtin("/fork", "fork the current chat"),
-    _builtin("/worktree", "start or continue a conversation in a new worktree"),
-    _builtin("/init", "create an AGENTS.md file with instructions for Codex"),
-    _builtin("/compact", "summarize conversation to prevent hitting the context limit"),
-    _builtin("/config", "configure Codex preferences"),
-    _builtin("/recap", "summarize the current conversation now"),
-    _builtin("/plan", "switch to Plan mode"),
-    _builtin("/voice", "start or stop voice; use /voice settings to choose a voice"),
-    _builtin("/goal", "set or view the goal for a long-running task"),
-    _builtin("/agents", "open the agent command center"),
-    _builtin("/side", "start a side conversation"),
-    _builtin("/copy", "copy the last response or part of it"),
-    _builtin("/export", "export the conversation as markdown"),
-    _builtin("/raw", "toggle raw scrollback mode for copy-friendly terminal selection"),
-    _builtin("/tui", "choose the TUI mode for the next launch"),
-    _builtin("/diff", "show git diff (including untracked files)"),
-    _builtin("/mention", "mention a file"),
-    _builtin("/status", "show current session configuration and token usage"),
-    _builtin("/daemon", "Manage the local background server"),
-    _builtin("/rc", "manage remote control for the local background server"),
-    _builtin("/warnings", "view retained warnings and diagnostic details"),
-    _builtin("/cd", "change the current working directory"),
-    _builtin("/pwd", "show the current working directory"),
-    _builtin("/title", "configure which items appear in the terminal title"),
-    _builtin("/statusline", "configure which items appear in the status line"),
-    _builtin("/theme", "choose a syntax highlighting theme"),
-    _builtin("/pets", "choose or hide the terminal pet"),
-    _builtin("/mcp", "list MCP tools; /mcp verbose or /mcp login <name> [--environment <id>]"),
-    _builtin("/logout", "log out of Codex"),
-    _builtin("/exit", "exit Codex"),
-    _builtin("/feedback", "send logs to maintainers or save a ZIP"),
-    _builtin("/ps", "list background terminals"),
-    _builtin("/stop", "stop all background terminals"),
-    _builtin("/clear", "clear the terminal and start a new chat"),
-    _builtin("/subagents", "switch between this session's subagents"),
-)
-"""Every builtin the 0.171.0 TUI offers, in the order of its own ``/`` menu.
-
-Where it came from: the TUI itself under tmux with an isolated ``CODEX_HOME`` (plugins and
-apps off) and the scripted model, typing ``/`` and walking the menu with Down; the live
-test ``test_pinned_builtins_match_the_tui_menu`` repeats the walk and fails on drift. The
-same descriptions are in the binary's strings."""
 
 # -- rate limits (verified by tests/test_live_codex_limits.py against the pinned binary) ----
 

@@ -1,25 +1,17 @@
-"""Codex's approval prompt, known from the run's hook spool, and the keys that answer it.
+"""Codex's approval prompt as a dialog; the keys that answer it are ``_compat.APPROVAL``.
 
-Codex 0.171.0 writes no approval request into the rollout (the pending ``function_call``
-is there, its output comes after the answer), so the structured signal is the
-PermissionRequest hook: it names the tool (``Bash``) and its input, not the call; the call
-is the newest PreToolUse of that tool not yet closed by a PostToolUse.
+The prompt is known from the run's hook spool (``_signals.py``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...schema import Dialog, DialogAnswer, Option, Question
-from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import approval_key, load_json, play_keys, spool_signature
-from .._shared import spool_records as signals
+from ...schema import Dialog
+from .. import approval_dialog as permission
 from . import _compat
 
-__all__ = ["CodexSignals", "approval_dialog", "load_json", "play", "recipe", "signals"]
-
-_SIGNALS = "signals"
-_CLOSING = ("PostToolUse", "Stop", "UserPromptSubmit", "SessionStart")
+__all__ = ["approval_dialog"]
 
 
 def approval_dialog(tool_name: str, tool_input: Any, tool_id: str | None) -> Dialog:
@@ -33,91 +25,16 @@ def approval_dialog(tool_name: str, tool_input: Any, tool_id: str | None) -> Dia
     """
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     reason = tool_input.get("description") if isinstance(tool_input, dict) else None
-    question = Question(
-        header="Permission",
-        text=_compat.APPROVAL_QUESTION,
-        options=[
-            Option(label=_compat.APPROVE, description="Run it this once"),
-            Option(label=_compat.REJECT, description="Don't run it; the turn stops"),
-        ],
-        free_text=False,
-    )
     body = ""
     if reason:
         body += f"{reason}\n\n"
     if command:
         body += f"```\n{command}\n```"
-    return Dialog(
-        kind="approval", questions=[question], tool_id=tool_id, tool_name=tool_name, body=body
+    return permission(
+        _compat.APPROVAL_QUESTION,
+        approve="Run it this once",
+        reject="Don't run it; the turn stops",
+        tool_id=tool_id,
+        tool_name=tool_name,
+        body=body,
     )
-
-
-class CodexSignals(LiveSignals):
-    """Hook records spooled per run (see ``_compat.HOOK_EVENTS``)."""
-
-    def _records(self, context: RunContext) -> list[dict[str, Any]]:
-        return signals(context.runtime_dir / _SIGNALS)
-
-    @staticmethod
-    def _open_calls(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        closed = {r.get("tool_use_id") for r in records if r.get("hook_event_name") in _CLOSING}
-        return [
-            r
-            for r in records
-            if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
-        ]
-
-    def pending_dialog(self, context: RunContext) -> Dialog | None:
-        records = self._records(context)
-        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
-            return None  # anything after the request (a result, a new turn) answered it
-        last = records[-1]
-        # A turn end or a new prompt closes every call before it.
-        start = max(
-            (i for i, r in enumerate(records) if r.get("hook_event_name") in _CLOSING[1:]),
-            default=-1,
-        )
-        name = last.get("tool_name")
-        if name not in _compat.APPROVAL_TOOLS:
-            return None  # reported by blocked(): no verified recipe answers it
-        calls = self._open_calls(records[start + 1 :])
-        call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
-        if call is None:
-            return None
-        return approval_dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
-
-    def blocked(self, context: RunContext) -> str | None:
-        records = self._records(context)
-        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
-            return None
-        if self.pending_dialog(context) is not None:
-            return None
-        tool = records[-1].get("tool_name") or "a tool"
-        return f"Codex asks for permission to use {tool}; answer it in the terminal."
-
-    def signature(self, context: RunContext) -> object:
-        spool = context.runtime_dir / _SIGNALS
-        return spool_signature(spool)
-
-    def sweep(self, context: RunContext) -> None:
-        return  # records are small and one per event; the spool goes with the run
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
-    """The keys that play ``answer`` into the open prompt of ``dialog``.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer
-    >>> d = approval_dialog("Bash", {"command": "ls"}, "c")
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    ['y']
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    ['Escape']
-    """
-    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
-
-
-def play(terminal: Terminal, keys: list[str]) -> None:
-    """Type a recipe once the prompt takes keys."""
-    play_keys(terminal, keys, _compat.DIALOG_SETTLE)

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...schema import RateLimit
-from .._numbers import exact
+from .. import exact
 from . import _compat
 
 __all__ = ["rate_limits"]

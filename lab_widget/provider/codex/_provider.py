@@ -1,157 +1,64 @@
-"""Codex CLI behind the seam."""
+"""Codex CLI behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
-import subprocess
 import time
-import tomllib
-from datetime import datetime
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..._tools import find_binary
+from ... import provider as kit
 from ...compat import PINS
-from ...schema import (
-    AuthDescriptor,
-    AuthKind,
-    AuthMethod,
-    AuthStatus,
-    CommandSpec,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SeedMeta,
-    ToolCall,
+from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
+from . import _auth, _commands, _compat
+from ._config import isolated_config, toml_string, user_codex_home, user_config
+from ._rollouts import (
+    folder_sessions,
+    newest_rollout,
+    peek_rollout,
+    pending_rollout,
+    thread_markers,
 )
-from .._seam import (
-    AgentProvider,
-    ApprovalOutcome,
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-)
-from .._shared import approval_said_in_result
-from . import _commands, _compat
-from ._dialogs import CodexSignals, load_json, play, recipe, signals
-from ._rollouts import is_subagent, peek_rollout, pending_rollout, read_meta, rollouts
+from ._signals import CodexSignals
 from ._transcript import CodexTranscriptReader
 
-__all__ = ["CodexProvider", "api_base_url", "toml_string"]
+__all__ = ["CodexProvider"]
 
-_STATE_FILE = "codex.json"
-_SIGNALS = "signals"
-
-
-def _user_codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-
-
-def toml_string(value: str) -> str:
-    r"""A TOML basic string (JSON's escaping is valid TOML).
-
-    Examples
-    --------
-    >>> toml_string('a "b" \\ c')
-    '"a \\"b\\" \\\\ c"'
-    """
-    return json.dumps(value)
-
-
-def api_base_url(base_url: str) -> str:
-    """The URL as Codex's ``base_url`` takes it: with the API's ``/v1`` path.
-
-    A bare server URL (no path) gets ``/v1``; a URL with a path is kept as given.
-
-    Examples
-    --------
-    >>> api_base_url("http://127.0.0.1:8000")
-    'http://127.0.0.1:8000/v1'
-    >>> api_base_url("https://proxy.example/openai/v1/")
-    'https://proxy.example/openai/v1'
-    """
-    parts = urlsplit(base_url.strip())
-    path = parts.path.rstrip("/") or "/v1"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
-
-
-def _hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+_STATE = kit.RunFile("codex.json")
+"""What the spawn decided: the run's ``CODEX_HOME``, when, and whether it is isolated."""
+_SIGNALS = CodexSignals()
 
 
 def _hook_overrides(spool: Path) -> list[str]:
-    command = toml_string(_hook_command(spool))
+    command = toml_string(kit.hook_command(spool))
     args: list[str] = []
-    for event in _compat.HOOK_EVENTS:
+    for event in _compat.HOOKS.events:
         args += ["-c", f'hooks.{event}=[{{hooks=[{{type="command",command={command}}}]}}]']
     return args
 
 
-def _isolated_config(cwd: Path, base_url: str, model: str | None) -> str:
-    lines = [
-        f"model_provider = {toml_string(_compat.PROVIDER_ID)}",
-        *([f"model = {toml_string(model)}"] if model else []),
-        f"check_for_update_on_startup = {_compat.ISOLATED_SETTINGS['check_for_update_on_startup']}",
-        "",
-        f"[model_providers.{_compat.PROVIDER_ID}]",
-        'name = "lab_widget endpoint"',
-        f"base_url = {toml_string(api_base_url(base_url))}",
-        'wire_api = "responses"',
-        f"env_key = {toml_string(_compat.ENV_KEY)}",
-        "",
-        "[analytics]",
-        f"enabled = {_compat.ISOLATED_SETTINGS['analytics.enabled']}",
-        "",
-        "[features]",
-        f"daemon_auto_start = {_compat.ISOLATED_SETTINGS['features.daemon_auto_start']}",
-        f"plugins = {_compat.ISOLATED_SETTINGS['features.plugins']}",
-        f"apps = {_compat.ISOLATED_SETTINGS['features.apps']}",
-        "",
-        f"[projects.{toml_string(str(cwd))}]",
-        'trust_level = "trusted"',
-        "",
-    ]
-    return "\n".join(lines)
-
-
-class CodexProvider(AgentProvider):
+class CodexProvider(kit.TuiProvider):
     """Codex CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
-    live_signals = CodexSignals()
-    startup_settle = _compat.STARTUP_SETTLE
-
-    def __init__(self) -> None:
-        # Epochs that a /new opened (not the run's first): their readers start with its echo.
-        self._after_clear: set[str] = set()
+    meta = kit.ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
+    live_signals = _SIGNALS
+    couplings = _compat
+    commands_from = _commands
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / _SIGNALS
+        spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
         secret: set[str] = set()
         model = request.model
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = kit.isolated_home(ctx)
             codex_home = home / ".codex"
             codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text(
-                _isolated_config(
-                    ctx.cwd, request.endpoint.base_url, model or _compat.ENDPOINT_MODEL
-                )
+                isolated_config(ctx.cwd, request.endpoint.base_url, model or _compat.ENDPOINT_MODEL)
             )
             env.update(
                 HOME=str(home),
@@ -161,15 +68,14 @@ class CodexProvider(AgentProvider):
             secret.add(_compat.ENV_KEY)
             model = None  # written into the isolated config
         else:
-            codex_home = _user_codex_home()
-        (ctx.runtime_dir / _STATE_FILE).write_text(
-            json.dumps(
-                {
-                    "codex_home": str(codex_home),
-                    "spawned_at": time.time(),
-                    "isolated": request.endpoint is not None,
-                }
-            )
+            codex_home = user_codex_home()
+        _STATE.write(
+            ctx,
+            {
+                "codex_home": str(codex_home),
+                "spawned_at": time.time(),
+                "isolated": request.endpoint is not None,
+            },
         )
         argv = [str(request.binary), _compat.HOOK_TRUST_FLAG, *_hook_overrides(spool)]
         if model:
@@ -178,13 +84,13 @@ class CodexProvider(AgentProvider):
             value = request.options.get(option)
             if isinstance(value, str):
                 argv += [flag, value]
-        return SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+        return kit.SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
 
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
-        codex_home = _user_codex_home()
-        config = _user_config(codex_home)
+        codex_home = user_codex_home()
+        config = user_config(codex_home)
         name = self.meta.display_name
         logged_in = (
             (codex_home / _compat.AUTH_FILE).is_file()
@@ -194,7 +100,7 @@ class CodexProvider(AgentProvider):
             or config.get("model_provider") not in (None, "openai")
         )
         if not logged_in:
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} is not signed in and asks you to sign in first. Sign in in "
                 "the terminal (attach command) or with `codex login`, then start the run again.",
                 accept_hint="Open the terminal",
@@ -211,30 +117,25 @@ class CodexProvider(AgentProvider):
         in_repo = any((f / ".git").exists() for f in (folder, *folder.parents))
         if trusted or not in_repo:
             return None  # 0.171.0 asks about git repositories only
-        return StartupBlocker(
+        return kit.StartupBlocker(
             reason=f"{name} asks whether you trust the folder {folder} before it starts. Review "
             "it, then accept to let the agent read, edit and run files there.",
             accept_hint="Trust and continue",
             steps=("trust",),
         )
 
-    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
-        terminal.keys(*_compat.TRUST_ACCEPT_KEYS)
-
     # -- transcript --------------------------------------------------------------------
 
-    def _run_state(self, context: RunContext) -> dict[str, Any]:
-        return load_json(context.runtime_dir / _STATE_FILE)
-
-    def _codex_home(self, context: RunContext) -> Path:
-        return Path(str(self._run_state(context).get("codex_home") or _user_codex_home()))
+    def _codex_home(self, context: kit.RunContext) -> Path:
+        return Path(str(_STATE.read(context).get("codex_home") or user_codex_home()))
 
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
         threads = self._threads(context)
         if not threads:
-            found = self._scan(context)
+            since = float(_STATE.read(context).get("spawned_at") or 0.0)
+            found = newest_rollout(self._codex_home(context), context.cwd, since)
             if found is None:
                 return current
             threads = [found]
@@ -242,10 +143,10 @@ class CodexProvider(AgentProvider):
         if current is not None and current.transcript_id == session_id:
             return current
         if len(threads) > 1:
-            self._after_clear.add(session_id)
-        return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+            self.opened_by_clear(session_id)
+        return kit.TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
 
-    def _threads(self, context: RunContext) -> list[tuple[str, Path]]:
+    def _threads(self, context: kit.RunContext) -> list[tuple[str, Path]]:
         """List the run's threads, oldest first, each with its rollout path.
 
         SessionStart hook records name each thread with its rollout once its first message
@@ -253,72 +154,35 @@ class CodexProvider(AgentProvider):
         ``/new`` opened counts from the moment it exists; its rollout path is then a
         placeholder the reader resolves when the file appears.
         """
-        paths: dict[str, Path] = {}
-        for record in signals(context.runtime_dir / _SIGNALS):
-            if record.get("hook_event_name") != "SessionStart":
-                continue
-            session_id, path = record.get("session_id"), record.get("transcript_path")
-            if session_id and path and str(session_id) not in paths:
-                paths[str(session_id)] = Path(str(path))
+        paths = dict(_SIGNALS.session_starts(context))
         order = list(paths)
-        state = self._run_state(context)
+        state = _STATE.read(context)
         if state.get("isolated"):
             codex_home = self._codex_home(context)
-            markers = self._markers(context)
+            markers = thread_markers(codex_home, float(state.get("spawned_at") or 0.0))
             order = [t for t in order if t not in markers] + markers
             sessions = codex_home / _compat.SESSIONS_DIR
             for thread in order:
                 paths.setdefault(thread, pending_rollout(sessions, thread))
         return [(thread, paths[thread]) for thread in order]
 
-    def _markers(self, context: RunContext) -> list[str]:
-        since = float(self._run_state(context).get("spawned_at") or 0.0)
-        folder = self._codex_home(context) / _compat.THREAD_MARKERS
-        try:
-            stamped = [(p.stat().st_mtime, p.name) for p in folder.iterdir()]
-        except OSError:
-            return []
-        return [name for mtime, name in sorted(stamped) if mtime >= since - 1.0]
-
-    def _scan(self, context: RunContext) -> tuple[str, Path] | None:
-        """Find the rollout without a hook record: the run's folder, started after spawn."""
-        state = self._run_state(context)
-        since = float(state.get("spawned_at") or 0.0)
-        day_dirs = [
-            self._codex_home(context) / _compat.SESSIONS_DIR / time.strftime("%Y/%m/%d", t)
-            for t in {time.localtime(since), time.localtime(), time.gmtime(since), time.gmtime()}
-        ]
-        best: tuple[float, str, Path] | None = None
-        for folder in day_dirs:
-            for path in folder.glob("rollout-*.jsonl") if folder.is_dir() else []:
-                meta = read_meta(path)
-                if meta is None or meta.get("cwd") != str(context.cwd) or is_subagent(meta):
-                    continue  # another folder's, or a sub-agent's (read with its parent)
-                started = _epoch_seconds(meta.get("timestamp"))
-                if started is None or started < since - 1.0:
-                    continue  # another run's (earlier) thread in the same folder
-                if best is None or started > best[0]:
-                    best = (started, str(meta.get("id")), path)
-        return (best[1], best[2]) if best else None
-
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
-        echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+        echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
-        return _sessions(_user_codex_home(), Path(cwd).expanduser().resolve())
+        return folder_sessions(user_codex_home(), Path(cwd).expanduser().resolve())
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        state = self._run_state(context)
-        if not state.get("isolated"):
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+        if not _STATE.read(context).get("isolated"):
             return []
-        return _sessions(self._codex_home(context), context.cwd)
+        return folder_sessions(self._codex_home(context), context.cwd)
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_rollout(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
         codex_home = self._codex_home(context)
         # Today's rollout folders too: a sub-agent's rollout lands in the folder of the day
         # it starts, which after midnight is not its parent's.
@@ -326,116 +190,39 @@ class CodexProvider(AgentProvider):
         days = {time.strftime("%Y/%m/%d", t) for t in (time.localtime(now), time.gmtime(now))}
         sessions = codex_home / _compat.SESSIONS_DIR
         return [
-            context.runtime_dir / _SIGNALS,
+            _SIGNALS.spool(context),
             codex_home / _compat.THREAD_MARKERS,
             *(sessions / day for day in sorted(days)),
         ]
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # The TUI marks its thread in CODEX_HOME once it is up; the prompt box takes a
         # paste a moment later. A marker older than the spawn is another session's.
-        state = self._run_state(context)
-        since = float(state.get("spawned_at") or 0.0)
+        since = float(_STATE.read(context).get("spawned_at") or 0.0)
         markers = self._codex_home(context) / _compat.THREAD_MARKERS
         try:
             ages = [time.time() - p.stat().st_mtime for p in markers.iterdir()]
             spawned_age = time.time() - since
         except OSError:
             return False
-        return any(_compat.READY_SETTLE <= age <= spawned_age + 1.0 for age in ages)
+        return any(_compat.READY.settle <= age <= spawned_age + 1.0 for age in ages)
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: Terminal, text: str) -> None:
-        terminal.paste(text)
-        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
+    def reply(self, terminal: kit.Terminal, text: str) -> None:
+        super().reply(terminal, text)
         if text.strip() == _compat.CLEAR_COMMAND:
             # In a git repository /new asks where to run; keep the current folder. Outside
             # one the prompt is empty by then and Enter does nothing.
-            time.sleep(_compat.WORKTREE_SETTLE)
-            terminal.keys(*_compat.CURRENT_WORKTREE_KEYS)
+            _compat.NEW_WORKTREE_PICKER.play(terminal)
 
-    def interrupt(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.INTERRUPT_KEYS)
-
-    def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
-    ) -> None:
-        play(terminal, recipe(dialog, answer))
-
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """A declined call's output ends ``(rejected)`` (the reader marks Codex's
-        ``aborted by user``) or is Codex's own ``rejected by user``.
-        """
-        return approval_said_in_result(tool)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="oauth-redirect",
-            env_vars=["OPENAI_API_KEY", "CODEX_API_KEY"],
-            instructions=(
-                "Sign in with ChatGPT (`codex login` opens a browser and waits on a local "
-                "redirect; `codex login --device-auth` shows a code to enter instead), or "
-                "store an API key with `codex login --with-api-key` (reads it from stdin)."
-            ),
-            methods=[
-                AuthMethod(
-                    kind="oauth-redirect",
-                    label="ChatGPT account",
-                    redirect_port=_compat.LOGIN_REDIRECT_PORT,
-                    instructions=(
-                        "Run `codex login` in a terminal on the agent's machine and open the "
-                        "link it prints; the page redirects to its port "
-                        f"{_compat.LOGIN_REDIRECT_PORT} there (forward the port when the "
-                        "browser is elsewhere), or run `codex login --device-auth` and enter "
-                        "the code it shows."
-                    ),
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="OpenAI API key",
-                    instructions=(
-                        "Store the key with `codex login --with-api-key`, which reads it from "
-                        "stdin; lab_widget does not keep it."
-                    ),
-                ),
-            ],
-        )
+        return _auth.descriptor()
 
     def auth_status(self) -> AuthStatus:
-        config_path = _user_codex_home() / "config.toml"
-        provider = _user_config(config_path.parent).get("model_provider")
-        if provider not in (None, "openai"):
-            # `codex login status` only knows OpenAI sign-ins, but a custom model provider
-            # brings its own key and Codex asks for no sign-in (the startup blocker agrees).
-            return AuthStatus(
-                logged_in=True,
-                method=f"model provider {provider}",
-                kind="external",
-                source=str(config_path),
-                detail=f"{config_path.name} selects the model provider {provider!r}",
-            )
-        binary = find_binary(PINS[self.meta.id], self.meta.display_name)
-        try:
-            proc = subprocess.run(
-                [str(binary), "login", "status"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return AuthStatus(logged_in=False, detail=str(exc))
-        return _compat_auth_status(proc.returncode, proc.stdout + "\n" + proc.stderr)
+        return _auth.status(lambda: kit.find_binary(PINS[self.meta.id], self.meta.display_name))
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -445,76 +232,3 @@ class CodexProvider(AgentProvider):
             # --model, or the isolated config's model for an endpoint run.
             model_selection=True,
         )
-
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-            scrub_patterns=list(_compat.ATTRIBUTION_PATTERNS),
-        )
-
-
-def _sessions(codex_home: Path, folder: Path) -> list[TranscriptRef]:
-    """The rollouts under ``codex_home`` of sessions run in ``folder``; a sub-agent's
-    rollout is part of its parent's session, not one of its own.
-    """
-    refs = []
-    for path in rollouts(codex_home / _compat.SESSIONS_DIR):
-        meta = read_meta(path)
-        if (
-            meta is not None
-            and meta.get("cwd") == str(folder)
-            and meta.get("id")
-            and not is_subagent(meta)
-        ):
-            refs.append(
-                TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
-            )
-    return refs
-
-
-def _user_config(codex_home: Path) -> dict[str, Any]:
-    """The user's ``config.toml`` (empty when missing or unreadable)."""
-    try:
-        return tomllib.loads((codex_home / "config.toml").read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-
-
-def _compat_auth_status(returncode: int, output: str) -> AuthStatus:
-    r"""Read ``codex login status``: exit 0 when logged in; its last line says how.
-
-    Examples
-    --------
-    >>> _compat_auth_status(1, "WARNING: ...\nNot logged in\n").logged_in
-    False
-    >>> s = _compat_auth_status(0, "API key configured - sk-t***9\nAuthentication is checked")
-    >>> s.logged_in, s.method, s.kind
-    (True, 'api-key', 'external')
-    """
-    lines = [
-        line.strip()
-        for line in output.splitlines()
-        if line.strip() and not line.startswith("WARNING")
-    ]
-    # The first line may show a masked key ("API key configured - sk-t***9"): keep the words.
-    detail = (lines[0] if lines else "").split(" - ")[0]
-    if returncode != 0:
-        return AuthStatus(logged_in=False, detail=detail)
-    lowered = detail.lower()
-    method = "chatgpt" if "chatgpt" in lowered else "api-key" if "api key" in lowered else None
-    # Which of the descriptor's methods is active: the browser sign-in, or a key the CLI
-    # stored itself.
-    kinds: dict[str, AuthKind] = {"chatgpt": "oauth-redirect", "api-key": "external"}
-    kind = kinds.get(method or "")
-    return AuthStatus(logged_in=True, method=method, detail=detail, kind=kind)
-
-
-def _epoch_seconds(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

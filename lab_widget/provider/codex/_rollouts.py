@@ -14,18 +14,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import TranscriptRef, iso_time, json_lines, read_head
 from . import _compat
 from ._items import message_content
 
 __all__ = [
     "find_thread",
+    "folder_sessions",
     "is_context",
     "is_subagent",
+    "newest_rollout",
     "peek_rollout",
     "pending_rollout",
     "read_meta",
     "resolve_pending",
     "rollouts",
+    "thread_markers",
 ]
 
 _PEEK_BYTES = 1 << 20
@@ -135,16 +139,10 @@ def peek_rollout(path: Path) -> tuple[str | None, str | None]:
     """``(first user prompt, model)`` from a bounded prefix of a rollout."""
     prompt: str | None = None
     model: str | None = None
-    try:
-        with path.open("rb") as f:
-            data = f.read(_PEEK_BYTES)
-    except OSError:
+    data = read_head(path, _PEEK_BYTES)
+    if data is None:
         return None, None
-    for raw in data.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
+    for line in json_lines(data):
         payload = line.get("payload") if isinstance(line, dict) else None
         if not isinstance(payload, dict):
             continue
@@ -162,3 +160,59 @@ def peek_rollout(path: Path) -> tuple[str | None, str | None]:
         if prompt is not None and model is not None:
             break
     return prompt, model
+
+
+def folder_sessions(codex_home: Path, folder: Path) -> list[TranscriptRef]:
+    """The rollouts under ``codex_home`` of sessions run in ``folder``; a sub-agent's
+    rollout is part of its parent's session, not one of its own.
+    """
+    refs = []
+    for path in rollouts(codex_home / _compat.SESSIONS_DIR):
+        meta = read_meta(path)
+        if (
+            meta is not None
+            and meta.get("cwd") == str(folder)
+            and meta.get("id")
+            and not is_subagent(meta)
+        ):
+            refs.append(
+                TranscriptRef(transcript_id=str(meta["id"]), path=path, watch=(path.parent,))
+            )
+    return refs
+
+
+def thread_markers(codex_home: Path, since: float) -> list[str]:
+    """The threads the TUI marked in ``codex_home`` since ``since`` (the spawn), oldest first."""
+    folder = codex_home / _compat.THREAD_MARKERS
+    try:
+        stamped = [(p.stat().st_mtime, p.name) for p in folder.iterdir()]
+    except OSError:
+        return []
+    return [name for mtime, name in sorted(stamped) if mtime >= since - 1.0]
+
+
+def newest_rollout(codex_home: Path, cwd: Path, since: float) -> tuple[str, Path] | None:
+    """``(thread id, rollout)`` of the newest thread run in ``cwd`` that started after
+    ``since`` (the spawn), found without a hook record; sub-agents' threads are not one.
+    """
+    day_dirs = [
+        codex_home / _compat.SESSIONS_DIR / time.strftime("%Y/%m/%d", t)
+        for t in {time.localtime(since), time.localtime(), time.gmtime(since), time.gmtime()}
+    ]
+    best: tuple[float, str, Path] | None = None
+    for folder in day_dirs:
+        for path in folder.glob("rollout-*.jsonl") if folder.is_dir() else []:
+            meta = read_meta(path)
+            if meta is None or meta.get("cwd") != str(cwd) or is_subagent(meta):
+                continue  # another folder's, or a sub-agent's (read with its parent)
+            started = _seconds(meta.get("timestamp"))
+            if started is None or started < since - 1.0:
+                continue  # another run's (earlier) thread in the same folder
+            if best is None or started > best[0]:
+                best = (started, str(meta.get("id")), path)
+    return (best[1], best[2]) if best else None
+
+
+def _seconds(value: Any) -> float | None:
+    stamp = iso_time(value)
+    return stamp.timestamp() if stamp is not None else None

@@ -13,101 +13,47 @@ is in ``response_item`` lines (the model's input/output items); lifecycle is in
 A sub-agent is a thread of its own with its own rollout; its messages join the same flat
 list, each with ``parent_tool_id`` set to the ``spawn_agent`` call that started it, and its
 tokens count in the session's totals (``scope="subagent"``).
+
+The reader is built from parts: the response items (``_response_items.py``) over the
+threads and message primitives they share (``_threads.py``); here are the reading of every
+thread's rollout, the session's facts and the events (turns, token counts, compaction).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ...schema import (
-    AgentScope,
-    LifecycleLevel,
     Message,
     ModelUsage,
     RateLimit,
     SessionSummary,
     State,
-    ToolCall,
     Usage,
 )
-from .._jsonl import CorruptLine, JsonlTail, Line
-from .._seam import ReadResult, TranscriptReader, TranscriptRef
-from .._turn_facts import TurnFactsLog
-from . import _compat
+from .. import (
+    CorruptLine,
+    JsonlTail,
+    Line,
+    ReadResult,
+    TranscriptRef,
+    TurnFactsLog,
+)
+from .. import iso_time as _timestamp
 from ._items import (
     Counts,
-    arguments,
     counts,
-    message_content,
-    reasoning_text,
-    spawned_agent,
-    tool_output,
 )
 from ._limits import rate_limits
-from ._rollouts import find_thread, is_context, resolve_pending
+from ._response_items import ResponseItems
+from ._rollouts import resolve_pending
+from ._threads import Thread
 
 __all__ = ["CodexTranscriptReader"]
 
-_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
-_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
-
-def _timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-@dataclass
-class _Thread:
-    """One rollout being read: the main thread or a sub-agent's."""
-
-    path: Path | None
-    scope: AgentScope = "main"
-    parent_tool_id: str | None = None
-    agent_id: str | None = None
-    nickname: str | None = None
-    spawned_at: datetime | None = None
-    beside: Path | None = None
-    """A rollout of the same session, where this thread's is looked for."""
-    tail: JsonlTail | None = None
-    model: str | None = None
-    tools: dict[str, int] = field(default_factory=dict)
-    """Call id → seq of its tool message."""
-    names: dict[str, str] = field(default_factory=dict)
-    """Call id → tool name (the output says which call it closes, not what it was)."""
-    previous_total: Counts | None = None
-    response: list[int] = field(default_factory=list)
-    """Seqs of the messages of the model response still waiting for its token count."""
-    task_events: bool = False
-    """Whether this rollout marks turns (``task_started`` / ``task_complete``); 0.80.0
-    writes neither, and its state comes from the structure alone."""
-    turn_open: bool = False
-    structural: State = "idle"
-    summary: str | None = None
-    """A ``/compact`` summary waiting for its ``compacted`` line."""
-    last_compaction: int | None = None
-    last_output: int | None = None
-    """Seq of the tool message whose output is this thread's latest item (an image the
-    tool returned may follow as a message of its own)."""
-    children: list[str] = field(default_factory=list)
-    """Agent ids this thread spawned during its current turn."""
-    missing_reported: bool = False
-
-    @property
-    def state(self) -> State:
-        if self.task_events:
-            return "working" if self.turn_open else "idle"
-        return self.structural
-
-
-class CodexTranscriptReader(TranscriptReader):
+class CodexTranscriptReader(ResponseItems):
     """Maps one Codex rollout, and the rollouts of the sub-agents it starts, into messages.
 
     State: ``working`` from ``task_started`` until ``task_complete`` or ``turn_aborted``
@@ -130,8 +76,8 @@ class CodexTranscriptReader(TranscriptReader):
         path = tail.path if tail is not None else resolve_pending(self.ref.path)
         if tail is None and path is not None:
             tail = JsonlTail(path)
-        self._main = _Thread(path=path, tail=tail)
-        self._children: dict[str, _Thread] = {}
+        self._main = Thread(path=path, tail=tail)
+        self._children: dict[str, Thread] = {}
         self._messages: list[Message] = []
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
@@ -223,7 +169,7 @@ class CodexTranscriptReader(TranscriptReader):
             self._lines(child, items)
         return True
 
-    def _lines(self, thread: _Thread, items: Any) -> None:
+    def _lines(self, thread: Thread, items: Any) -> None:
         for item in items:
             if isinstance(item, CorruptLine):
                 self._lifecycle(
@@ -235,48 +181,9 @@ class CodexTranscriptReader(TranscriptReader):
             elif isinstance(item.value, dict):
                 self._line(thread, item)
 
-    def _locate(self, child: _Thread) -> None:
-        if child.beside is None or child.agent_id is None:
-            return
-        path = find_thread(child.agent_id, child.beside, child.spawned_at)
-        if path is not None:
-            child.path, child.tail = path, JsonlTail(path)
-
     # -- mapping -----------------------------------------------------------------------
 
-    def _add(self, thread: _Thread, **fields: Any) -> Message:
-        if thread.parent_tool_id is not None:
-            fields.setdefault("parent_tool_id", thread.parent_tool_id)
-        message = Message(seq=len(self._messages), **fields)
-        self._messages.append(message)
-        self._changed[message.seq] = None
-        if message.role == "assistant" and message.kind in ("text", "tool"):
-            thread.response.append(message.seq)
-        return message
-
-    def _replace(self, message: Message) -> None:
-        self._messages[message.seq] = message
-        self._changed[message.seq] = None
-
-    def _lifecycle(
-        self,
-        thread: _Thread,
-        text: str,
-        level: LifecycleLevel,
-        line: dict[str, Any] | None,
-        detail: str = "",
-    ) -> Message:
-        return self._add(
-            thread,
-            kind="lifecycle",
-            role="system",
-            text=text,
-            level=level,
-            detail=detail,
-            timestamp=_timestamp(line.get("timestamp")) if line else None,
-        )
-
-    def _line(self, thread: _Thread, item: Line) -> None:
+    def _line(self, thread: Thread, item: Line) -> None:
         line: dict[str, Any] = item.value
         kind = line.get("type")
         payload = line.get("payload")
@@ -320,167 +227,7 @@ class CodexTranscriptReader(TranscriptReader):
         if isinstance(git, dict) and isinstance(git.get("branch"), str):
             self._facts["branch"] = git["branch"]
 
-    def _response_item(
-        self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]
-    ) -> None:
-        kind = payload.get("type")
-        stamp = _timestamp(line.get("timestamp"))
-        if kind == "message":
-            self._message(thread, payload, line, stamp)
-        elif kind == "reasoning":
-            self._reasoning(thread, payload, stamp)
-        elif kind in _CALLS:
-            self._call(thread, str(kind), payload, stamp)
-        elif kind in _OUTPUTS:
-            self._output(thread, payload, stamp)
-
-    def _message(
-        self,
-        thread: _Thread,
-        payload: dict[str, Any],
-        line: dict[str, Any],
-        stamp: datetime | None,
-    ) -> None:
-        role = payload.get("role")
-        text, images = message_content(payload.get("content"))
-        metadata = line.get("metadata")
-        if isinstance(metadata, dict) and metadata.get(_compat.COMPACTION_OUTPUT):
-            thread.summary = text  # shown under the compaction, not as an answer
-            return
-        if role == "user" and (text or images) and not is_context(text):
-            thread.structural = "working"
-            thread.response = []
-            prompt = self._add(
-                thread,
-                kind="text",
-                role="user",
-                text=text,
-                attachments=images,
-                native_id=payload.get("id"),
-                timestamp=stamp,
-            )
-            if thread is self._main:
-                self._start_turn(prompt.seq)
-        elif role == "assistant" and (text or images):
-            self._add(
-                thread,
-                kind="text",
-                role="assistant",
-                text=text,
-                attachments=images,
-                native_id=payload.get("id"),
-                timestamp=stamp,
-                model=thread.model,
-            )
-
-    def _tool_image(self, payload: dict[str, Any], seq: int) -> bool:
-        """Attach an image-only user message right after a call's output to that call."""
-        if payload.get("type") != "message" or payload.get("role") != "user":
-            return False
-        text, images = message_content(payload.get("content"))
-        if text or not images:
-            return False
-        message = self._messages[seq]
-        self._replace(message.model_copy(update={"attachments": [*message.attachments, *images]}))
-        return True
-
-    def _reasoning(self, thread: _Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
-        text = reasoning_text(payload)
-        hidden = not text and bool(payload.get("encrypted_content"))
-        if not text and not hidden:
-            return  # an empty reasoning item carries nothing to show
-        self._add(
-            thread,
-            kind="text",
-            role="assistant",
-            text=text,
-            thinking=True,
-            redacted=hidden,
-            native_id=payload.get("id"),
-            timestamp=stamp,
-            model=thread.model,
-        )
-
-    def _call(
-        self, thread: _Thread, kind: str, payload: dict[str, Any], stamp: datetime | None
-    ) -> None:
-        call_id = str(payload.get("call_id") or payload.get("id") or "")
-        if kind == "function_call":
-            tool_input = arguments(payload.get("arguments"))
-        elif kind == "local_shell_call":
-            tool_input = arguments(payload.get("action"))
-        else:
-            tool_input = {"input": payload.get("input")}
-        name = str(payload.get("name") or kind)
-        thread.structural = "working"
-        message = self._add(
-            thread,
-            kind="tool",
-            role="assistant",
-            tool=ToolCall(id=call_id, name=name, input=tool_input),
-            native_id=payload.get("id"),
-            timestamp=stamp,
-            model=thread.model,
-        )
-        thread.tools[call_id] = message.seq
-        thread.names[call_id] = name
-
-    def _output(self, thread: _Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
-        call_id = str(payload.get("call_id") or "")
-        seq = thread.tools.get(call_id)
-        if seq is None:
-            return  # an output whose call this epoch never saw (a resumed thread)
-        thread.structural = "working"  # the model answers the output next
-        output, failed, images = tool_output(payload.get("output"))
-        status = "error" if failed else "ok"
-        if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
-            status, output = "error", f"{output.rstrip()} (rejected)"
-        message = self._messages[seq]
-        assert message.tool is not None
-        update: dict[str, Any] = {"status": status, "output": output}
-        if thread.names.get(call_id) in _compat.SPAWN_TOOLS:
-            agent = spawned_agent(output)
-            if agent is not None:
-                update["agent_id"] = agent[0]
-                self._spawned(thread, call_id, agent, stamp)
-        tool = message.tool.model_copy(update=update)
-        fields: dict[str, Any] = {"tool": tool}
-        if images:
-            fields["attachments"] = [*message.attachments, *images]
-        self._replace(message.model_copy(update=fields))
-        thread.last_output = seq
-
-    def _spawned(
-        self,
-        parent: _Thread,
-        call_id: str,
-        agent: tuple[str, str | None],
-        stamp: datetime | None,
-    ) -> None:
-        agent_id, nickname = agent
-        if agent_id in self._children:
-            return
-        child = _Thread(
-            path=None,
-            scope="subagent",
-            parent_tool_id=call_id,
-            agent_id=agent_id,
-            nickname=nickname,
-            spawned_at=stamp,
-            beside=parent.path,
-        )
-        self._children[agent_id] = child
-        parent.children.append(agent_id)
-        self._locate(child)
-
-    def _running(self, thread: _Thread) -> list[int]:
-        return [
-            seq
-            for seq in thread.tools.values()
-            if (tool := self._messages[seq].tool) is not None and tool.status == "running"
-        ]
-
-    def _event(self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
+    def _event(self, thread: Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "task_started":
             thread.task_events = thread.turn_open = True
@@ -514,11 +261,6 @@ class CodexTranscriptReader(TranscriptReader):
         elif kind == "error":
             self._lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
 
-    def _start_turn(self, seq: int) -> None:
-        # The facts gathered since task_started belong to this prompt; a second prompt of
-        # one task (none seen so far) starts its own, keeping what was requested.
-        self._turns.start(seq, keep=("model_requested", "reasoning_effort", "service_tier"))
-
     def _turn_context(self, payload: dict[str, Any]) -> None:
         mode = payload.get("collaboration_mode")
         settings = mode.get("settings") if isinstance(mode, dict) else None
@@ -533,7 +275,7 @@ class CodexTranscriptReader(TranscriptReader):
             service_tier=tier if isinstance(tier, str) and tier else None,
         )
 
-    def _turn_ended(self, thread: _Thread, line: dict[str, Any]) -> None:
+    def _turn_ended(self, thread: Thread, line: dict[str, Any]) -> None:
         # A sub-agent whose rollout is still missing when its parent's turn is over costs
         # only its own messages: say so once, under the call that started it.
         for agent_id in thread.children:
@@ -551,7 +293,7 @@ class CodexTranscriptReader(TranscriptReader):
                 )
         thread.children = []
 
-    def _compacted(self, thread: _Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
+    def _compacted(self, thread: Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
         text = payload.get("message")
         text = text if isinstance(text, str) else ""
         last = self._messages[-1] if self._messages else None
@@ -581,19 +323,12 @@ class CodexTranscriptReader(TranscriptReader):
             return
         self._compaction(thread, line, thread.summary or text)
 
-    def _compaction(self, thread: _Thread, line: dict[str, Any], detail: str) -> None:
+    def _compaction(self, thread: Thread, line: dict[str, Any], detail: str) -> None:
         thread.summary = None
         message = self._lifecycle(thread, "Conversation compacted", "info", line, detail=detail)
         thread.last_compaction = message.seq
 
-    def _close_running(self, thread: _Thread, why: str) -> None:
-        for seq in self._running(thread):
-            message = self._messages[seq]
-            assert message.tool is not None
-            tool = message.tool.model_copy(update={"status": "error", "output": why})
-            self._replace(message.model_copy(update={"tool": tool}))
-
-    def _token_count(self, thread: _Thread, payload: dict[str, Any]) -> None:
+    def _token_count(self, thread: Thread, payload: dict[str, Any]) -> None:
         """Count one model response, once.
 
         Codex repeats a ``token_count`` (at a turn's start, around a compaction) with the

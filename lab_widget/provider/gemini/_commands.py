@@ -7,19 +7,104 @@ command of the same name as a user one wins.
 
 from __future__ import annotations
 
-import os
 import tomllib
+from functools import partial
 from pathlib import Path
 
 from ...schema import CommandSpec
+from .. import builtin_command, merge_commands
 from . import _compat
+from ._config import user_dir
 
-__all__ = ["catalog", "command_sources", "user_dir"]
+__all__ = ["BUILTIN_COMMANDS", "CURATED_OUT", "catalog", "command_sources"]
+
+CURATED_OUT: dict[str, str] = {
+    "/about": "prints into the terminal only",
+    "/agents": "opens the agents manager",
+    "/auth": "opens the sign-in dialog",
+    "/bug": "opens a bug report in a browser",
+    "/chat": "opens the saved-conversation browser",
+    "/resume": "opens the saved-conversation browser",
+    "/copy": "copies into the terminal's clipboard, not the notebook's",
+    "/docs": "opens the documentation in a browser",
+    "/directory": "changes the workspace folders of the run",
+    "/editor": "opens the editor picker",
+    "/extensions": "manages extensions outside the run",
+    "/footer": "opens the footer panel",
+    "/help": "prints into the terminal only",
+    "/shortcuts": "toggles a panel in the terminal",
+    "/rewind": "opens the rewind picker",
+    "/hooks": "manages the hooks the run relies on",
+    "/mcp": "prints into the terminal only",
+    "/memory": "prints into the terminal only",
+    "/model": "opens the model dialog",
+    "/permissions": "opens the trust dialog",
+    "/plan": "switches to Plan Mode, whose questions the chat cannot answer",
+    "/policies": "prints into the terminal only",
+    "/privacy": "opens the privacy notice",
+    "/quit": "quits the agent, which ends the run",
+    "/stats": "prints into the terminal only",
+    "/theme": "opens the theme picker",
+    "/tools": "prints into the terminal only",
+    "/skills": "prints into the terminal only",
+    "/settings": "opens the settings panel",
+    "/tasks": "toggles a panel in the terminal",
+    "/vim": "only changes how the terminal's prompt edits text",
+    "/setup-github": "sets up a repository outside the run",
+    "/terminal-setup": "changes the terminal's keybindings",
+    "/export-session": "writes a file chosen in the terminal",
+    "/commands": "prints into the terminal only",
+}
+"""Builtins a chat must not offer, each with why."""
 
 
-def user_dir() -> Path:
-    """The user's global dir (``$GEMINI_CLI_HOME`` or ``$HOME``, then ``.gemini``)."""
-    return Path(os.environ.get(_compat.HOME_ENV) or Path.home()) / _compat.GLOBAL_DIR
+_builtin = partial(builtin_command, clear_command=_compat.CLEAR_COMMAND, curated_out=CURATED_OUT)
+
+
+BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
+    _builtin("/about", "Show version info"),
+    _builtin("/agents", "Manage agents"),
+    _builtin("/auth", "Manage authentication"),
+    _builtin("/bug", "Submit a bug report"),
+    _builtin("/chat", "Browse auto-saved conversations and manage chat checkpoints"),
+    _builtin("/clear", "Clear the screen and start a new session"),
+    _builtin("/commands", "Manage custom slash commands. Usage: /commands [list|reload]"),
+    _builtin("/compress", "Compresses the context by replacing it with a summary"),
+    _builtin("/copy", "Copy the last result or code snippet to clipboard"),
+    _builtin("/docs", "Open full Gemini CLI documentation in your browser"),
+    _builtin("/directory", "Manage workspace directories"),
+    _builtin("/editor", "Set external editor preference"),
+    _builtin("/export-session", "Export the current session to a JSON file"),
+    _builtin("/extensions", "Manage extensions"),
+    _builtin("/footer", "Configure which items appear in the footer (statusline)"),
+    _builtin("/help", "For help on gemini-cli"),
+    _builtin("/shortcuts", "Toggle the shortcuts panel above the input"),
+    _builtin("/rewind", "Jump back to a specific message and restart the conversation"),
+    _builtin("/hooks", "Manage hooks"),
+    _builtin("/init", "Analyzes the project and creates a tailored GEMINI.md file"),
+    _builtin("/mcp", "Manage configured Model Context Protocol (MCP) servers"),
+    _builtin("/memory", "Commands for interacting with memory"),
+    _builtin("/model", "Manage model configuration"),
+    _builtin("/permissions", "Manage folder trust settings and other permissions"),
+    _builtin("/plan", "Switch to Plan Mode and view current plan"),
+    _builtin("/policies", "Manage policies"),
+    _builtin("/privacy", "Display the privacy notice"),
+    _builtin("/quit", "Exit the cli"),
+    _builtin("/resume", "Browse auto-saved conversations and manage chat checkpoints"),
+    _builtin("/stats", "Check session stats. Usage: /stats [session|model|tools]"),
+    _builtin("/theme", "Change the theme"),
+    _builtin("/tools", "List available Gemini CLI tools."),
+    _builtin("/skills", "List, enable, disable, or reload Gemini CLI agent skills"),
+    _builtin("/settings", "View and edit Gemini CLI settings"),
+    _builtin("/tasks", "Toggle background tasks view"),
+    _builtin("/vim", "Toggle vim mode on/off"),
+    _builtin("/setup-github", "Set up GitHub Actions"),
+    _builtin("/terminal-setup", "Configure terminal keybindings for multiline input"),
+)
+"""The 0.61.0 builtins (``BuiltinCommandLoader`` in ``bundle/chunk-4GP6HFBO.js``, names and
+descriptions as written there). Commands it adds only in some setups (``/upgrade``,
+``/gemma``, ``/voice``, ``/oncall``, ``/profile``, ``/bug-memory``, hidden ``/corgi``) are
+left out."""
 
 
 def command_sources(cwd: Path) -> list[Path]:
@@ -61,10 +146,6 @@ def catalog(cwd: Path) -> list[CommandSpec]:
     >>> specs["/clear"].role, specs["/model"].chat_safe
     ('clear', False)
     """
-    found: dict[str, CommandSpec] = {c.name: c for c in _compat.BUILTIN_COMMANDS}
     user, project = command_sources(cwd)
-    for spec in (*_custom(user, "user"), *_custom(project, "project")):
-        if spec.name in found and found[spec.name].source == "builtin":
-            continue  # a builtin keeps its name
-        found[spec.name] = spec
-    return list(found.values())
+    custom = (*_custom(user, "user"), *_custom(project, "project"))
+    return merge_commands(BUILTIN_COMMANDS, custom)

@@ -1,36 +1,63 @@
-"""Every private coupling to Gemini CLI, pinned to one exact version.
-
-Changing the pinned version means re-recording the fixtures
-(``scripts/record_gemini_fixtures.py``) and re-running ``tests/test_live_gemini.py``.
-Evidence for each coupling is listed in ``docs/compat/gemini.md``.
+"""What lab_widget depends on in Gemini CLI's keys, hooks, files and settings (evidence and
+re-pinning: ``docs/compat/gemini.md``).
 """
 
 from __future__ import annotations
 
-from functools import partial
+from ... import provider as kit
+from ...schema import DialogKind
 
-from ...compat import PINS
-from ...schema import CommandSpec, DialogKind
-from .._shared import builtin_command
+VERSION = kit.pinned("gemini", "0.61.0")
 
-VERSION = "0.61.0"
-assert PINS["gemini"].version == VERSION, "re-verify these couplings for the new pin"
+PASTE = kit.PasteTiming(
+    submit_delay=0.4,
+    retry_after=4.0,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: every test; test_users_own_config_without_hooks_follows_the_session_file "
+        "(the retry without hooks)",
+    ),
+)
+"""A reply is a bracketed paste, then Enter 0.4 s later. An Enter that arrives while the
+TUI still starts up is lost and the text stays in the prompt (seen in a loaded recording):
+a prompt that started no turn (no BeforeAgent hook; without hooks, nothing written to the
+session file) within 4 s gets one more Enter; a ``/clear`` has as long to open its new
+session (SessionStart hook)."""
 
-KEY_DELAY = 0.4
-"""Seconds between a paste and the Enter that submits it."""
-
-READY_SETTLE = 2.0
+READY = kit.ReadySignal(
+    signal="the run's SessionStart hook record, newer than the spawn",
+    settle=2.0,
+    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+)
 """Seconds from the SessionStart hook record until a reply is sent. The hook runs while
-the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the
-reply then checks that its turn started, see ``SUBMIT_WAIT``)."""
+the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the reply
+then checks that its turn started, see ``PASTE.retry_after``). A ``/clear`` waits as long
+for its new session to take input."""
 
-SUBMIT_WAIT = 4.0
-"""Seconds a submitted prompt has to start its turn (BeforeAgent hook) before Enter is
-pressed once more; and a ``/clear`` to open its new session (SessionStart hook)."""
+READY_WITHOUT_HOOKS = kit.ReadySignal(
+    signal="the run's session file (a run whose hooks do not fire), newer than the spawn",
+    settle=4.0,
+    evidence=kit.Evidence(
+        VERSION, "live: test_users_own_config_without_hooks_follows_the_session_file"
+    ),
+)
+"""Without hooks the session file, written at start-up, tells: a reply goes 2 s later
+than after the hook."""
 
-INTERRUPT_KEYS = ("Escape",)
+INTERRUPT = kit.KeyRecipe(
+    keys=("Escape",),
+    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+)
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
+
+STARTUP = None
+"""No start-up screen is accepted from the chat: the isolated settings pick the key and trust
+the folder, and in the user's own setup the sign-in and trust screens are answered in the
+terminal (their keys are not pinned)."""
+
+RESTORED_INPUT = None
+"""An interrupt leaves nothing in the prompt box to discard."""
 
 CLEAR_COMMANDS = ("/clear", "/new")
 CLEAR_COMMAND = "/clear"
@@ -76,13 +103,21 @@ CONTEXT_PREFIXES = ("<session_context>",)
 CANCELLED_INFO = "Request cancelled."
 """The ``info`` record an interrupted or declined turn ends with."""
 
-HOOK_EVENTS = (
-    "SessionStart",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "AfterTool",
-    "Notification",
+HOOKS = kit.HookEvents(
+    events=(
+        "SessionStart",
+        "SessionEnd",
+        "BeforeAgent",
+        "AfterAgent",
+        "AfterTool",
+        "Notification",
+    ),
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: *.hooks.jsonl: test_clear_starts_new_epoch_with_visible_echo, "
+        "test_turn_hooks_decide_the_state_while_a_response_waits_on_its_tools, "
+        "test_live_signal_reads_the_permission_notification; live: every test",
+    ),
 )
 """Hook events spooled per run. SessionStart (``source`` startup | clear) names the session
 file (``transcript_path``); BeforeAgent / AfterAgent bracket every turn, interrupted ones
@@ -98,9 +133,6 @@ directory '/tmp' is insecure") when it or a folder above it is writable by group
 others. A run with the user's own config brings its hooks that way, so only from a
 secure runtime folder; otherwise it runs without hooks (no approval dialogs in the chat,
 the transcript alone tells the state)."""
-
-UNHOOKED_SETTLE = 2.0
-"""Extra seconds after the session file appears before a run without hooks takes a reply."""
 
 HOOK_SETTINGS_KEY = "hooks"
 """``settings.json`` ``"hooks": {"<Event>": [{"matcher": "*", "hooks": [{"type":
@@ -148,20 +180,26 @@ ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM})
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
 
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+APPROVAL = kit.ApprovalKeys(
+    approve="Enter",
+    reject="Escape",
+    settle=1.0,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_approval_approve_runs_the_command, "
+        "test_approval_reject_leaves_the_command_unrun, "
+        "test_edit_confirmation_approved_from_the_chat, "
+        "test_edit_confirmation_rejected_leaves_the_file_unwritten",
+    ),
+)
 """"Allow execution of [Shell]?" lists "1. Allow once" (preselected), "2. Allow for this
 session" and "3. No, suggest changes (esc)"; "Apply this change?" lists "1. Allow once"
 (preselected), "2. Allow for this session", "3. Modify with external editor" and "4. No,
 suggest changes (esc)". In both, Enter allows it once; Esc declines it and cancels the turn
-("Request cancelled.")."""
+("Request cancelled."). Keys go 1 s after the Notification hook."""
 
 APPROVAL_QUESTION = "Allow execution of [Shell]?"
 EDIT_QUESTION = "Apply this change?"
-
-DIALOG_SETTLE = 1.0
-"""Seconds from the Notification hook until the confirmation takes keys."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
 
@@ -239,97 +277,16 @@ AUTH_TYPES = {
 OAUTH_CREDS = "oauth_creds.json"
 """Where a Google sign-in's credentials are cached (global dir)."""
 
-CONTEXT_FILE = "GEMINI.md"
-SKILLS_DIR = ".gemini/skills"
-WORKSPACE_EXCLUDE = ("/GEMINI.md", "/.gemini/skills/")
-
-CURATED_OUT: dict[str, str] = {
-    "/about": "prints into the terminal only",
-    "/agents": "opens the agents manager",
-    "/auth": "opens the sign-in dialog",
-    "/bug": "opens a bug report in a browser",
-    "/chat": "opens the saved-conversation browser",
-    "/resume": "opens the saved-conversation browser",
-    "/copy": "copies into the terminal's clipboard, not the notebook's",
-    "/docs": "opens the documentation in a browser",
-    "/directory": "changes the workspace folders of the run",
-    "/editor": "opens the editor picker",
-    "/extensions": "manages extensions outside the run",
-    "/footer": "opens the footer panel",
-    "/help": "prints into the terminal only",
-    "/shortcuts": "toggles a panel in the terminal",
-    "/rewind": "opens the rewind picker",
-    "/hooks": "manages the hooks the run relies on",
-    "/mcp": "prints into the terminal only",
-    "/memory": "prints into the terminal only",
-    "/model": "opens the model dialog",
-    "/permissions": "opens the trust dialog",
-    "/plan": "switches to Plan Mode, whose questions the chat cannot answer",
-    "/policies": "prints into the terminal only",
-    "/privacy": "opens the privacy notice",
-    "/quit": "quits the agent, which ends the run",
-    "/stats": "prints into the terminal only",
-    "/theme": "opens the theme picker",
-    "/tools": "prints into the terminal only",
-    "/skills": "prints into the terminal only",
-    "/settings": "opens the settings panel",
-    "/tasks": "toggles a panel in the terminal",
-    "/vim": "only changes how the terminal's prompt edits text",
-    "/setup-github": "sets up a repository outside the run",
-    "/terminal-setup": "changes the terminal's keybindings",
-    "/export-session": "writes a file chosen in the terminal",
-    "/commands": "prints into the terminal only",
-}
-"""Builtins a chat must not offer, each with why."""
-
-
-_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/about", "Show version info"),
-    _builtin("/agents", "Manage agents"),
-    _builtin("/auth", "Manage authentication"),
-    _builtin("/bug", "Submit a bug report"),
-    _builtin("/chat", "Browse auto-saved conversations and manage chat checkpoints"),
-    _builtin("/clear", "Clear the screen and start a new session"),
-    _builtin("/commands", "Manage custom slash commands. Usage: /commands [list|reload]"),
-    _builtin("/compress", "Compresses the context by replacing it with a summary"),
-    _builtin("/copy", "Copy the last result or code snippet to clipboard"),
-    _builtin("/docs", "Open full Gemini CLI documentation in your browser"),
-    _builtin("/directory", "Manage workspace directories"),
-    _builtin("/editor", "Set external editor preference"),
-    _builtin("/export-session", "Export the current session to a JSON file"),
-    _builtin("/extensions", "Manage extensions"),
-    _builtin("/footer", "Configure which items appear in the footer (statusline)"),
-    _builtin("/help", "For help on gemini-cli"),
-    _builtin("/shortcuts", "Toggle the shortcuts panel above the input"),
-    _builtin("/rewind", "Jump back to a specific message and restart the conversation"),
-    _builtin("/hooks", "Manage hooks"),
-    _builtin("/init", "Analyzes the project and creates a tailored GEMINI.md file"),
-    _builtin("/mcp", "Manage configured Model Context Protocol (MCP) servers"),
-    _builtin("/memory", "Commands for interacting with memory"),
-    _builtin("/model", "Manage model configuration"),
-    _builtin("/permissions", "Manage folder trust settings and other permissions"),
-    _builtin("/plan", "Switch to Plan Mode and view current plan"),
-    _builtin("/policies", "Manage policies"),
-    _builtin("/privacy", "Display the privacy notice"),
-    _builtin("/quit", "Exit the cli"),
-    _builtin("/resume", "Browse auto-saved conversations and manage chat checkpoints"),
-    _builtin("/stats", "Check session stats. Usage: /stats [session|model|tools]"),
-    _builtin("/theme", "Change the theme"),
-    _builtin("/tools", "List available Gemini CLI tools."),
-    _builtin("/skills", "List, enable, disable, or reload Gemini CLI agent skills"),
-    _builtin("/settings", "View and edit Gemini CLI settings"),
-    _builtin("/tasks", "Toggle background tasks view"),
-    _builtin("/vim", "Toggle vim mode on/off"),
-    _builtin("/setup-github", "Set up GitHub Actions"),
-    _builtin("/terminal-setup", "Configure terminal keybindings for multiline input"),
+SEED = kit.SeedLayout(
+    context_file="GEMINI.md",
+    skills_dir=".gemini/skills",
+    exclude=("/GEMINI.md", "/.gemini/skills/"),
+    evidence=kit.Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
 )
-"""The 0.61.0 builtins (``BuiltinCommandLoader`` in ``bundle/chunk-4GP6HFBO.js``, names and
-descriptions as written there). Commands it adds only in some setups (``/upgrade``,
-``/gemma``, ``/voice``, ``/oncall``, ``/profile``, ``/bug-memory``, hidden ``/corgi``) are
-left out."""
+"""What a seed writes and excludes. No attribution text: the 0.61.0 bundle contains no
+``Co-authored-by`` trailer."""
 
 CUSTOM_COMMANDS_DIR = ".gemini/commands"
 """``<folder>/.gemini/commands/**/*.toml`` (project) and ``~/.gemini/commands/**/*.toml``

@@ -1,104 +1,54 @@
-"""Gemini CLI behind the seam."""
+"""Gemini CLI behind the seam: its TUI driven by the records in ``_compat.py``."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shlex
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from ...schema import (
-    AuthDescriptor,
-    AuthMethod,
-    AuthStatus,
-    CommandSpec,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SeedMeta,
-    ToolCall,
-)
-from .._seam import (
-    AgentProvider,
-    ApprovalOutcome,
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-)
-from .._shared import approval_said_in_result
-from . import _commands, _compat
-from ._files import peek_session, read_header
-from ._signals import SPOOL, GeminiSignals, load_json, play, recipe, signals
-from ._subagents import agents_folder
+from ... import provider as kit
+from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
+from . import _auth, _commands, _compat
+from ._config import secure, trusted, user_dir
+from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
+from ._files import sessions as session_files
+from ._signals import GeminiSignals, hook_settings
 from ._transcript import GeminiTranscriptReader
 
-__all__ = ["GeminiProvider", "hook_settings"]
+__all__ = ["GeminiProvider"]
 
-_STATE_FILE = "gemini.json"
+_STATE = kit.RunFile("gemini.json")
+"""What the spawn decided: the run's global dir, when, and whether it is isolated."""
+_SIGNALS = GeminiSignals()
 _SYSTEM_SETTINGS = "system-settings.json"
 _SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 
-def _hook_command(spool: Path) -> str:
-    # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
-
-
-def hook_settings(spool: Path) -> dict[str, Any]:
-    """The ``hooks`` settings that spool every event of ``_compat.HOOK_EVENTS``.
-
-    Examples
-    --------
-    >>> hooks = hook_settings(Path("/run/signals"))
-    >>> sorted(hooks) == sorted(_compat.HOOK_EVENTS)
-    True
-    >>> hooks["Notification"][0]["hooks"][0]["type"]
-    'command'
-    """
-    command = _hook_command(spool)
-    return {
-        event: [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
-        for event in _compat.HOOK_EVENTS
-    }
-
-
-def _user_dir() -> Path:
-    return _commands.user_dir()
-
-
-class GeminiProvider(AgentProvider):
+class GeminiProvider(kit.TuiProvider):
     """Gemini CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = ProviderMeta(
+    meta = kit.ProviderMeta(
         id="gemini", display_name="Gemini CLI", binary="gemini", clear_command="/clear"
     )
-    live_signals = GeminiSignals()
+    live_signals = _SIGNALS
+    couplings = _compat
+    commands_from = _commands
 
     def __init__(self) -> None:
-        # Epochs that a /clear opened (not the run's first): their readers start with its echo.
-        self._after_clear: set[str] = set()
+        super().__init__()
         # Each located epoch's hook spool: its turn hooks tell the reader's state.
         self._spools: dict[str, Path] = {}
         # The latest run's spool and context, for checking that a reply landed.
         self._spool: Path | None = None
-        self._context: RunContext | None = None
+        self._context: kit.RunContext | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
         ctx = request.context
-        spool = ctx.runtime_dir / SPOOL
+        spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         self._spool, self._context = spool, ctx
         env: dict[str, str] = dict(_compat.SPAWN_ENV)
@@ -106,7 +56,7 @@ class GeminiProvider(AgentProvider):
         unset: set[str] = set(_compat.HEADLESS_ENV)
         hooks = {_compat.HOOK_SETTINGS_KEY: hook_settings(spool)}
         if request.endpoint is not None:
-            home = ctx.runtime_dir / "home"
+            home = kit.isolated_home(ctx)
             global_dir = home / _compat.GLOBAL_DIR
             global_dir.mkdir(parents=True, exist_ok=True)
             (global_dir / "settings.json").write_text(
@@ -126,24 +76,23 @@ class GeminiProvider(AgentProvider):
             unset.update(_compat.USER_ENV)
             unset.add(_SYSTEM_SETTINGS_ENV)
         else:
-            global_dir = _user_dir()
+            global_dir = user_dir()
             # The user's own settings stay untouched: the run's hooks come in as system
             # settings, merged over the user's. Gemini CLI skips a system settings file in a
             # folder others may write to; then the run goes without hooks.
             system = ctx.runtime_dir / _SYSTEM_SETTINGS
-            if _secure(system.parent):
+            if secure(system.parent):
                 current = os.environ.get(_SYSTEM_SETTINGS_ENV) or _compat.SYSTEM_SETTINGS
-                merged = {**load_json(Path(current)), **hooks}
+                merged = {**kit.load_json(Path(current)), **hooks}
                 system.write_text(json.dumps(merged, indent=2))
                 env[_SYSTEM_SETTINGS_ENV] = str(system)
-        (ctx.runtime_dir / _STATE_FILE).write_text(
-            json.dumps(
-                {
-                    "global_dir": str(global_dir),
-                    "spawned_at": time.time(),
-                    "isolated": request.endpoint is not None,
-                }
-            )
+        _STATE.write(
+            ctx,
+            {
+                "global_dir": str(global_dir),
+                "spawned_at": time.time(),
+                "isolated": request.endpoint is not None,
+            },
         )
         argv = [str(request.binary)]
         if request.model:
@@ -151,7 +100,7 @@ class GeminiProvider(AgentProvider):
         mode = request.options.get("approval_mode")
         if isinstance(mode, str):
             argv += ["--approval-mode", mode]
-        return SpawnPlan(
+        return kit.SpawnPlan(
             argv=argv,
             env=env,
             cwd=ctx.cwd,
@@ -159,20 +108,20 @@ class GeminiProvider(AgentProvider):
             unset_env=frozenset(unset),
         )
 
-    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
+    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated settings pick the key and trust the folder
         status = self.auth_status()
         name = self.meta.display_name
         if not status.logged_in:
-            return StartupBlocker(
+            return kit.StartupBlocker(
                 reason=f"{name} is not signed in and asks how to sign in first. Sign in in "
                 "the terminal (attach command) or set GEMINI_API_KEY, then start the run again.",
                 accept_hint="Open the terminal",
                 acceptable=False,
             )
-        if not _trusted(request.context.cwd):
-            return StartupBlocker(
+        if not trusted(request.context.cwd):
+            return kit.StartupBlocker(
                 reason=f"{name} asks whether you trust the folder {request.context.cwd} before "
                 "it starts. Answer it in the terminal (attach command).",
                 accept_hint="Open the terminal",
@@ -182,94 +131,72 @@ class GeminiProvider(AgentProvider):
 
     # -- transcript --------------------------------------------------------------------
 
-    def _run_state(self, context: RunContext) -> dict[str, Any]:
-        return load_json(context.runtime_dir / _STATE_FILE)
-
-    def _starts(self, context: RunContext) -> list[tuple[str, Path]]:
-        """The run's sessions, oldest first, from its SessionStart hook records."""
-        found: dict[str, Path] = {}
-        for record in signals(context.runtime_dir / SPOOL):
-            if record.get("hook_event_name") != "SessionStart":
-                continue
-            session_id, path = record.get("session_id"), record.get("transcript_path")
-            if session_id and path and str(session_id) not in found:
-                found[str(session_id)] = Path(str(path))
-        return list(found.items())
-
     def locate_transcript(
-        self, context: RunContext, current: TranscriptRef | None
-    ) -> TranscriptRef | None:
-        starts = self._starts(context) or self._scan(context)
+        self, context: kit.RunContext, current: kit.TranscriptRef | None
+    ) -> kit.TranscriptRef | None:
+        starts = _SIGNALS.session_starts(context) or self._scan(context)
         if not starts:
             return current
         session_id, path = starts[-1]
         # Read lazily: the session file may be found before its SessionStart record.
-        self._spools[session_id] = context.runtime_dir / SPOOL
+        self._spools[session_id] = _SIGNALS.spool(context)
         if current is not None and current.transcript_id == session_id:
             return current
         if len(starts) > 1:
-            self._after_clear.add(session_id)
-        return _ref(session_id, path)
+            self.opened_by_clear(session_id)
+        return session_ref(session_id, path)
 
-    def _hooked(self, context: RunContext) -> bool:
+    def _hooked(self, context: kit.RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
-        return bool(self._starts(context))
+        return bool(_SIGNALS.session_starts(context))
 
-    def _scan(self, context: RunContext) -> list[tuple[str, Path]]:
+    def _scan(self, context: kit.RunContext) -> list[tuple[str, Path]]:
         """The run's sessions without hook records: the folder's session files started
         since the spawn, oldest first.
         """
-        state = self._run_state(context)
+        state = _STATE.read(context)
         since = float(state.get("spawned_at") or 0.0) - 1.0
-        global_dir = Path(str(state.get("global_dir") or _user_dir()))
-        found = []
-        for ref in _sessions(global_dir, context.cwd):
-            header = read_header(ref.path) or {}
-            started = _epoch(header.get("startTime"))
-            if started is not None and started >= since:
-                found.append((started, ref.transcript_id, ref.path))
-        return [(session_id, path) for _, session_id, path in sorted(found)]
+        return sessions_since(Path(str(state.get("global_dir") or user_dir())), context.cwd, since)
 
-    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
-        echo = _compat.CLEAR_COMMAND if ref.transcript_id in self._after_clear else None
+    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+        echo = self.clear_echo(ref)
         spool = self._spools.get(ref.transcript_id)
-        turns = (lambda: signals(spool)) if spool is not None else None
+        turns = (lambda: kit.spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
 
-    def sessions(self, cwd: Path) -> list[TranscriptRef]:
-        return _sessions(_user_dir(), cwd)
+    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
+        return session_files(user_dir(), cwd)
 
-    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        state = self._run_state(context)
+    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+        state = _STATE.read(context)
         if not state.get("isolated"):
             return []
-        return _sessions(Path(str(state["global_dir"])), context.cwd)
+        return session_files(Path(str(state["global_dir"])), context.cwd)
 
-    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: RunContext) -> list[Path]:
-        paths = [context.runtime_dir / SPOOL]
+    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+        paths = [_SIGNALS.spool(context)]
         if not self._hooked(context):
             # Without hooks a new session shows only as a new file in the session store.
             # Gemini CLI registers the folder in projects.json first, then writes there.
-            state = self._run_state(context)
-            global_dir = Path(str(state.get("global_dir") or _user_dir()))
-            chats = _chats_dir(global_dir, context.cwd)
+            state = _STATE.read(context)
+            global_dir = Path(str(state.get("global_dir") or user_dir()))
+            chats = chats_dir(global_dir, context.cwd)
             paths.append(chats if chats is not None else global_dir)
-            paths.append(_legacy_chats_dir(global_dir, context.cwd))
+            paths.append(legacy_chats_dir(global_dir, context.cwd))
         return paths
 
-    def is_ready(self, context: RunContext) -> bool:
+    def is_ready(self, context: kit.RunContext) -> bool:
         # The SessionStart hook runs while the TUI starts; the prompt takes an Enter a
         # moment after it. Without hooks the session file (written at start-up) tells.
-        spool = context.runtime_dir / SPOOL
-        since = float(self._run_state(context).get("spawned_at") or 0.0)
-        for record in signals(spool):
+        since = float(_STATE.read(context).get("spawned_at") or 0.0)
+        for record in _SIGNALS.records(context):
             if record.get("hook_event_name") == "SessionStart":
-                stamp = _epoch(record.get("timestamp"))
+                stamp = epoch(record.get("timestamp"))
                 if stamp is not None and stamp >= since - 1.0:
-                    return time.time() - stamp >= _compat.READY_SETTLE
+                    return time.time() - stamp >= _compat.READY.settle
         scanned = self._scan(context)
         if not scanned:
             return False
@@ -277,23 +204,22 @@ class GeminiProvider(AgentProvider):
             age = time.time() - scanned[0][1].stat().st_mtime
         except OSError:
             return False
-        return age >= _compat.READY_SETTLE + _compat.UNHOOKED_SETTLE
+        return age >= _compat.READY_WITHOUT_HOOKS.settle
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: Terminal, text: str) -> None:
+    def reply(self, terminal: kit.Terminal, text: str) -> None:
         spool, context = self._spool, self._context
         hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
         before = _count(spool, "BeforeAgent", "SessionStart")
         size = self._session_size(context)
-        terminal.paste(text)
-        time.sleep(_compat.KEY_DELAY)  # let the TUI take the paste before Enter submits it
-        terminal.keys("Enter")
+        wait = self.couplings.PASTE.retry_after or 0.0
+        self.couplings.PASTE.submit(terminal, text)
         if text.strip() in _compat.CLEAR_COMMANDS:
             # The next reply must not reach the TUI before the new session is up.
             if hooked:
-                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], _compat.SUBMIT_WAIT)
-            time.sleep(_compat.READY_SETTLE)
+                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], wait)
+            time.sleep(_compat.READY.settle)
             return
         if text.lstrip().startswith("/"):
             return
@@ -301,130 +227,31 @@ class GeminiProvider(AgentProvider):
         # prompt): a prompt that started no turn (no BeforeAgent hook; without hooks, nothing
         # written to the session file) gets one more Enter. An empty prompt ignores it.
         if hooked:
-            started = _wait_for(
-                lambda: _count(spool, "BeforeAgent")[0] > before[0], _compat.SUBMIT_WAIT
-            )
+            started = _wait_for(lambda: _count(spool, "BeforeAgent")[0] > before[0], wait)
         else:
-            started = _wait_for(lambda: self._session_size(context) != size, _compat.SUBMIT_WAIT)
+            started = _wait_for(lambda: self._session_size(context) != size, wait)
         if not started:
-            terminal.keys("Enter")
+            terminal.keys(self.couplings.PASTE.submit_key)
 
-    def _session_size(self, context: RunContext | None) -> int:
+    def _session_size(self, context: kit.RunContext | None) -> int:
         if context is None:
             return -1
-        found = self._starts(context) or self._scan(context)
+        found = _SIGNALS.session_starts(context) or self._scan(context)
         try:
             return found[-1][1].stat().st_size if found else -1
         except OSError:
             return -1
 
-    def interrupt(self, terminal: Terminal) -> None:
-        terminal.keys(*_compat.INTERRUPT_KEYS)
-
-    def answer(
-        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
-    ) -> None:
-        play(terminal, recipe(dialog, answer))
-
-    # -- catalog, auth, seeding --------------------------------------------------------
-
-    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
-        """The reader marks a cancelled (declined) call's output ``(rejected)``."""
-        return approval_said_in_result(tool)
-
-    def commands(self, cwd: Path) -> list[CommandSpec]:
-        return _commands.catalog(cwd)
-
-    def command_sources(self, cwd: Path) -> list[Path]:
-        return _commands.command_sources(cwd)
+    # -- auth, capabilities ------------------------------------------------------------
 
     def auth(self) -> AuthDescriptor:
-        return AuthDescriptor(
-            kind="api-key",
-            env_vars=[_compat.ENV_KEY, "GOOGLE_API_KEY"],
-            instructions=(
-                "Use a Gemini API key (GEMINI_API_KEY), sign in with a Google account "
-                "(`gemini`, then /auth), or use Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true "
-                "with a project and location or an API key)."
-            ),
-            methods=[
-                AuthMethod(
-                    kind="api-key",
-                    label="Gemini API key",
-                    env_var=_compat.ENV_KEY,
-                    instructions="Create a key in Google AI Studio; it is passed to the "
-                    "run as GEMINI_API_KEY.",
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="Google account",
-                    instructions=(
-                        "Run `gemini` in a terminal on the agent's machine and choose "
-                        '"Sign in with Google" (or /auth): it opens a browser that '
-                        "redirects to a local port there; with NO_BROWSER=true it prints a "
-                        "link and asks for the code instead. Credentials are cached in "
-                        f"~/.gemini/{_compat.OAUTH_CREDS}. {_compat.PERSONAL_ACCOUNTS_NOTE}"
-                    ),
-                ),
-                AuthMethod(
-                    kind="external",
-                    label="Vertex AI",
-                    instructions=(
-                        "Set GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and "
-                        "GOOGLE_CLOUD_LOCATION (application default credentials), or with "
-                        "GOOGLE_API_KEY."
-                    ),
-                ),
-            ],
-        )
+        return _auth.descriptor()
 
     def health_note(self) -> str:
         return _compat.PERSONAL_ACCOUNTS_NOTE
 
     def auth_status(self) -> AuthStatus:
-        for var in (_compat.ENV_KEY, "GOOGLE_API_KEY"):
-            if os.environ.get(var):
-                return AuthStatus(
-                    logged_in=True,
-                    method="gemini-api-key",
-                    kind="api-key",
-                    source=var,
-                    detail=f"{var} is set",
-                )
-        if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() == "true":
-            return AuthStatus(
-                logged_in=True,
-                method="vertex-ai",
-                kind="external",
-                source="GOOGLE_GENAI_USE_VERTEXAI",
-                detail="Vertex AI is selected by the environment",
-            )
-        settings_path = _user_dir() / "settings.json"
-        selected = _selected_auth(load_json(settings_path))
-        creds = _user_dir() / _compat.OAUTH_CREDS
-        if selected == "oauth-personal" and creds.is_file():
-            return AuthStatus(
-                logged_in=True,
-                method="oauth-personal",
-                kind="external",
-                source=str(creds),
-                detail="signed in with a Google account",
-            )
-        if selected in ("vertex-ai", "compute-default-credentials", "cloud-shell", "gateway"):
-            return AuthStatus(
-                logged_in=True,
-                method=selected,
-                kind="external",
-                source=str(settings_path),
-                detail=f"{settings_path.name} selects {_compat.AUTH_TYPES[selected]}",
-            )
-        detail = (
-            f"{settings_path.name} selects {_compat.AUTH_TYPES.get(selected, selected)} "
-            "but no credential was found"
-            if selected
-            else "no API key in the environment and no sign-in"
-        )
-        return AuthStatus(logged_in=False, detail=detail)
+        return _auth.status()
 
     def capabilities(self) -> ProviderCapabilities:
         return ProviderCapabilities(
@@ -434,84 +261,9 @@ class GeminiProvider(AgentProvider):
             model_selection=True,
         )
 
-    def seed_meta(self) -> SeedMeta:
-        return SeedMeta(
-            context_file=_compat.CONTEXT_FILE,
-            skills_dir=_compat.SKILLS_DIR,
-            exclude=list(_compat.WORKSPACE_EXCLUDE),
-        )
-
-
-def _secure(folder: Path) -> bool:
-    """Whether neither ``folder`` nor a folder above it is writable by group or others."""
-    try:
-        return not any(p.stat().st_mode & 0o022 for p in (folder, *folder.parents))
-    except OSError:
-        return False
-
-
-def _selected_auth(settings: dict[str, Any]) -> str | None:
-    security = settings.get("security")
-    auth = security.get("auth") if isinstance(security, dict) else None
-    selected = auth.get("selectedType") if isinstance(auth, dict) else None
-    return selected if isinstance(selected, str) else None
-
-
-def _trusted(cwd: Path) -> bool:
-    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "true":
-        return True
-    trusted = load_json(_user_dir() / "trustedFolders.json")
-    folder = Path(cwd).resolve()
-    if trusted.get(str(folder)) == "TRUST_FOLDER":
-        return True
-    return any(trusted.get(str(f)) in ("TRUST_FOLDER", "TRUST_PARENT") for f in folder.parents)
-
-
-def _chats_dir(global_dir: Path, cwd: Path) -> Path | None:
-    """Where Gemini CLI keeps the sessions of ``cwd`` (its slug from ``projects.json``)."""
-    projects = load_json(global_dir / _compat.PROJECTS_FILE).get("projects")
-    folder = str(Path(cwd).expanduser().resolve())
-    slug = projects.get(folder) if isinstance(projects, dict) else None
-    return global_dir / "tmp" / slug / "chats" if isinstance(slug, str) else None
-
-
-def _ref(session_id: str, path: Path) -> TranscriptRef:
-    # The session's folder, and the folder its sub-agents write their sessions into.
-    return TranscriptRef(
-        transcript_id=session_id, path=path, watch=(path.parent, agents_folder(path, session_id))
-    )
-
-
-def _legacy_chats_dir(global_dir: Path, cwd: Path) -> Path:
-    """Where versions before the slug registry kept the sessions of ``cwd``."""
-    folder = str(Path(cwd).expanduser().resolve())
-    digest = hashlib.new(_compat.LEGACY_PROJECT_DIR, folder.encode()).hexdigest()
-    return global_dir / "tmp" / digest / "chats"
-
-
-def _sessions(global_dir: Path, cwd: Path) -> list[TranscriptRef]:
-    """Every session file of ``cwd``, of any version: event logs and older JSON documents,
-    under the slug folder and the older hashed one. A session converted to an event log
-    on resume keeps its document beside it: the event log stands for it.
-    """
-    folders = [_chats_dir(global_dir, cwd), _legacy_chats_dir(global_dir, cwd)]
-    found: dict[str, TranscriptRef] = {}
-    for chats in dict.fromkeys(f for f in folders if f is not None):
-        paths = [
-            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.EVENT_LOG_SUFFIX}")),
-            *sorted(chats.glob(f"{_compat.SESSION_PREFIX}*{_compat.DOCUMENT_SUFFIX}")),
-        ]
-        for path in paths:
-            header = read_header(path)
-            if header is None or str(header["sessionId"]) in found:
-                continue
-            session_id = str(header["sessionId"])
-            found[session_id] = _ref(session_id, path)
-    return sorted(found.values(), key=lambda ref: ref.path.name)
-
 
 def _count(spool: Path | None, *events: str) -> tuple[int, ...]:
-    records = signals(spool) if spool is not None else []
+    records = kit.spool_records(spool) if spool is not None else []
     return tuple(sum(1 for r in records if r.get("hook_event_name") == e) for e in events)
 
 
@@ -522,12 +274,3 @@ def _wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
             return True
         time.sleep(0.1)
     return predicate()
-
-
-def _epoch(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ...schema import AgentScope, Attachment, Message, ModelUsage, ToolCall, Usage
+from .. import iso_time as timestamp
 from . import _compat
 
 __all__ = [
@@ -33,15 +34,6 @@ _EXIT_CODE = re.compile(_compat.EXIT_CODE)
 _FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
 _PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
 _LEGACY_SHELL = re.compile(_compat.LEGACY_SHELL_OUTPUT, re.DOTALL)
-
-
-def timestamp(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def is_context(text: str) -> bool:

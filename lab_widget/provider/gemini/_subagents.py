@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ...schema import Message, ToolCall
-from .._seam import ReadResult, TranscriptRef
+from .. import ReadResult, TranscriptRef
 from . import _compat
 
 __all__ = ["AGENT_CALL", "AgentReader", "SubAgents", "agents_folder"]

@@ -1,20 +1,15 @@
-"""Every coupling to OpenCode's private behaviour, pinned to one version.
-
-Verified against OpenCode 1.18.33 under tmux with an isolated HOME / XDG dirs and the
-scripted model (``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``);
-evidence per coupling in ``docs/compat/opencode.md``.
+"""Every coupling to OpenCode's private behaviour, verified against OpenCode 1.18.33 under
+tmux with an isolated HOME / XDG dirs and the scripted model
+(``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``); evidence per
+coupling in ``docs/compat/opencode.md``.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from ... import provider as kit
+from ...schema import DialogKind
 
-from ...compat import PINS
-from ...schema import CommandSpec, DialogKind
-from .._shared import builtin_command
-
-VERSION = "1.18.33"
-assert PINS["opencode"].version == VERSION, "re-verify these couplings for the new pin"
+VERSION = kit.pinned("opencode", "1.18.33")
 
 # -- storage -------------------------------------------------------------------------------
 
@@ -174,39 +169,71 @@ READY_LOG_LINE = 'message="project copy refresh done"'
 Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
 cores); a message typed between server and prompt was lost."""
 
-READY_SETTLE = 1.5
+READY = kit.ReadySignal(
+    signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
+    settle=1.5,
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: probe timing (tmux, curl, the log); live: test_approval_approve_then_reject "
+        "lost its first message with a server-only readiness and passes with the log line",
+    ),
+)
 """Seconds from that line until the prompt takes input."""
 
-READY_FALLBACK = 10.0
+READY_WITHOUT_LOG = kit.ReadySignal(
+    signal="the embedded server answering, when the log cannot be read",
+    settle=10.0,
+    evidence=kit.Evidence(
+        VERSION, "measured: server ≈ 10 s after spawn, prompt ≈ 18.8 s (2 shared cores)"
+    ),
+)
 """Seconds from the server answering until input is sent when the log is unreadable."""
 
 # -- keys ----------------------------------------------------------------------------------
 
-KEY_DELAY = 0.3
-"""Seconds between a paste and the Enter that submits it."""
+PASTE = kit.PasteTiming(
+    submit_delay=0.3,
+    typed_command_delay=0.6,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: every test; typed commands: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+    ),
+)
+"""A reply is pasted, then Enter 0.3 s later. A one-line ``/command`` is typed instead (the
+TUI's command autocomplete reads typed keys) and Enter follows 0.6 s later, once its
+autocomplete row is selected: Enter then runs the highlighted command."""
 
-INTERRUPT_KEYS = ("Escape", "Escape")
-"""The first Esc shows "esc again to interrupt"; the second aborts the turn (the assistant
-message gets ``MessageAbortedError``)."""
+INTERRUPT = kit.KeyRecipe(
+    keys=("Escape", "Escape"),
+    key_delay=0.4,
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: interrupt: test_interrupt_is_a_lifecycle_message_and_idle; "
+        "live: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+    ),
+)
+"""The first Esc shows "esc again to interrupt"; the second, 0.4 s later, aborts the turn
+(the assistant message gets ``MessageAbortedError``)."""
 
-INTERRUPT_GAP = 0.4
+STARTUP = None
+"""OpenCode shows no start-up screen to accept."""
+
+RESTORED_INPUT = None
+"""An interrupt leaves the prompt box empty (the next message is sent as typed)."""
 
 CLEAR_COMMAND = "/new"
 """Starts a new session; nothing is recorded until its first message creates the row."""
 
-COMMAND_SETTLE = 0.6
-"""Seconds from typing a ``/`` command until its autocomplete row is selected: Enter then
-runs the highlighted command."""
-
-APPROVE = "Approve"
-REJECT = "Reject"
-APPROVAL_KEYS = {APPROVE: "Enter", REJECT: "Escape"}
+APPROVAL = kit.ApprovalKeys(
+    approve="Enter",
+    reject="Escape",
+    settle=1.0,
+    evidence=kit.Evidence(VERSION, "live: test_approval_approve_then_reject"),
+)
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
 selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
-"Approve" (played as "Allow once") and "Reject"."""
-
-DIALOG_SETTLE = 1.0
-"""Seconds from the permission request appearing on the server until its prompt takes keys."""
+"Approve" (played as "Allow once") and "Reject". Keys go 1 s after the request appears on
+the server."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
 
@@ -260,76 +287,20 @@ COMMAND_DIRS = (".opencode/command", ".opencode/commands")
 
 USER_COMMAND_DIRS = ("opencode/command", "opencode/commands")
 
-CURATED_OUT: dict[str, str] = {
-    "/agents": "opens the agent picker",
-    "/connect": "opens the provider sign-in dialog",
-    "/copy": "copies into the terminal's clipboard, not the notebook's",
-    "/debug": "shows debug info in the terminal only",
-    "/diff": "opens the diff viewer in the terminal",
-    "/editor": "opens an editor in the terminal",
-    "/exit": "quits the agent, which ends the run",
-    "/export": "opens an export dialog in the terminal",
-    "/fork": "switches the terminal to a forked session",
-    "/help": "opens the help dialog",
-    "/mcps": "opens the MCP picker",
-    "/models": "opens the model picker",
-    "/move": "moves the session to another folder than the run's",
-    "/rename": "asks for the name in a dialog in the terminal",
-    "/sessions": "opens the session picker",
-    "/skills": "opens the skills picker",
-    "/status": "shows status in the terminal only",
-    "/themes": "opens the theme picker",
-    "/thinking": "only changes what the terminal shows",
-    "/timeline": "opens the message picker",
-    "/timestamps": "only changes what the terminal shows",
-    "/undo": "rewrites the session in place",
-}
-"""Builtins a chat must not offer, each with why."""
-
-
-_builtin = partial(builtin_command, clear_command=CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/agents", "Switch agent"),
-    _builtin("/compact", "Compact session"),
-    _builtin("/connect", "Connect provider"),
-    _builtin("/copy", "Copy session transcript"),
-    _builtin("/debug", "View debug info"),
-    _builtin("/diff", "Open diff viewer"),
-    _builtin("/editor", "Open editor"),
-    _builtin("/exit", "Exit the app"),
-    _builtin("/export", "Export session transcript"),
-    _builtin("/fork", "Fork session"),
-    _builtin("/help", "Help"),
-    _builtin("/init", "guided AGENTS.md setup"),
-    _builtin("/mcps", "Toggle MCPs"),
-    _builtin("/models", "Switch model"),
-    _builtin("/move", "Move to another project dir"),
-    _builtin("/new", "New session"),
-    _builtin("/rename", "Rename session"),
-    _builtin("/review", "review changes [commit|branch|pr], defaults to uncommitted"),
-    _builtin("/sessions", "Switch session"),
-    _builtin("/skills", "Skills"),
-    _builtin("/status", "View status"),
-    _builtin("/themes", "Switch theme"),
-    _builtin("/thinking", "Expand thinking"),
-    _builtin("/timeline", "Jump to message"),
-    _builtin("/timestamps", "Show timestamps"),
-    _builtin("/undo", "Undo previous message"),
-)
-"""The 1.18.33 TUI's ``/`` menu once a session exists (isolated config, no custom
-commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_menu``);
-``/init`` and ``/review`` are the server's own commands (``GET /command``)."""
-
 # -- auth, seeding -------------------------------------------------------------------------
 
 AUTH_FILE = "opencode/auth.json"
 """Where ``opencode auth login`` stores provider keys, under ``$XDG_DATA_HOME``."""
 
-CONTEXT_FILE = "AGENTS.md"
-SKILLS_DIR = ".opencode/skills"
-WORKSPACE_EXCLUDE = ("/AGENTS.md", "/.opencode/skills/")
+SEED = kit.SeedLayout(
+    context_file="AGENTS.md",
+    skills_dir=".opencode/skills",
+    exclude=("/AGENTS.md", "/.opencode/skills/"),
+    evidence=kit.Evidence(
+        VERSION, "conformance: seeding (a real git repository, in place and in a worktree)"
+    ),
+)
+"""What a seed writes and excludes."""
 
 APPROVAL_PERMISSIONS = frozenset({"bash", "edit"})
 """Permission names whose prompt the keys above answer: shell commands

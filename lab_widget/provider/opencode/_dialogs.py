@@ -1,89 +1,31 @@
-"""OpenCode's permission prompt and question tool, through the TUI's embedded server.
+"""OpenCode's permission prompt and question tool as dialogs, and how each is answered.
 
-OpenCode 1.18.33 writes no permission request into its store (the tool part stays
-``running`` until the answer), so the structured signal is the embedded server the run
-starts on a fixed port: ``GET /permission`` lists the pending requests, each naming the
-tool call (``tool.callID``) it holds; its prompt is answered by keys. A question is in the
-store (its tool part, with the questions), and is answered through the server's own reply
-endpoint.
+A permission prompt (known from the embedded server, ``_signals.py``) is answered by keys
+(``_compat.APPROVAL``). A question is in the store (its tool part, with the questions), and
+is answered through the server's own reply endpoint.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections import OrderedDict
 from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .._seam import LiveSignals, RunContext, Terminal
-from .._shared import approval_key, load_json, play_keys
+from .. import RunContext, as_dict
+from .. import approval_dialog as permission
 from . import _compat
+from ._server import get_json, server_url
 
 __all__ = [
-    "OpenCodeSignals",
     "answer_question",
     "approval_dialog",
-    "load_json",
-    "pending_requests",
     "question_dialog",
-    "recipe",
     "recorded_answers",
 ]
-
-STATE_FILE = "opencode.json"
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def server_url(context: RunContext) -> str | None:
-    """The run's embedded server, if it was given a port."""
-    port = load_json(context.runtime_dir / STATE_FILE).get("port")
-    return f"http://127.0.0.1:{port}" if isinstance(port, int) else None
-
-
-def get_json(url: str) -> Any:
-    """A JSON answer of the embedded server, ``None`` when it does not answer."""
-    try:
-        with urllib.request.urlopen(url, timeout=_compat.SERVER_TIMEOUT) as response:
-            return json.load(response)
-    except (OSError, ValueError, urllib.error.URLError):
-        return None
-
-
-_KEPT_SERVERS = 64
-_answers: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
-_answers_lock = threading.Lock()
-
-
-def pending_requests(context: RunContext) -> list[dict[str, Any]]:
-    """The permission requests the run's agent waits on now.
-
-    A server that does not answer in time (a loaded machine) leaves its last answer
-    standing: a prompt the user has not answered is still open, and hiding it for one
-    slow request would flip the run from ``question`` to ``working`` and back.
-    """
-    base = server_url(context)
-    if base is None:
-        return []
-    run = str(context.runtime_dir)
-    value = get_json(base + _compat.PERMISSION_PATH)
-    if not isinstance(value, list):
-        with _answers_lock:
-            return list(_answers.get(run, []))
-    requests = [r for r in value if isinstance(r, dict)]
-    with _answers_lock:
-        _answers.pop(run, None)
-        _answers[run] = requests
-        while len(_answers) > _KEPT_SERVERS:
-            _answers.popitem(last=False)
-    return requests
 
 
 def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
@@ -98,11 +40,11 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     ('question', 'call_1', True, 'SQLite')
     """
     questions = []
-    for raw in _dict(tool_input).get("questions") or []:
-        item = _dict(raw)
+    for raw in as_dict(tool_input).get("questions") or []:
+        item = as_dict(raw)
         options = [
             Option(label=str(o.get("label")), description=str(o.get("description") or ""))
-            for o in map(_dict, item.get("options") or [])
+            for o in map(as_dict, item.get("options") or [])
             if o.get("label")
         ]
         questions.append(
@@ -128,7 +70,7 @@ def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:
     >>> recorded_answers(d, {"answers": [["A", "my own"]]})
     [Answer(selected=['A'], text='my own')]
     """
-    given = _dict(metadata).get("answers")
+    given = as_dict(metadata).get("answers")
     if not isinstance(given, list):
         return None
     out = []
@@ -150,7 +92,7 @@ def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -
         (
             r
             for r in (listed if isinstance(listed, list) else [])
-            if _dict(_dict(r).get("tool")).get("callID") == dialog.tool_id
+            if as_dict(as_dict(r).get("tool")).get("callID") == dialog.tool_id
         ),
         None,
     )
@@ -182,10 +124,10 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     >>> e.questions[0].text, e.tool_name, e.body
     ('Permission required: apply this edit to a.txt?', 'edit', '```diff\n+hi\n```')
     """
-    metadata = _dict(request.get("metadata"))
-    tool = _dict(request.get("tool"))
-    permission = str(request.get("permission") or "bash")
-    if permission == "edit":
+    metadata = as_dict(request.get("metadata"))
+    tool = as_dict(request.get("tool"))
+    permission_name = str(request.get("permission") or "bash")
+    if permission_name == "edit":
         path = str(metadata.get("filepath") or "")
         name = path.rsplit("/", 1)[-1] or "a file"
         diff = str(metadata.get("diff") or "").rstrip("\n")
@@ -195,64 +137,11 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
         command = metadata.get("command")
         text, what = "Permission required: run this shell command?", "run it this once"
         body = f"```\n{command}\n```" if command else ""
-    question = Question(
-        header="Permission",
-        text=text,
-        options=[
-            Option(label=_compat.APPROVE, description=f"Allow once: {what}"),
-            Option(label=_compat.REJECT, description="Don't do it; the turn stops"),
-        ],
-        free_text=False,
-    )
-    return Dialog(
-        kind="approval",
-        questions=[question],
+    return permission(
+        text,
+        approve=f"Allow once: {what}",
+        reject="Don't do it; the turn stops",
         tool_id=str(tool.get("callID")) if tool.get("callID") else None,
-        tool_name=permission,
+        tool_name=permission_name,
         body=body,
     )
-
-
-class OpenCodeSignals(LiveSignals):
-    """Pending permission requests, asked of the run's embedded server."""
-
-    def pending_dialog(self, context: RunContext) -> Dialog | None:
-        for request in pending_requests(context):
-            if request.get("permission") in _compat.APPROVAL_PERMISSIONS:
-                return approval_dialog(request)
-        return None
-
-    def blocked(self, context: RunContext) -> str | None:
-        requests = pending_requests(context)
-        if not requests or any(
-            r.get("permission") in _compat.APPROVAL_PERMISSIONS for r in requests
-        ):
-            return None
-        what = requests[0].get("permission") or "a tool"
-        return f"OpenCode asks for permission to use {what}; answer it in the terminal."
-
-    def signature(self, context: RunContext) -> object:
-        return tuple(str(r.get("id")) for r in pending_requests(context))
-
-    def sweep(self, context: RunContext) -> None:
-        return  # the server forgets answered requests itself
-
-
-def recipe(dialog: Dialog, answer: DialogAnswer) -> list[str]:
-    """The keys that play ``answer`` into the open permission prompt.
-
-    Examples
-    --------
-    >>> from lab_widget.schema import Answer
-    >>> d = approval_dialog({"permission": "bash", "tool": {"callID": "c"}})
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
-    ['Enter']
-    >>> recipe(d, DialogAnswer(answers=[Answer(selected=["Reject"])]))
-    ['Escape']
-    """
-    return [approval_key(dialog, answer, _compat.APPROVAL_KEYS, _compat.REJECT)]
-
-
-def play(terminal: Terminal, keys: list[str]) -> None:
-    """Type a recipe once the prompt takes keys."""
-    play_keys(terminal, keys, _compat.DIALOG_SETTLE)

@@ -11,14 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..._answers import describe_answers
 from ...schema import Attachment, ToolCall, Usage
+from .. import as_dict, describe_answers
 from . import _compat
 from ._dialogs import question_dialog, recorded_answers
 
 __all__ = [
     "COMPACTED",
-    "as_dict",
     "attachments",
     "hidden_reasoning",
     "load_json_file",
@@ -28,10 +27,6 @@ __all__ = [
     "step_usage",
     "tool_call",
 ]
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def stamp(ms: Any) -> datetime | None:

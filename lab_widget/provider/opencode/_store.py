@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from .. import TranscriptRef
 from . import _compat
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "SessionRow",
     "connect",
     "first_changes",
+    "folder_sessions",
     "has_events",
     "legacy_sessions",
     "read_events",
@@ -303,3 +305,38 @@ def first_changes(path: Path, session_id: str, messages: int) -> list[RowChange]
             return []
     changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
     return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]
+
+
+_LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]
+
+
+def folder_sessions(db: Path, folder: str, since_ms: int) -> list[TranscriptRef]:
+    """The top-level sessions of ``folder`` created at or after ``since_ms``, oldest first:
+    the SQLite store's, then those of the JSON files older versions kept beside it (a
+    session migrated into the store is listed once, from the store).
+    """
+    found = [(s.time_created, s.id, db) for s in sessions(db, folder, since_ms)]
+    known = {session_id for _, session_id, _ in found}
+    storage = db.parent / _LEGACY_STORAGE_NAME
+    for legacy in legacy_sessions(storage, folder):
+        if legacy.id not in known and legacy.time_created >= since_ms and legacy.path:
+            found.append((legacy.time_created, legacy.id, legacy.path))
+    refs = []
+    for _, session_id, path in sorted(found):
+        refs.append(TranscriptRef(transcript_id=session_id, path=path, watch=_watch(path)))
+    return refs
+
+
+def _watch(path: Path) -> tuple[Path, ...]:
+    if path.suffix != ".json":
+        return (path.parent,)  # the store and its WAL
+    # A legacy session: its message folder, and the part folders of its newest messages
+    # (one folder per message, created as the message starts).
+    storage = path.parent.parent.parent
+    messages = storage / _compat.LEGACY_MESSAGE_DIR / path.stem
+    try:
+        newest = sorted(p.stem for p in messages.glob("*.json"))[-2:]
+    except OSError:
+        newest = []
+    parts = storage / _compat.LEGACY_PART_DIR
+    return (messages, parts, *(parts / m for m in newest))

@@ -1,29 +1,30 @@
-"""Small pieces every adapter needs the same way: builtin command rows, JSON files read
-leniently, a run's hook spool read incrementally, and a declined call told by its result.
+"""A run's hook spool as a live-signal channel: for the adapters whose CLI runs a command on
+each hook event, one JSON record file per event, read incrementally.
+
+The run's settings name :func:`hook_command` for every event the provider spools; it
+writes the payload under a temporary name and renames it to ``<time ns>-<pid>.json``, so a
+reader never sees half a record and the names sort in the order the events happened.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import shlex
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ..errors import LabWidgetError
-from ..schema import CommandSpec, Dialog, DialogAnswer, ToolCall
-from ._seam import ApprovalOutcome, Terminal
+from ._files import load_json
+from ._seam import LiveSignals, RunContext
 
 __all__ = [
-    "approval_key",
-    "approval_said_in_result",
-    "builtin_command",
-    "load_json",
-    "play_keys",
+    "HookSignals",
+    "hook_command",
+    "open_calls",
     "spool_drop",
     "spool_entries",
     "spool_records",
@@ -31,72 +32,74 @@ __all__ = [
 ]
 
 
-def builtin_command(
-    name: str,
-    description: str,
-    arg_hint: str = "",
-    *,
-    clear_command: str,
-    curated_out: Collection[str],
-) -> CommandSpec:
-    """One row of a provider's pinned builtin table.
+def hook_command(spool: Path) -> str:
+    """The hook command that spools each event's payload (its stdin) into ``spool``.
 
     Examples
     --------
-    >>> row = builtin_command("/new", "Start over", clear_command="/new", curated_out=())
-    >>> (row.role, row.chat_safe, row.source)
-    ('clear', True, 'builtin')
+    >>> hook_command(Path("/run/signals")).startswith("sh -c ")
+    True
     """
-    return CommandSpec(
-        name=name,
-        description=description,
-        arg_hint=arg_hint,
-        source="builtin",
-        role="clear" if name == clear_command else None,
-        chat_safe=name not in curated_out,
-    )
+    # One file per event, written then renamed, so a reader never sees half a record.
+    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
+    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
 
 
-def approval_key(dialog: Dialog, answer: DialogAnswer, keys: Mapping[str, str], reject: str) -> str:
-    """The one key that plays an approval answer: ``keys`` maps each option's label to its
-    key; anything else is the ``reject`` option's.
+def open_calls(records: list[dict[str, Any]], closing: Collection[str]) -> list[dict[str, Any]]:
+    """The ``PreToolUse`` records whose call no ``closing`` event has closed, oldest first.
 
     Examples
     --------
-    >>> from lab_widget.schema import Answer, Question
-    >>> d = Dialog(kind="approval", questions=[Question(header="P", text="Run it?")])
-    >>> keys = {"Approve": "y", "Reject": "Escape"}
-    >>> approval_key(d, DialogAnswer(answers=[Answer(selected=["Approve"])]), keys, "Reject")
-    'y'
-    >>> approval_key(d, DialogAnswer(answers=[]), keys, "Reject")
-    'Escape'
+    >>> pre = {"hook_event_name": "PreToolUse", "tool_use_id": "a"}
+    >>> post = {"hook_event_name": "PostToolUse", "tool_use_id": "a"}
+    >>> open_calls([pre], ("PostToolUse",)), open_calls([pre, post], ("PostToolUse",))
+    ([{'hook_event_name': 'PreToolUse', 'tool_use_id': 'a'}], [])
     """
-    if dialog.kind != "approval":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
-    choice = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
-    return keys.get(choice, keys[reject])
+    closed = {r.get("tool_use_id") for r in records if r.get("hook_event_name") in closing}
+    return [
+        r
+        for r in records
+        if r.get("hook_event_name") == "PreToolUse" and r.get("tool_use_id") not in closed
+    ]
 
 
-def play_keys(terminal: Terminal, keys: list[str], settle: float) -> None:
-    """Press a recipe's keys once the prompt, open for ``settle`` seconds, takes them."""
-    time.sleep(settle)
-    for key in keys:
-        terminal.keys(key)
+class HookSignals(LiveSignals):
+    """A run's hook spool (``<runtime dir>/signals``) as its live signals.
 
-
-def load_json(path: Path) -> dict[str, Any]:
-    """A JSON object from a file; ``{}`` when it is missing, unreadable or not an object.
-
-    Examples
-    --------
-    >>> load_json(Path("/nonexistent/file.json"))
-    {}
+    Subclasses read :meth:`records` for their pending dialog and blocked reason; the
+    signature is the spool's, and the default sweep keeps every record (they are small,
+    and the spool goes with the run).
     """
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+
+    spool_name: ClassVar[str] = "signals"
+    """The run-folder spool the hooks write into."""
+
+    def spool(self, context: RunContext) -> Path:
+        """The run's spool folder."""
+        return context.runtime_dir / self.spool_name
+
+    def records(self, context: RunContext) -> list[dict[str, Any]]:
+        """The run's records, oldest first."""
+        return spool_records(self.spool(context))
+
+    def session_starts(self, context: RunContext) -> list[tuple[str, Path]]:
+        """``(session id, transcript path)`` of each ``SessionStart`` record, by the session's
+        first record, oldest first.
+        """
+        found: dict[str, Path] = {}
+        for record in self.records(context):
+            if record.get("hook_event_name") != "SessionStart":
+                continue
+            session_id, path = record.get("session_id"), record.get("transcript_path")
+            if session_id and path and str(session_id) not in found:
+                found[str(session_id)] = Path(str(path))
+        return list(found.items())
+
+    def signature(self, context: RunContext) -> object:
+        return spool_signature(self.spool(context))
+
+    def sweep(self, context: RunContext) -> None:
+        return
 
 
 # A hook spool is a folder of records, one file per event, written under a temporary name
@@ -210,20 +213,3 @@ def spool_signature(spool: Path) -> tuple[str, ...]:
     ()
     """
     return tuple(_names(spool))
-
-
-def approval_said_in_result(tool: ToolCall, word: str = "rejected") -> ApprovalOutcome:
-    """``"rejected"`` for a failed call whose output says ``word``, else ``"approved"``.
-
-    For adapters whose CLI (or reader) writes the refusal into the declined call's result.
-
-    Examples
-    --------
-    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error",
-    ...                                  output="aborted by user (rejected)"))
-    'rejected'
-    >>> approval_said_in_result(ToolCall(id="t", name="Bash", status="error", output="exit 1"))
-    'approved'
-    """
-    failed = tool.status == "error" and word in (tool.output or "")
-    return "rejected" if failed else "approved"

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .schema import AuthStatus
+from ..schema import AuthStatus
 
 __all__ = ["AuthChange", "publish", "subscribe"]
 

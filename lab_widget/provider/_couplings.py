@@ -1,0 +1,253 @@
+"""Typed records of a provider's couplings to its CLI's TUI: keys, pacing, readiness, hooks.
+
+A provider's ``_compat.py`` pins each coupling as one of these records, with the evidence it
+was verified by: the CLI version it held for and how that was checked (a live test, a
+recorded fixture, an extraction command). The TUI base (:class:`~._tui.TuiProvider`) plays
+them; ``tests/test_couplings.py`` checks that every record names its provider's pinned
+version and is listed on the provider's compatibility page.
+
+Examples
+--------
+>>> seen = Evidence(version="1.2.3", how="live: test_interrupt")
+>>> KeyRecipe(keys=("Escape", "Escape"), key_delay=0.4, evidence=seen).keys
+('Escape', 'Escape')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..compat import PINS
+from ..errors import LabWidgetError
+from ..schema import Dialog, DialogAnswer, ScrubPattern, SeedMeta
+from ._dialogs import APPROVE, APPROVE_ALWAYS, REJECT
+from ._seam import Terminal
+
+__all__ = [
+    "ApprovalKeys",
+    "Coupling",
+    "Evidence",
+    "HookEvents",
+    "KeyRecipe",
+    "PasteTiming",
+    "PickerPacing",
+    "ReadySignal",
+    "SeedLayout",
+    "StartupScreens",
+    "pinned",
+]
+
+
+def pinned(provider_id: str, version: str) -> str:
+    """``version``, the CLI version a provider's couplings were verified against, once it is
+    that provider's pin: a new pin fails the import until the couplings are re-verified.
+
+    Examples
+    --------
+    >>> pinned("codex", PINS["codex"].version) == PINS["codex"].version
+    True
+    """
+    pin = PINS[provider_id].version
+    if pin != version:
+        raise AssertionError(
+            f"{provider_id} is pinned to {pin} but its couplings were verified against "
+            f"{version}: re-verify them for the new pin"
+        )
+    return version
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What shows a coupling holds: the CLI version it was verified against, and how."""
+
+    version: str
+    """The exact CLI version the check ran against (the provider's pin)."""
+    how: str
+    """The check: ``live: <test>``, ``fixture: <file>: <test>``, ``extraction: <command>``
+    or ``measured: <what>`` (several joined with ``;``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Coupling:
+    """A coupling to a CLI's private behaviour, with its :class:`Evidence`."""
+
+    evidence: Evidence
+
+
+def _sleep(seconds: float) -> None:
+    if seconds > 0:
+        time.sleep(seconds)
+
+
+@dataclass(frozen=True, kw_only=True)
+class KeyRecipe(Coupling):
+    """Named keys pressed in order, paced: an interrupt, a picker's answer, a box emptied."""
+
+    keys: tuple[str, ...]
+    settle: float = 0.0
+    """Seconds before the first key (the screen that takes them needs a moment)."""
+    key_delay: float = 0.0
+    """Seconds between keys."""
+    after: float = 0.0
+    """Seconds after the last key, before anything else is sent."""
+
+    def play(self, terminal: Terminal) -> None:
+        """Press the keys into ``terminal``, paced."""
+        _sleep(self.settle)
+        for index, key in enumerate(self.keys):
+            if index:
+                _sleep(self.key_delay)
+            terminal.keys(key)
+        _sleep(self.after)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PasteTiming(Coupling):
+    """How a message reaches the prompt box and is submitted.
+
+    The text is pasted (a bracketed paste where the TUI asked for one), and ``submit_key``
+    follows once the TUI has taken the paste. A TUI whose command autocomplete reads only
+    typed keys gets one-line slash commands typed instead (``typed_command_delay`` set).
+    """
+
+    submit_delay: float
+    """Seconds between the paste and the key that submits it (pastes apply asynchronously)."""
+    typed_command_delay: float | None = None
+    """When set, a one-line ``/command`` is typed key by key and submitted this many seconds
+    later (its autocomplete row must be selected first)."""
+    submit_key: str = "Enter"
+    retry_after: float | None = None
+    """Seconds a submitted prompt has to start its turn before the submit key is pressed
+    once more, for a TUI that drops a submit it got too early (the provider checks)."""
+
+    def submit(self, terminal: Terminal, text: str) -> None:
+        """Put ``text`` into the prompt box and submit it."""
+        stripped = text.strip()
+        if (
+            self.typed_command_delay is not None
+            and stripped.startswith("/")
+            and "\n" not in stripped
+        ):
+            terminal.type_text(stripped)
+            _sleep(self.typed_command_delay)
+        else:
+            terminal.paste(text)
+            _sleep(self.submit_delay)
+        terminal.keys(self.submit_key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalKeys(Coupling):
+    """The one key that answers a permission prompt, for each answer the chat offers.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import Answer, Question
+    >>> keys = ApprovalKeys(approve="y", reject="Escape", evidence=Evidence("1", "live: t"))
+    >>> d = Dialog(kind="approval", questions=[Question(header="P", text="Run it?")])
+    >>> keys.key_for(d, DialogAnswer(answers=[Answer(selected=["Approve"])]))
+    'y'
+    >>> keys.key_for(d, DialogAnswer(answers=[]))
+    'Escape'
+    """
+
+    approve: str
+    reject: str
+    approve_always: str | None = None
+    settle: float = 0.0
+    """Seconds from the live signal until the prompt takes keys."""
+
+    def key_for(self, dialog: Dialog, answer: DialogAnswer) -> str:
+        """The key for ``answer``; anything but an offered approval rejects."""
+        if dialog.kind != "approval":
+            raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+        choice = (
+            answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+        )
+        keys = {APPROVE: self.approve, REJECT: self.reject}
+        if self.approve_always is not None:
+            keys[APPROVE_ALWAYS] = self.approve_always
+        return keys.get(choice, self.reject)
+
+    def play(self, terminal: Terminal, dialog: Dialog, answer: DialogAnswer) -> None:
+        """Answer the open prompt of ``dialog`` (nothing is pressed for a dialog it does not
+        answer).
+        """
+        key = self.key_for(dialog, answer)
+        _sleep(self.settle)
+        terminal.keys(key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PickerPacing(Coupling):
+    """How fast a TUI's picker takes keys: it redraws after each one."""
+
+    settle: float
+    """Seconds from the live signal until the picker takes keys."""
+    key_delay: float
+    """Seconds between keys."""
+    tab_settle: float
+    """Seconds after a key that moves to another tab, before the next key."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupScreens(Coupling):
+    """The screens a TUI may show before it takes input, and the keys that accept each."""
+
+    settle: float
+    """Seconds from spawn until the first screen takes keys (keys sent earlier are lost)."""
+    screens: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Keys that accept each screen, by the step name a start-up blocker lists."""
+    key_delay: float = 0.0
+    """Seconds after each key."""
+    screen_delay: float = 0.0
+    """Seconds for one screen to give way to the next."""
+
+    def accept(self, terminal: Terminal, steps: Sequence[str]) -> None:
+        """Accept the screens ``steps`` names, in order."""
+        for index, step in enumerate(steps):
+            if index:
+                _sleep(self.screen_delay)
+            for key in self.screens[step]:
+                terminal.keys(key)
+                _sleep(self.key_delay)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadySignal(Coupling):
+    """What says the TUI takes input, and how long after it a message is sent."""
+
+    signal: str
+    """The structured signal, in words (a hook record, a marker file, a log line)."""
+    settle: float
+    """Seconds from the signal until the prompt box takes a message."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookEvents(Coupling):
+    """The hook events a run's settings spool, one record file per event."""
+
+    events: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeedLayout(Coupling):
+    """Where the CLI reads a seeded workspace's instructions and skills, and the attribution
+    it writes into commits (scrubbed from a run's diff).
+    """
+
+    context_file: str
+    skills_dir: str
+    exclude: tuple[str, ...]
+    scrub_patterns: tuple[ScrubPattern, ...] = ()
+
+    def meta(self) -> SeedMeta:
+        """The seeder's view of this layout (a fresh object each time)."""
+        return SeedMeta(
+            context_file=self.context_file,
+            skills_dir=self.skills_dir,
+            exclude=list(self.exclude),
+            scrub_patterns=list(self.scrub_patterns),
+        )

@@ -1,0 +1,161 @@
+"""The base of every provider that drives its CLI's real TUI by keys, from its compat records.
+
+What differs between CLIs here is data, pinned in the provider's ``_compat.py`` as
+:mod:`._couplings` records under fixed names (:class:`TuiCouplings`): how a message is pasted
+and submitted, which keys interrupt, which key answers each permission-prompt choice, which
+screens a start-up may show, what empties a prompt an interrupt put back, and where a seed
+goes. :class:`TuiProvider` plays them; a provider overrides only what its CLI does
+differently (a picker of its own after a command, a reply that must check its turn started).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..schema import CommandSpec, Dialog, DialogAnswer, SeedMeta, ToolCall
+from ._couplings import ApprovalKeys, KeyRecipe, PasteTiming, SeedLayout, StartupScreens
+from ._dialogs import approval_said_in_result
+from ._seam import (
+    AgentProvider,
+    ApprovalOutcome,
+    RunContext,
+    StartupBlocker,
+    Terminal,
+    TranscriptRef,
+)
+
+__all__ = ["CommandScan", "TuiCouplings", "TuiProvider"]
+
+
+class TuiCouplings(Protocol):
+    """The records a TUI provider's ``_compat`` module pins, by name (``None``: the CLI has no
+    such coupling, or the provider plays it its own way).
+    """
+
+    # Named as the module's constants are: these are read off a provider's ``_compat``.
+    @property
+    def PASTE(self) -> PasteTiming:  # noqa: N802
+        """How a reply reaches the prompt box and is submitted."""
+        ...
+
+    @property
+    def INTERRUPT(self) -> KeyRecipe:  # noqa: N802
+        """What stops the current turn without quitting the agent."""
+        ...
+
+    @property
+    def APPROVAL(self) -> ApprovalKeys | None:  # noqa: N802
+        """The keys that answer a permission prompt."""
+        ...
+
+    @property
+    def STARTUP(self) -> StartupScreens | None:  # noqa: N802
+        """The start-up screens the TUI may show and how each is accepted."""
+        ...
+
+    @property
+    def RESTORED_INPUT(self) -> KeyRecipe | None:  # noqa: N802
+        """What empties the prompt box an interrupt put the prompt back into."""
+        ...
+
+    @property
+    def SEED(self) -> SeedLayout:  # noqa: N802
+        """Where the CLI reads a seeded workspace's instructions and skills."""
+        ...
+
+
+class CommandScan(Protocol):
+    """Where a provider's slash commands come from: its ``_commands`` module."""
+
+    def catalog(self, cwd: Path) -> list[CommandSpec]:
+        """Every command a run in ``cwd`` offers."""
+        ...
+
+    def command_sources(self, cwd: Path) -> list[Path]:
+        """The folders whose files define commands."""
+        ...
+
+
+class TuiProvider(AgentProvider):
+    """An agent CLI driven through its TUI, by the compat records its subclass names.
+
+    Examples
+    --------
+    >>> from lab_widget.provider import get_provider
+    >>> isinstance(get_provider("claude-code"), TuiProvider)
+    True
+    """
+
+    couplings: TuiCouplings
+    """The provider's ``_compat`` module."""
+    commands_from: CommandScan
+    """The provider's ``_commands`` module."""
+    rejected_marker: str = "rejected"
+    """A word of a declined call's error output (the CLI's, or the reader's mark)."""
+
+    def __init__(self) -> None:
+        # Epochs the clear command opened (not a run's first), by transcript id: where the
+        # CLI records the command nowhere, that epoch's reader opens with its echo.
+        self._after_clear: set[str] = set()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        couplings = cls.__dict__.get("couplings")
+        startup = getattr(couplings, "STARTUP", None)
+        if isinstance(startup, StartupScreens):
+            cls.startup_settle = startup.settle
+
+    # -- epochs ------------------------------------------------------------------------
+
+    def opened_by_clear(self, transcript_id: str) -> None:
+        """Note that the clear command opened the epoch ``transcript_id``."""
+        self._after_clear.add(transcript_id)
+
+    def clear_echo(self, ref: TranscriptRef) -> str | None:
+        """The clear command, for the reader of an epoch it opened (``None`` otherwise)."""
+        return self.meta.clear_command if ref.transcript_id in self._after_clear else None
+
+    # -- input -------------------------------------------------------------------------
+
+    def reply(self, terminal: Terminal, text: str) -> None:
+        self.couplings.PASTE.submit(terminal, text)
+
+    def interrupt(self, terminal: Terminal) -> None:
+        self.couplings.INTERRUPT.play(terminal)
+
+    def discard_restored_input(self, terminal: Terminal) -> None:
+        restored = self.couplings.RESTORED_INPUT
+        if restored is not None:
+            restored.play(terminal)
+
+    def accept_startup(self, terminal: Terminal, blocker: StartupBlocker) -> None:
+        startup = self.couplings.STARTUP
+        if startup is None:
+            super().accept_startup(terminal, blocker)
+            return
+        startup.accept(terminal, blocker.steps)
+
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
+        approval = self.couplings.APPROVAL
+        if approval is None:
+            super().answer(context, terminal, dialog, answer)
+            return
+        approval.play(terminal, dialog, answer)
+
+    def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
+        """A declined call's error output says so (:attr:`rejected_marker`)."""
+        return approval_said_in_result(tool, self.rejected_marker)
+
+    # -- catalog, seeding --------------------------------------------------------------
+
+    def commands(self, cwd: Path) -> list[CommandSpec]:
+        return self.commands_from.catalog(cwd)
+
+    def command_sources(self, cwd: Path) -> list[Path]:
+        return self.commands_from.command_sources(cwd)
+
+    def seed_meta(self) -> SeedMeta:
+        return self.couplings.SEED.meta()

@@ -1,0 +1,180 @@
+"""The response items of a Codex rollout: messages (a prompt opens a turn), reasoning, tool
+calls and their outputs (images among them), and the sub-agents a ``spawn_agent`` starts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ...schema import ToolCall
+from .. import iso_time as _timestamp
+from . import _compat
+from ._items import arguments, message_content, reasoning_text, spawned_agent, tool_output
+from ._rollouts import is_context
+from ._threads import RolloutState, Thread
+
+__all__ = ["ResponseItems"]
+
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+class ResponseItems(RolloutState):
+    """Maps ``response_item`` lines, one message per item (an output updates its call's)."""
+
+    def _response_item(self, thread: Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
+        kind = payload.get("type")
+        stamp = _timestamp(line.get("timestamp"))
+        if kind == "message":
+            self._message(thread, payload, line, stamp)
+        elif kind == "reasoning":
+            self._reasoning(thread, payload, stamp)
+        elif kind in _CALLS:
+            self._call(thread, str(kind), payload, stamp)
+        elif kind in _OUTPUTS:
+            self._output(thread, payload, stamp)
+
+    def _message(
+        self,
+        thread: Thread,
+        payload: dict[str, Any],
+        line: dict[str, Any],
+        stamp: datetime | None,
+    ) -> None:
+        role = payload.get("role")
+        text, images = message_content(payload.get("content"))
+        metadata = line.get("metadata")
+        if isinstance(metadata, dict) and metadata.get(_compat.COMPACTION_OUTPUT):
+            thread.summary = text  # shown under the compaction, not as an answer
+            return
+        if role == "user" and (text or images) and not is_context(text):
+            thread.structural = "working"
+            thread.response = []
+            prompt = self._add(
+                thread,
+                kind="text",
+                role="user",
+                text=text,
+                attachments=images,
+                native_id=payload.get("id"),
+                timestamp=stamp,
+            )
+            if thread is self._main:
+                self._start_turn(prompt.seq)
+        elif role == "assistant" and (text or images):
+            self._add(
+                thread,
+                kind="text",
+                role="assistant",
+                text=text,
+                attachments=images,
+                native_id=payload.get("id"),
+                timestamp=stamp,
+                model=thread.model,
+            )
+
+    def _tool_image(self, payload: dict[str, Any], seq: int) -> bool:
+        """Attach an image-only user message right after a call's output to that call."""
+        if payload.get("type") != "message" or payload.get("role") != "user":
+            return False
+        text, images = message_content(payload.get("content"))
+        if text or not images:
+            return False
+        message = self._messages[seq]
+        self._replace(message.model_copy(update={"attachments": [*message.attachments, *images]}))
+        return True
+
+    def _reasoning(self, thread: Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
+        text = reasoning_text(payload)
+        hidden = not text and bool(payload.get("encrypted_content"))
+        if not text and not hidden:
+            return  # an empty reasoning item carries nothing to show
+        self._add(
+            thread,
+            kind="text",
+            role="assistant",
+            text=text,
+            thinking=True,
+            redacted=hidden,
+            native_id=payload.get("id"),
+            timestamp=stamp,
+            model=thread.model,
+        )
+
+    def _call(
+        self, thread: Thread, kind: str, payload: dict[str, Any], stamp: datetime | None
+    ) -> None:
+        call_id = str(payload.get("call_id") or payload.get("id") or "")
+        if kind == "function_call":
+            tool_input = arguments(payload.get("arguments"))
+        elif kind == "local_shell_call":
+            tool_input = arguments(payload.get("action"))
+        else:
+            tool_input = {"input": payload.get("input")}
+        name = str(payload.get("name") or kind)
+        thread.structural = "working"
+        message = self._add(
+            thread,
+            kind="tool",
+            role="assistant",
+            tool=ToolCall(id=call_id, name=name, input=tool_input),
+            native_id=payload.get("id"),
+            timestamp=stamp,
+            model=thread.model,
+        )
+        thread.tools[call_id] = message.seq
+        thread.names[call_id] = name
+
+    def _output(self, thread: Thread, payload: dict[str, Any], stamp: datetime | None) -> None:
+        call_id = str(payload.get("call_id") or "")
+        seq = thread.tools.get(call_id)
+        if seq is None:
+            return  # an output whose call this epoch never saw (a resumed thread)
+        thread.structural = "working"  # the model answers the output next
+        output, failed, images = tool_output(payload.get("output"))
+        status = "error" if failed else "ok"
+        if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
+            status, output = "error", f"{output.rstrip()} (rejected)"
+        message = self._messages[seq]
+        assert message.tool is not None
+        update: dict[str, Any] = {"status": status, "output": output}
+        if thread.names.get(call_id) in _compat.SPAWN_TOOLS:
+            agent = spawned_agent(output)
+            if agent is not None:
+                update["agent_id"] = agent[0]
+                self._spawned(thread, call_id, agent, stamp)
+        tool = message.tool.model_copy(update=update)
+        fields: dict[str, Any] = {"tool": tool}
+        if images:
+            fields["attachments"] = [*message.attachments, *images]
+        self._replace(message.model_copy(update=fields))
+        thread.last_output = seq
+
+    def _spawned(
+        self,
+        parent: Thread,
+        call_id: str,
+        agent: tuple[str, str | None],
+        stamp: datetime | None,
+    ) -> None:
+        agent_id, nickname = agent
+        if agent_id in self._children:
+            return
+        child = Thread(
+            path=None,
+            scope="subagent",
+            parent_tool_id=call_id,
+            agent_id=agent_id,
+            nickname=nickname,
+            spawned_at=stamp,
+            beside=parent.path,
+        )
+        self._children[agent_id] = child
+        parent.children.append(agent_id)
+        self._locate(child)
+
+    def _start_turn(self, seq: int) -> None:
+        # The facts gathered since task_started belong to this prompt; a second prompt of
+        # one task (none seen so far) starts its own, keeping what was requested.
+        self._turns.start(seq, keep=("model_requested", "reasoning_effort", "service_tier"))

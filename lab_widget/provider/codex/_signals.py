@@ -1,0 +1,50 @@
+"""Codex's live signals: hook records spooled per run, one JSON file per event.
+
+Codex 0.171.0 writes no approval request into the rollout (the pending ``function_call``
+is there, its output comes after the answer), so the structured signal is the
+PermissionRequest hook: it names the tool (``Bash``) and its input, not the call; the call
+is the newest PreToolUse of that tool not yet closed by a PostToolUse.
+"""
+
+from __future__ import annotations
+
+from ...schema import Dialog
+from .. import HookSignals, RunContext, open_calls
+from . import _compat
+from ._dialogs import approval_dialog
+
+__all__ = ["CodexSignals"]
+
+_CLOSING = ("PostToolUse", "Stop", "UserPromptSubmit", "SessionStart")
+
+
+class CodexSignals(HookSignals):
+    """Hook records spooled per run (see ``_compat.HOOKS``)."""
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        records = self.records(context)
+        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
+            return None  # anything after the request (a result, a new turn) answered it
+        last = records[-1]
+        # A turn end or a new prompt closes every call before it.
+        start = max(
+            (i for i, r in enumerate(records) if r.get("hook_event_name") in _CLOSING[1:]),
+            default=-1,
+        )
+        name = last.get("tool_name")
+        if name not in _compat.APPROVAL_TOOLS:
+            return None  # reported by blocked(): no verified recipe answers it
+        calls = open_calls(records[start + 1 :], _CLOSING)
+        call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
+        if call is None:
+            return None
+        return approval_dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
+
+    def blocked(self, context: RunContext) -> str | None:
+        records = self.records(context)
+        if not records or records[-1].get("hook_event_name") != "PermissionRequest":
+            return None
+        if self.pending_dialog(context) is not None:
+            return None
+        tool = records[-1].get("tool_name") or "a tool"
+        return f"Codex asks for permission to use {tool}; answer it in the terminal."

@@ -1,0 +1,133 @@
+"""The rollouts one Codex reader reads (the main thread's and its sub-agents'), and the
+message list and primitives every part of the reader maps through.
+
+The reader (``_transcript.py``) is built from parts: the response items
+(``_response_items.py``) and the events, over the state they share here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ...schema import AgentScope, LifecycleLevel, Message, ModelUsage, RateLimit, State, Usage
+from .. import JsonlTail, TranscriptReader, TurnFactsLog
+from .. import iso_time as _timestamp
+from ._items import Counts
+from ._rollouts import find_thread
+
+__all__ = ["RolloutState", "Thread"]
+
+
+@dataclass
+class Thread:
+    """One rollout being read: the main thread or a sub-agent's."""
+
+    path: Path | None
+    scope: AgentScope = "main"
+    parent_tool_id: str | None = None
+    agent_id: str | None = None
+    nickname: str | None = None
+    spawned_at: datetime | None = None
+    beside: Path | None = None
+    """A rollout of the same session, where this thread's is looked for."""
+    tail: JsonlTail | None = None
+    model: str | None = None
+    tools: dict[str, int] = field(default_factory=dict)
+    """Call id → seq of its tool message."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Call id → tool name (the output says which call it closes, not what it was)."""
+    previous_total: Counts | None = None
+    response: list[int] = field(default_factory=list)
+    """Seqs of the messages of the model response still waiting for its token count."""
+    task_events: bool = False
+    """Whether this rollout marks turns (``task_started`` / ``task_complete``); 0.80.0
+    writes neither, and its state comes from the structure alone."""
+    turn_open: bool = False
+    structural: State = "idle"
+    summary: str | None = None
+    """A ``/compact`` summary waiting for its ``compacted`` line."""
+    last_compaction: int | None = None
+    last_output: int | None = None
+    """Seq of the tool message whose output is this thread's latest item (an image the
+    tool returned may follow as a message of its own)."""
+    children: list[str] = field(default_factory=list)
+    """Agent ids this thread spawned during its current turn."""
+    missing_reported: bool = False
+
+    @property
+    def state(self) -> State:
+        if self.task_events:
+            return "working" if self.turn_open else "idle"
+        return self.structural
+
+
+class RolloutState(TranscriptReader):
+    """The state and message primitives of a Codex reader."""
+
+    _main: Thread
+    _children: dict[str, Thread]
+    """Sub-agents' threads by agent (thread) id."""
+    _messages: list[Message]
+    _changed: dict[int, None]
+    _facts: dict[str, Any]
+    _turn_durations: list[int]
+    _usage: Usage
+    _models: dict[tuple[str, str], ModelUsage]
+    _limits: dict[tuple[str, str | None], RateLimit]
+    _turns: TurnFactsLog
+
+    def _locate(self, child: Thread) -> None:
+        if child.beside is None or child.agent_id is None:
+            return
+        path = find_thread(child.agent_id, child.beside, child.spawned_at)
+        if path is not None:
+            child.path, child.tail = path, JsonlTail(path)
+
+    def _add(self, thread: Thread, **fields: Any) -> Message:
+        if thread.parent_tool_id is not None:
+            fields.setdefault("parent_tool_id", thread.parent_tool_id)
+        message = Message(seq=len(self._messages), **fields)
+        self._messages.append(message)
+        self._changed[message.seq] = None
+        if message.role == "assistant" and message.kind in ("text", "tool"):
+            thread.response.append(message.seq)
+        return message
+
+    def _replace(self, message: Message) -> None:
+        self._messages[message.seq] = message
+        self._changed[message.seq] = None
+
+    def _lifecycle(
+        self,
+        thread: Thread,
+        text: str,
+        level: LifecycleLevel,
+        line: dict[str, Any] | None,
+        detail: str = "",
+    ) -> Message:
+        return self._add(
+            thread,
+            kind="lifecycle",
+            role="system",
+            text=text,
+            level=level,
+            detail=detail,
+            timestamp=_timestamp(line.get("timestamp")) if line else None,
+        )
+
+    def _running(self, thread: Thread) -> list[int]:
+        return [
+            seq
+            for seq in thread.tools.values()
+            if (tool := self._messages[seq].tool) is not None and tool.status == "running"
+        ]
+
+    def _close_running(self, thread: Thread, why: str) -> None:
+        for seq in self._running(thread):
+            message = self._messages[seq]
+            assert message.tool is not None
+            tool = message.tool.model_copy(update={"status": "error", "output": why})
+            self._replace(message.model_copy(update={"tool": tool}))

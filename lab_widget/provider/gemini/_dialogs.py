@@ -1,0 +1,61 @@
+"""Gemini CLI's tool confirmations as dialogs; the keys that answer them are
+``_compat.APPROVAL``.
+
+A confirmation is known from the run's hook spool (``_signals.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...schema import Dialog
+from .. import approval_dialog as permission
+from . import _compat
+
+__all__ = ["approval_dialog", "confirmation_id"]
+
+
+def confirmation_id(record: dict[str, Any]) -> str:
+    """The id a confirmation's dialog goes by: its Notification hook names no tool call
+    (the call reaches the session file only once it is over), so its time stands in.
+
+    Examples
+    --------
+    >>> confirmation_id({"timestamp": "2026-01-01T00:00:00.000Z"})
+    'confirm:2026-01-01T00:00:00.000Z'
+    """
+    return f"confirm:{record.get('timestamp')}"
+
+
+def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
+    r"""A shell command's or a file edit's confirmation as a dialog.
+
+    Examples
+    --------
+    >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('approval', 'confirm:t', ['Approve', 'Reject'])
+    >>> e = approval_dialog({"type": "edit", "fileName": "a.txt", "fileDiff": "+hi\n"})
+    >>> e.questions[0].text, e.tool_name, e.body
+    ('Apply this change to a.txt?', 'edit', '```diff\n+hi\n```')
+    """
+    if details.get("type") == _compat.EDIT_CONFIRM:
+        name = details.get("fileName") or details.get("filePath")
+        diff = str(details.get("fileDiff") or "").rstrip("\n")
+        text = _compat.EDIT_QUESTION
+        if name:
+            text = f"{text.removesuffix('?')} to {name}?"
+        what, tool_name = "Make this change once", "edit"
+        body = f"```diff\n{diff}\n```" if diff else ""
+    else:
+        command = details.get("command")
+        text, what, tool_name = _compat.APPROVAL_QUESTION, "Run it this once", _compat.SHELL_TOOL
+        body = f"```\n{command}\n```" if command else ""
+    return permission(
+        text,
+        approve=what,
+        reject="Don't do it; the turn stops",
+        tool_id=tool_id,
+        tool_name=tool_name,
+        body=body,
+    )
