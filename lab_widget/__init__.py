@@ -18,6 +18,7 @@ from ._magics import load_ipython_extension
 from ._metrics import MetricsServer, metrics, serve_metrics
 from ._providers import ProviderInfo, ProviderTable, providers
 from ._run import Run, get_run, runs
+from ._sandbox import Sandbox
 from ._seed import Seed, Workspace
 from ._transcripts import read_transcript
 from .errors import (
@@ -43,6 +44,7 @@ from .errors import (
     ReplyDroppedError,
     RunEndedError,
     RunNotFoundError,
+    SandboxError,
     ScrubPatternError,
     SeedConflictError,
     SeedMetaError,
@@ -90,6 +92,8 @@ __all__ = [
     "Run",
     "RunEndedError",
     "RunNotFoundError",
+    "Sandbox",
+    "SandboxError",
     "ScriptedModel",
     "ScrubPatternError",
     "Seed",

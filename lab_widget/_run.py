@@ -23,6 +23,7 @@ from ._launch import runner as _runner
 from ._live import announce, find, live_records, register
 from ._pricing import enrich_summary
 from ._runner import TmuxTerminal
+from ._sandbox import Sandbox
 from ._seed import Seed, Workspace
 from ._tailer import Tailer
 from ._transcripts import read_chat
@@ -87,6 +88,11 @@ class Run:
         Give the run its own ``git worktree`` on the branch ``lab/<run id>`` under the
         lab home, so parallel runs on one repository never collide; ``cwd`` must be in a
         git repository. ``stop(cleanup=True)`` removes it.
+    sandbox
+        Run the agent under bubblewrap (``True``, or a :class:`Sandbox` that shows it more):
+        it sees its working folder, its run folder, the system's folders and its CLI, and
+        an empty home (or the run's isolated one), never the user's home and keys. Needs a
+        scripted model or an endpoint unless the :class:`Sandbox` names the CLI's config.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
@@ -101,6 +107,7 @@ class Run:
         name: str | None = None,
         seed: Seed | None = None,
         worktree: bool = False,
+        sandbox: bool | Sandbox = False,
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
@@ -134,6 +141,7 @@ class Run:
             seed=seed,
             worktree=worktree,
             options=options,
+            sandbox=Sandbox.of(sandbox),
         )
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()

@@ -36,6 +36,7 @@ __all__ = [
     "ReplyDroppedError",
     "RunEndedError",
     "RunNotFoundError",
+    "SandboxError",
     "ScrubPatternError",
     "SeedConflictError",
     "SeedMetaError",
@@ -85,6 +86,12 @@ class RunEndedError(LabWidgetError, RuntimeError):
 
 class RunNotFoundError(LabWidgetError, LookupError):
     """No live run has this id."""
+
+
+class SandboxError(LabWidgetError, RuntimeError):
+    """A sandboxed run cannot start: bubblewrap is missing, a path to show the agent does
+    not exist, or the agent's CLI would need the user's home (see :class:`~lab_widget.Sandbox`).
+    """
 
 
 class AgentNotReadyError(LabWidgetError, TimeoutError):
