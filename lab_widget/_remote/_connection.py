@@ -112,6 +112,8 @@ class Connection:
         self._write_lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._generation = 0
+        # The generation whose runs are all adopted: requests for runs wait for it.
+        self._usable = 0
         self._connected = False
         self._closed = False
         self._reconnecting = False
@@ -134,7 +136,9 @@ class Connection:
 
     def open(self) -> Connection:
         """Start the worker and shake hands; raises when the host cannot be reached."""
-        self._connect()
+        generation = self._connect()
+        with self._lock:
+            self._usable = generation
         threading.Thread(target=self._heartbeat, name="lab-widget-heartbeat", daemon=True).start()
         return self
 
@@ -152,7 +156,7 @@ class Connection:
             self._stderr.append(line)
             log.debug("%s: %s", self.host.name, line)
 
-    def _connect(self) -> None:
+    def _connect(self) -> int:
         try:
             proc = subprocess.Popen(
                 self.host.worker_argv(),
@@ -210,6 +214,7 @@ class Connection:
         threading.Thread(
             target=self._read, args=(lines, generation), name="lab-widget-worker-in", daemon=True
         ).start()
+        return generation
 
     @staticmethod
     def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -314,13 +319,14 @@ class Connection:
             ).start()
 
     def _reconnect(self) -> None:
+        generation = 0
         try:
             for attempt in itertools.count():
                 if self._closed:
                     return
                 time.sleep(RECONNECT_PAUSES[min(attempt, len(RECONNECT_PAUSES) - 1)])
                 try:
-                    self._connect()
+                    generation = self._connect()
                 except (HostUnreachableError, WorkerVersionError) as exc:
                     self._last_error = exc
                     log.warning("reconnecting to %s: %s", self.host.name, exc)
@@ -330,8 +336,14 @@ class Connection:
         finally:
             with self._lock:
                 self._reconnecting = False
+        # Every run is adopted by the new worker before any request for one goes out (a
+        # wait sent again must find its run there).
         for sink in list(self._sinks.values()):
-            threading.Thread(target=sink.reattach, args=(self,), daemon=True).start()
+            sink.reattach(self)
+        with self._lock:
+            if self._generation == generation and self._connected:
+                self._usable = generation
+            self._lock.notify_all()
 
     def _heartbeat(self) -> None:
         while not self._closed:
@@ -387,7 +399,7 @@ class Connection:
 
     def _wait_connected(self, deadline: float | None) -> None:
         with self._lock:
-            while not self._connected:
+            while not (self._connected and self._usable == self._generation):
                 if self._closed:
                     raise HostUnreachableError(f"the connection to {self.host.name} is closed")
                 left = None if deadline is None else deadline - time.monotonic()

@@ -304,6 +304,7 @@ class RemoteRun(Run, remote=True):
                 {"forward_port": self._forward_port},
                 timeout=START_TIMEOUT,
                 apply=self._apply_snapshot,
+                wait_connected=False,
             )
         except RunNotFoundError:
             # The agent is gone from the host too (its tmux session ended meanwhile).
