@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,19 +40,6 @@ def script() -> ScriptedModel:
         ],
         fallback="Hello from the scripted model.",
     )
-
-
-@pytest.fixture(scope="module")
-def ssh_server() -> Iterator[sshd.SshServer]:
-    try:
-        server = sshd.start(Path(tempfile.mkdtemp(prefix="lab-widget-sshd-")))
-    except sshd.SetupError as exc:
-        pytest.fail(f"cannot start the second host: {exc}")
-    try:
-        yield server
-    finally:
-        close_connections()
-        server.stop()
 
 
 @pytest.fixture
