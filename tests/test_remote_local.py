@@ -28,12 +28,14 @@ from lab_widget import (
     runs,
 )
 from lab_widget._chat import ChatEvent
+from lab_widget._dashboard import RunsDashboard
 from lab_widget._remote import _connection
 from lab_widget._remote._protocol import PROTOCOL, hello
 from lab_widget._remote._proxy import RemoteRun
 
 from .recording import RecordingComm
 from .remote import ROOT, close_connections, local_host
+from .test_dashboard import act
 from .waiting import retry_until
 
 
@@ -275,3 +277,24 @@ class DeadHost(LocalHost):
 def test_an_unreachable_host_says_what_the_transport_said(lab_home: Path, workdir: Path) -> None:
     with pytest.raises(HostUnreachableError, match="no such host"):
         Run("fake", cwd=workdir, host=DeadHost())
+
+
+def test_the_runs_dashboard_follows_runs_on_a_host(
+    host: LocalHost, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = remote_fake(host, workdir, name="far-one")
+    listed = runs(host=host)
+    board = RunsDashboard(listed)
+    try:
+        assert listed == [run]
+        assert [r["id"] for r in board.table.rows] == ["far-one"]
+        assert board.table.rows[0]["path"] == str(workdir)
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        assert act(board, "open", "far-one")["ok"] is True
+        assert list(board.children) == [board.table, run.view]
+        assert act(board, "stop", "far-one")["ok"] is True
+        assert run.state == "ended"
+        assert retry_until(lambda: board.table.rows[0]["state"] == "ended", 5)
+    finally:
+        board.close()
