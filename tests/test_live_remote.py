@@ -15,10 +15,13 @@ import pytest
 from lab_widget import Host, Reply, Rule, Run, ScriptedModel, ToolUse, runs
 from lab_widget._chat import ChatEvent
 from lab_widget._remote import _connection
+from lab_widget._terminal import PaneStream
 
 from . import sshd
 from .questions import DATABASE
 from .remote import close_connections, local_host
+from .test_terminal_fake import Recorder
+from .waiting import retry_until
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("claude_binary")]
 
@@ -195,4 +198,29 @@ def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_hos
             for entry in listening
         )
     finally:
+        run.stop()
+
+
+def test_the_terminal_pane_shows_the_tui_on_the_host(
+    ssh_server: sshd.SshServer, ssh_host: Host
+) -> None:
+    cwd = ssh_server.folder_of_user("pane")
+    run = Run("claude-code", cwd=cwd, model=script(), host=ssh_host)
+    recorder = Recorder()
+    stream = PaneStream(run.pane, recorder)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        argv = run.pane.control_argv()
+        assert argv[0] == "ssh" and "-C attach-session" in argv[-1]
+        stream.start(120, 40)
+        stream.request_screen("v")
+        assert retry_until(lambda: bool(recorder.of("screen")), 20)
+        _, screen = recorder.of("screen")[0]
+        assert b"Hello from the scripted model." in b"\n".join(screen.lines)
+        run.send("who are you")
+        assert run.wait(timeout=90) == "idle"
+        assert retry_until(lambda: b"Me." in recorder.output_after_screen(), 20)
+    finally:
+        stream.close()
         run.stop()

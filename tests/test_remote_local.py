@@ -32,10 +32,12 @@ from lab_widget._dashboard import RunsDashboard
 from lab_widget._remote import _connection
 from lab_widget._remote._protocol import PROTOCOL, hello
 from lab_widget._remote._proxy import RemoteRun
+from lab_widget._terminal import PaneStream
 
 from .recording import RecordingComm
 from .remote import ROOT, close_connections, local_host
 from .test_dashboard import act
+from .test_terminal_fake import Recorder
 from .waiting import retry_until
 
 
@@ -48,6 +50,7 @@ def host(lab_home: Path) -> Iterator[LocalHost]:
 def remote_fake(host: Host, workdir: Path, **kwargs: object) -> Run:
     run = Run("fake", cwd=workdir, host=host, **kwargs)
     assert run.wait_for(lambda r: r.state == "idle", 10)
+    assert retry_until(lambda: run.screen().startswith(">"), 10)  # the agent takes input
     return run
 
 
@@ -131,7 +134,7 @@ def test_the_chat_view_works_on_a_remote_run(
     run = remote_fake(host, workdir)
     try:
         view = run.view
-        assert view.provider_name == "Fake Agent" and view.has_terminal is False
+        assert view.provider_name == "Fake Agent" and view.has_terminal is True
         view._repr_mimebundle_()  # opens the comm
         run.send("over the pipe")
         assert run.wait(timeout=10) == "idle"
@@ -252,21 +255,21 @@ def test_a_mismatched_worker_is_refused_with_a_typed_error(lab_home: Path, workd
 
 
 def test_the_worker_refuses_a_mismatched_kernel(lab_home: Path) -> None:
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "lab_widget", "worker"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    theirs = orjson.loads(proc.stdout.readline())
-    assert theirs["kind"] == "hello" and theirs["protocol"] == PROTOCOL and theirs["user"]
-    proc.stdin.write(orjson.dumps({**hello(), "lab_widget": "9.9"}) + b"\n")
-    proc.stdin.flush()
-    refused = orjson.loads(proc.stdout.readline())
-    assert refused["kind"] == "refused" and "lab_widget" in refused["reason"]
-    assert proc.wait(timeout=10) == 3
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        theirs = orjson.loads(proc.stdout.readline())
+        assert theirs["kind"] == "hello" and theirs["protocol"] == PROTOCOL and theirs["user"]
+        proc.stdin.write(orjson.dumps({**hello(), "lab_widget": "9.9"}) + b"\n")
+        proc.stdin.flush()
+        refused = orjson.loads(proc.stdout.readline())
+        assert refused["kind"] == "refused" and "lab_widget" in refused["reason"]
+        assert proc.wait(timeout=10) == 3
 
 
 class DeadHost(LocalHost):
@@ -298,3 +301,30 @@ def test_the_runs_dashboard_follows_runs_on_a_host(
         assert retry_until(lambda: board.table.rows[0]["state"] == "ended", 5)
     finally:
         board.close()
+
+
+def test_the_terminal_pane_streams_the_hosts_tmux_and_takes_keys(
+    host: LocalHost, workdir: Path
+) -> None:
+    run = remote_fake(host, workdir)
+    recorder = Recorder()
+    stream = PaneStream(run.pane, recorder)
+    try:
+        assert run.pane.control_argv()[-3:] == ["attach-session", "-t", f"={run.id}"]
+        stream.start(90, 25)
+        stream.request_screen("v1")
+        assert retry_until(lambda: bool(recorder.of("screen")), 10)
+        _, screen = recorder.of("screen")[0]
+        assert (screen.cols, screen.rows) == (90, 25) and screen.lines[0].startswith(b"> ")
+        run.send("seen in the pane")
+        assert run.wait(timeout=10) == "idle"
+        assert retry_until(lambda: b"echo: seen in the pane" in recorder.output_after_screen(), 10)
+        run.pane.send_bytes(b"typed\r")  # keys through the worker's tmux, as the view sends
+        assert run.wait_for(lambda r: r.messages[-1].text == "echo: typed", 10)
+        # Only the terminal view's commands run on the host's tmux.
+        with pytest.raises(LabWidgetError, match="not a command the terminal view runs"):
+            run.pane.runner.tmux("run-shell", "id")
+    finally:
+        stream.close()
+        run.stop()
+    assert run.pane.final_screen  # kept before the session went, for an ended view

@@ -151,10 +151,11 @@ class Connection:
         return "\n".join(self._stderr).strip()
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        for raw in iter(stream.readline, b""):
-            line = raw.decode(errors="replace").rstrip()
-            self._stderr.append(line)
-            log.debug("%s: %s", self.host.name, line)
+        with stream:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode(errors="replace").rstrip()
+                self._stderr.append(line)
+                log.debug("%s: %s", self.host.name, line)
 
     def _connect(self) -> int:
         try:
@@ -183,6 +184,7 @@ class Connection:
         mine = hello()
         if not first:
             self._kill(proc)
+            proc.stdout.close()
             said = self._stderr_text()
             why = "no answer" if first is None else "the worker ended"
             raise HostUnreachableError(
@@ -193,6 +195,7 @@ class Connection:
         problems = mismatch(mine, theirs)
         if problems:
             self._kill(proc)
+            proc.stdout.close()
             raise WorkerVersionError(
                 f"the worker on {self.host.name} does not match this kernel: "
                 + "; ".join(problems)
@@ -203,6 +206,7 @@ class Connection:
             proc.stdin.flush()
         except OSError as exc:
             self._kill(proc)
+            proc.stdout.close()
             raise HostUnreachableError(f"the worker on {self.host.name} went away: {exc}") from exc
         with self._lock:
             self._proc = proc
@@ -212,7 +216,10 @@ class Connection:
             self.peer = theirs
             self._lock.notify_all()
         threading.Thread(
-            target=self._read, args=(lines, generation), name="lab-widget-worker-in", daemon=True
+            target=self._read,
+            args=(lines, generation, proc.stdout),
+            name="lab-widget-worker-in",
+            daemon=True,
         ).start()
         return generation
 
@@ -222,6 +229,9 @@ class Connection:
             proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
 
     def _write(self, message: Mapping[str, Any]) -> None:
         proc = self._proc
@@ -237,7 +247,12 @@ class Connection:
     def _send_quietly(self, message: dict[str, Any]) -> None:
         self._write(message)
 
-    def _read(self, lines: _Lines, generation: int) -> None:
+    def _read(self, lines: _Lines, generation: int, stream: IO[bytes]) -> None:
+        with stream:
+            self._read_lines(lines)
+        self._dropped(generation)
+
+    def _read_lines(self, lines: _Lines) -> None:
         for line in lines:
             try:
                 message = decode(line)
@@ -258,7 +273,6 @@ class Connection:
                     log.warning("%s refused: %s", self.host.name, message.get("reason"))
             except Exception:
                 log.exception("handling a message from %s failed", self.host.name)
-        self._dropped(generation)
 
     def _on_result(self, message: dict[str, Any]) -> None:
         with self._lock:

@@ -37,6 +37,7 @@ from .._context import expand
 from .._launch import _safe_name
 from .._live import announce, find, register
 from .._run import Run
+from .._runner import TmuxTerminal
 from .._sandbox import Sandbox
 from .._seed import Seed, Workspace
 from .._turns import derive_turns
@@ -45,6 +46,7 @@ from ..provider import Endpoint, TranscriptRef, default_provider, get_provider
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ..scripted import ScriptedModel
 from ._connection import Connection, connect
+from ._pane import HostTmux, RemoteTerminal
 from ._protocol import encode_answer, strings
 from ._transports import Host, parse_host
 
@@ -167,6 +169,7 @@ class RemoteRun(Run, remote=True):
         self._remote_cwd = Path()
         self._record_json: dict[str, Any] = {}
         self._host_attach = ""
+        self._pane: RemoteTerminal | None = None
         self._forward_port: int | None = None
         self._gone = False
         self._view = None
@@ -256,6 +259,10 @@ class RemoteRun(Run, remote=True):
             self._remote_cwd = Path(str(value.get("cwd") or "."))
             self._record_json = dict(value.get("record") or {})
             self._host_attach = str(value.get("attach_command") or "")
+            tmux = value.get("tmux")
+            if isinstance(tmux, dict) and self._pane is None:
+                runner = HostTmux(self._tmux, str(tmux["binary"]), Path(str(tmux["socket"])))
+                self._pane = RemoteTerminal(runner, str(value.get("run_id")), self._host)
             port = value.get("forward_port")
             self._forward_port = port if isinstance(port, int) else self._forward_port
             if not first:
@@ -412,9 +419,16 @@ class RemoteRun(Run, remote=True):
         return str(self._facts.get("state_reason") or "")
 
     @property
-    def pane(self) -> None:  # type: ignore[override]
-        """``None``: the agent's tmux pane is on the host (see :attr:`attach_command`)."""
-        return None
+    def pane(self) -> TmuxTerminal:
+        """The agent's tmux session on the host, as the chat view's terminal pane shows it
+        (its control-mode client runs there, through the transport).
+        """
+        if self._pane is None:
+            raise LabWidgetError("this run has not heard from its host yet")
+        return self._pane
+
+    def _tmux(self, args: dict[str, Any]) -> str:
+        return str(self._request("tmux", args))
 
     @property
     def commands(self) -> list[CommandSpec]:
@@ -548,6 +562,11 @@ class RemoteRun(Run, remote=True):
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session on the host (see :meth:`Run.stop`)."""
+        if self._pane is not None and self.state != "ended":
+            try:
+                self._pane.capture_final()  # what an ended run's terminal view shows
+            except LabWidgetError:
+                log.debug("the last screen of %s could not be kept", self.id)
         try:
             self._request("stop", {"cleanup": cleanup, "discard": discard}, timeout=60.0)
         finally:

@@ -93,8 +93,12 @@ class Host(ABC):
         return argv
 
     @abstractmethod
+    def command_argv(self, argv: list[str]) -> list[str]:
+        """The local command line that runs ``argv`` on the host with a pipe to its stdio."""
+
     def worker_argv(self) -> list[str]:
         """The local command line that starts the worker with a pipe to its stdio."""
+        return self.command_argv(self.worker_command())
 
     @abstractmethod
     def attach(self, command: str) -> str:
@@ -125,6 +129,9 @@ class LocalHost(Host):
     """
 
     python: str = sys.executable
+
+    def command_argv(self, argv: list[str]) -> list[str]:
+        return list(argv)
 
     def worker_argv(self) -> list[str]:
         return self._python_argv()  # its env is the process's (process_env)
@@ -213,13 +220,13 @@ class SshHost(Host):
             args += ["-p", str(self.port)]
         return args
 
-    def worker_argv(self) -> list[str]:
+    def command_argv(self, argv: list[str]) -> list[str]:
         alive = ["-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"]
         # ssh joins the remote words with spaces for the remote shell: the command is
         # quoted here, once, as that shell must read it.
         return [
             *(self.ssh, "-T", *alive, *self._common()),
-            *(self.destination, "--", shlex.join(self.worker_command())),
+            *(self.destination, "--", shlex.join(argv)),
         ]
 
     def attach(self, command: str) -> str:
@@ -269,8 +276,8 @@ class KubectlHost(Host):
     def _target(self) -> list[str]:
         return [self.pod, *(["-c", self.container] if self.container else [])]
 
-    def worker_argv(self) -> list[str]:
-        return [*self._base(), "exec", "-i", *self._target(), "--", *self.worker_command()]
+    def command_argv(self, argv: list[str]) -> list[str]:
+        return [*self._base(), "exec", "-i", *self._target(), "--", *argv]
 
     def attach(self, command: str) -> str:
         return shlex.join(
@@ -312,8 +319,8 @@ class ContainerHost(Host):
             self.container,
         ]
 
-    def worker_argv(self) -> list[str]:
-        return [*self._exec("-i"), *self.worker_command()]
+    def command_argv(self, argv: list[str]) -> list[str]:
+        return [*self._exec("-i"), *argv]
 
     def attach(self, command: str) -> str:
         return shlex.join([*self._exec("-it"), "sh", "-c", command])

@@ -14,6 +14,7 @@ prints can corrupt a line.
 from __future__ import annotations
 
 import argparse
+import base64
 import getpass
 import importlib
 import logging
@@ -40,6 +41,7 @@ from ..errors import LabWidgetError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
 from ..schema import Message
 from ._forward import Listener, Sockets
+from ._pane import allowed
 from ._protocol import decode, decode_answer, encode, error_json, hello, mismatch
 
 __all__ = ["Worker", "main"]
@@ -289,6 +291,10 @@ class Worker:
                 ],
                 "facts": facts,
                 "attach_command": run.attach_command,
+                "tmux": {
+                    "binary": run.pane.runner.binary,
+                    "socket": str(run.pane.runner.socket_path),
+                },
                 "record": run._record.to_json(),
                 "forward_port": hosted.listener.port if hosted.listener else None,
                 "host": socket.gethostname(),
@@ -458,6 +464,15 @@ class Worker:
 
     def _op_screen(self, _id: object, run_id: object, _args: dict[str, Any]) -> str:
         return self._run(run_id).screen()
+
+    def _op_tmux(self, _id: object, run_id: object, args: dict[str, Any]) -> str:
+        # For the terminal view of the kernel: the run's own server, a few commands only.
+        argv = [str(a) for a in args.get("argv") or []]
+        if not allowed(argv):
+            raise LabWidgetError(f"tmux {argv[:1]} is not a command the terminal view runs")
+        data = args.get("data")
+        raw = base64.b64decode(str(data)) if data is not None else None
+        return self._run(run_id).pane.runner.tmux(*argv, data=raw)
 
 
 def _register(specs: list[str]) -> None:
