@@ -224,3 +224,25 @@ def test_the_terminal_pane_shows_the_tui_on_the_host(
     finally:
         stream.close()
         run.stop()
+
+
+def test_a_sandboxed_run_through_a_worker(stdio_host: Host, workdir: Path) -> None:
+    secret = Path.home() / ".lab-widget-remote-sandbox-probe"
+    secret.write_text("the kernel user's secret\n")
+    model = ScriptedModel(
+        rules=[
+            Rule(
+                "peek", [Reply(tools=[ToolUse("Bash", {"command": f"cat {secret}"})]), Reply("No.")]
+            )
+        ]
+    )
+    run = Run("claude-code", cwd=workdir, model=model, host=stdio_host, sandbox=True)
+    try:
+        run.send("peek please")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        [tool] = [m.tool for m in run.messages if m.tool is not None]
+        assert tool.status == "error" and "kernel user's secret" not in (tool.output or "")
+        assert run.messages[-1].text == "No."
+    finally:
+        run.stop()
+        secret.unlink()
