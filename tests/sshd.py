@@ -9,7 +9,9 @@ checkout with Debian's Python (same minor version as the kernel's, so the kernel
 site-packages serve it) and the pinned CLIs of the tools folder. :meth:`SshServer.stop`
 ends the user's tmux server and sshd, and removes the user, its home and the keys.
 
-Set-up is idempotent: a user left by an interrupted session is reused, then removed.
+Set-up is idempotent: a user left by an interrupted session is reused, then removed. The
+checkout, the kernel's site-packages and the tools folder must be readable by other users
+(they are used in place); :class:`SetupError` says so when they are not.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab_widget import SshHost
+from lab_widget._tools import tools_dir
 
 from .remote import FAKE, ROOT
 
@@ -153,9 +156,14 @@ def _check_machine() -> None:
             f"the second user runs {SYSTEM_PYTHON} ({version}), which cannot share this "
             f"kernel's site-packages (Python {sys.version_info[:2]})"
         )
-    for path in (ROOT / "lab_widget", Path(sysconfig.get_paths()["purelib"])):
-        if not _readable_by_others(path):
-            raise SetupError(f"{path} must be readable by other users for the SSH tests")
+    # The second user runs this checkout's lab_widget, the kernel's site-packages and the
+    # pinned CLIs in place (copying them would be gigabytes).
+    for path in (ROOT / "lab_widget", Path(sysconfig.get_paths()["purelib"]), tools_dir()):
+        if not _readable_by_others(path.resolve()):
+            raise SetupError(
+                f"{path} must be readable by other users for the SSH tests (clone the "
+                "repository where other users can read it, e.g. not under /root)"
+            )
 
 
 def start(folder: Path) -> SshServer:
