@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
+import remote
 import versus
 from _support import Row, machine_rows
 
@@ -34,6 +35,7 @@ SECTIONS = [
     "live",
     "concurrent",
     "terminal",
+    "remote",
 ]
 
 
@@ -77,6 +79,7 @@ def main() -> int:
         "live": lambda: cases.live(args.sends),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
+        "remote": lambda: remote.remote(args.probes, args.sends),
     }
     rows = machine_rows()
     started = time.perf_counter()

@@ -6,7 +6,7 @@ model server that makes runs deterministic and offline.
 """
 
 from . import _export as _export  # installs Chat.export
-from . import schema
+from . import _version, schema
 from ._answers import FreeText
 from ._auth_card import ProviderAuthCard, login
 from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
@@ -15,7 +15,10 @@ from ._home import lab_home
 from ._magics import load_ipython_extension
 from ._metrics import MetricsServer, metrics, serve_metrics
 from ._providers import ProviderInfo, ProviderTable, providers
+from ._remote import _proxy as _proxy  # registers the class of runs on other hosts
+from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
 from ._run import Run, get_run, runs
+from ._sandbox import Sandbox
 from ._seed import Seed, Workspace
 from ._transcripts import read_transcript
 from .errors import (
@@ -26,9 +29,11 @@ from .errors import (
     AuthRequiredError,
     CLINotFoundError,
     CommandFileWarning,
+    ConnectionLostError,
     DialogChangedError,
     DialogNotAnswerableError,
     ExportFormatError,
+    HostUnreachableError,
     InvalidAnswerError,
     InvalidCodeError,
     InvalidKeyError,
@@ -38,9 +43,11 @@ from .errors import (
     MissingDependencyError,
     NoDialogError,
     NoLoginInProgressError,
+    RemoteError,
     ReplyDroppedError,
     RunEndedError,
     RunNotFoundError,
+    SandboxError,
     ScrubPatternError,
     SeedConflictError,
     SeedMetaError,
@@ -48,6 +55,7 @@ from .errors import (
     TmuxError,
     UnknownProviderError,
     WaitTimeoutError,
+    WorkerVersionError,
     WorkspaceError,
 )
 from .provider import AuthFlow, Endpoint, LoginStart, default_provider, provider_ids
@@ -65,16 +73,22 @@ __all__ = [
     "AuthRequiredError",
     "CLINotFoundError",
     "CommandFileWarning",
+    "ConnectionLostError",
+    "ContainerHost",
     "DialogChangedError",
     "DialogNotAnswerableError",
     "Endpoint",
     "ExportFormatError",
     "FreeText",
+    "Host",
+    "HostUnreachableError",
     "InvalidAnswerError",
     "InvalidCodeError",
     "InvalidKeyError",
     "InvalidSeedError",
+    "KubectlHost",
     "LabWidgetError",
+    "LocalHost",
     "LoginFailedError",
     "LoginStart",
     "MetricsServer",
@@ -84,23 +98,28 @@ __all__ = [
     "ProviderAuthCard",
     "ProviderInfo",
     "ProviderTable",
+    "RemoteError",
     "Reply",
     "ReplyDroppedError",
     "Rule",
     "Run",
     "RunEndedError",
     "RunNotFoundError",
+    "Sandbox",
+    "SandboxError",
     "ScriptedModel",
     "ScrubPatternError",
     "Seed",
     "SeedConflictError",
     "SeedMetaError",
     "SessionInfo",
+    "SshHost",
     "StaleDialogError",
     "TmuxError",
     "ToolUse",
     "UnknownProviderError",
     "WaitTimeoutError",
+    "WorkerVersionError",
     "Workspace",
     "WorkspaceError",
     "default_provider",
@@ -122,4 +141,4 @@ __all__ = [
     "turns_dataframe",
 ]
 
-__version__ = "0.1.0"
+__version__ = _version.__version__

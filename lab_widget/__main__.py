@@ -1,16 +1,21 @@
-"""Command line: ``python -m lab_widget install-clis``."""
+"""Command line: ``python -m lab_widget install-clis``, ``pins``, ``worker``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from ._remote._worker import main as worker
 from ._tools import install_clis, tools_dir
 from .compat import ORACLE, PINS
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["worker"]:
+        # The worker owns stdio for its protocol; it parses its own options.
+        return worker(argv[1:])
     parser = argparse.ArgumentParser(prog="lab_widget")
     sub = parser.add_subparsers(dest="command", required=True)
     install = sub.add_parser(
@@ -19,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     install.add_argument("providers", nargs="*", metavar="PROVIDER", help=", ".join(PINS))
     sub.add_parser("pins", help="print the pinned CLI versions")
+    sub.add_parser(
+        "worker",
+        help="serve runs on this host over stdio (started by a kernel through a transport)",
+    )
     args = parser.parse_args(argv)
     if args.command == "install-clis":
         unknown = [p for p in args.providers if p not in PINS]

@@ -14,14 +14,16 @@ from pathlib import Path
 from ._chat import ChatSession
 from ._home import RunRecord, lab_home, runtime_dir, socket_path
 from ._runner import TmuxRunner, TmuxTerminal
+from ._sandbox import Sandbox, confine
 from ._seed import Seed, Workspace, prepare_workspace
 from ._tools import find_binary
 from .compat import PINS
-from .errors import AgentNotReadyError, LabWidgetError
+from .errors import AgentNotReadyError, LabWidgetError, SandboxError
 from .provider import (
     AgentProvider,
     Endpoint,
     RunContext,
+    SpawnPlan,
     SpawnRequest,
     StartupBlocker,
     Terminal,
@@ -67,6 +69,28 @@ def _binary(provider_id: str, provider: AgentProvider) -> Path:
     return Path(provider.meta.binary)
 
 
+def _sandboxed(
+    provider: AgentProvider, request: SpawnRequest, plan: SpawnPlan, sandbox: Sandbox
+) -> SpawnPlan:
+    paths = provider.sandbox_paths(request)
+    if request.endpoint is None and not (paths.read_write or sandbox.read_write):
+        # The user's own setup lives in their home, which the sandbox hides: the CLI would
+        # start as if never set up.
+        raise SandboxError(
+            f"{provider.meta.display_name} keeps your login and settings in your home, which "
+            "a sandboxed run cannot see; run it on a scripted model or an endpoint "
+            "(model=..., endpoint=...), or name its config in Sandbox(read_write=[...])"
+        )
+    login_env = [m.env_var for m in provider.auth().all_methods() if m.env_var]
+    return confine(
+        plan,
+        sandbox,
+        runtime_dir=request.context.runtime_dir,
+        provider_paths=paths,
+        login_env=login_env,
+    )
+
+
 def launch(
     provider: AgentProvider,
     provider_id: str,
@@ -78,10 +102,13 @@ def launch(
     seed: Seed | None,
     worktree: bool,
     options: Mapping[str, object],
+    sandbox: Sandbox | None = None,
 ) -> Launched:
     """Prepare the workspace and runtime folder, spawn the provider's plan, write the record.
 
-    Nothing is left behind when the spawn fails: the workspace is undone (nothing ran in it).
+    With ``sandbox``, the plan runs inside bubblewrap (:mod:`lab_widget._sandbox`), with an
+    environment of its own. Nothing is left behind when the spawn fails: the workspace is
+    undone (nothing ran in it).
     """
     folder_of_run = runtime_dir(run_id)
     folder_of_run.mkdir(parents=True, exist_ok=True)
@@ -104,7 +131,16 @@ def launch(
     try:
         blocker = provider.startup_blocker(request)
         plan = provider.plan_spawn(request)
-        terminal = runner().spawn(run_id, plan.argv, plan.env, plan.cwd, unset=plan.unset_env)
+        if sandbox is not None:
+            plan = _sandboxed(provider, request, plan, sandbox)
+        terminal = runner().spawn(
+            run_id,
+            plan.argv,
+            plan.env,
+            plan.cwd,
+            unset=plan.unset_env,
+            inherit_env=sandbox is None,
+        )
     except BaseException:
         workspace.cleanup(discard=True)  # nothing ran in it yet
         raise

@@ -1,10 +1,12 @@
 """The IPython extension: ``%load_ext lab_widget``, then ``%%agent`` and ``%agent``.
 
-``%%agent [target] [--provider ID] [--cwd DIR] [--wait [SECONDS]]`` sends the cell body to a
-run and displays its view. ``target`` is, in order: a :class:`~lab_widget.Run` bound to that
-name in the notebook, a live run with that id, or a new run created under that name with the
-default provider (or ``--provider``). Without a target the cell goes to the run the previous
-``%%agent`` cell used, or to a new one.
+``%%agent [target] [--provider ID] [--cwd DIR] [--host HOST] [--wait [SECONDS]]`` sends the
+cell body to a run and displays its view. ``target`` is, in order: a :class:`~lab_widget.Run`
+bound to that name in the notebook, a live run with that id, or a new run created under that
+name with the default provider (or ``--provider``). Without a target the cell goes to the run
+the previous ``%%agent`` cell used, or to a new one. ``--host`` puts a new run on another host:
+a :class:`~lab_widget.Host` bound to that name in the notebook, or a host string
+(``ssh://me@box``).
 
 ``@name`` in the cell mentions the notebook's variable ``name``: it reaches the agent described,
 as with ``run.send(text, context=globals())`` (see :meth:`~lab_widget.Run.send`).
@@ -25,6 +27,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
+from ._remote._transports import Host
 from ._run import Run, runs
 from .errors import LabWidgetError
 
@@ -48,6 +51,7 @@ def _parser() -> _Parser:
     parser.add_argument("target", nargs="?", help="a Run variable, a run id or a new name")
     parser.add_argument("--provider", "-p", help="provider id for a new run")
     parser.add_argument("--cwd", "-d", default=".", help="folder for a new run")
+    parser.add_argument("--host", "-H", help="a Host variable or host string for a new run")
     parser.add_argument(
         "--wait",
         "-w",
@@ -117,19 +121,24 @@ class AgentMagics(Magics):
         if args.wait is not None:
             run.wait(timeout=args.wait)
 
+    def _host(self, args: argparse.Namespace) -> Host | str | None:
+        given: str | None = args.host
+        bound = self.shell.user_ns.get(given) if self.shell is not None and given else None
+        return bound if isinstance(bound, Host) else given
+
     def _target(self, args: argparse.Namespace) -> Run:
         name: str | None = args.target
         if name is None:
             if self._last is not None and self._last.state != "ended":
                 return self._last
-            return Run(args.provider, cwd=args.cwd)
+            return Run(args.provider, cwd=args.cwd, host=self._host(args))
         bound = self.shell.user_ns.get(name) if self.shell is not None else None
         if isinstance(bound, Run):
             return bound
         found = self._find(name)
         if found is not None:
             return found
-        run = Run(args.provider, cwd=args.cwd, name=name)
+        run = Run(args.provider, cwd=args.cwd, name=name, host=self._host(args))
         if self.shell is not None and name.isidentifier():
             # Later cells and Python code reach it by the same name.
             self.shell.user_ns.setdefault(name, run)

@@ -8,7 +8,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ._answering import mismatch, play_answer, resolution
 from ._answers import UserAnswer
@@ -22,7 +22,9 @@ from ._launch import accept_startup, launch, new_run_id
 from ._launch import runner as _runner
 from ._live import announce, find, live_records, register
 from ._pricing import enrich_summary
+from ._remote._transports import Host
 from ._runner import TmuxTerminal
+from ._sandbox import Sandbox
 from ._seed import Seed, Workspace
 from ._tailer import Tailer
 from ._transcripts import read_chat
@@ -87,9 +89,46 @@ class Run:
         Give the run its own ``git worktree`` on the branch ``lab/<run id>`` under the
         lab home, so parallel runs on one repository never collide; ``cwd`` must be in a
         git repository. ``stop(cleanup=True)`` removes it.
+    sandbox
+        Run the agent under bubblewrap (``True``, or a :class:`Sandbox` that shows it more):
+        it sees its working folder, its run folder, the system's folders and its CLI, and
+        an empty home (or the run's isolated one), never the user's home and keys. Needs a
+        scripted model or an endpoint unless the :class:`Sandbox` names the CLI's config.
+    host
+        Run the agent on another host: ``"ssh://user@host"``, ``"kubectl://namespace/pod"``,
+        ``"podman://container"``, or a :class:`Host` (``SshHost``, ``KubectlHost``,
+        ``ContainerHost``, ``LocalHost``). A worker there (``python -m lab_widget worker``)
+        runs the agent; this object mirrors it and has the same surface. ``cwd`` is a
+        folder on the host; a scripted model stays in this kernel and is reached through
+        the connection; an ``endpoint`` must be reachable from the host.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
+
+    _remote: ClassVar[type[Run] | None] = None
+    """The class of runs on other hosts (``lab_widget._remote``) once it is imported."""
+
+    def __init_subclass__(cls, remote: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if remote:
+            Run._remote = cls
+
+    def __new__(cls, *args: Any, host: str | Host | None = None, **kwargs: Any) -> Run:
+        if host is not None and cls is Run:
+            # The same call, the same surface: a run on another host is a Run too.
+            return object.__new__(cls._remote_class())
+        return object.__new__(cls)
+
+    @classmethod
+    def _remote_class(cls) -> type[Run]:
+        if Run._remote is None:
+            raise LabWidgetError("runs on other hosts need lab_widget imported whole")
+        return Run._remote
+
+    @classmethod
+    def _runs_on(cls, host: str | Host) -> list[Run]:
+        """The live runs on ``host`` (implemented by the remote class)."""
+        return cls._remote_class()._runs_on(host)
 
     def __init__(
         self,
@@ -101,6 +140,8 @@ class Run:
         name: str | None = None,
         seed: Seed | None = None,
         worktree: bool = False,
+        sandbox: bool | Sandbox = False,
+        host: str | Host | None = None,
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
@@ -134,6 +175,7 @@ class Run:
             seed=seed,
             worktree=worktree,
             options=options,
+            sandbox=Sandbox.of(sandbox),
         )
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
@@ -528,12 +570,15 @@ class Run:
         return self._terminal.capture()
 
 
-def runs() -> RunList[Run]:
+def runs(host: str | Host | None = None) -> RunList[Run]:
     """Every live run, re-adopting runs started by an earlier kernel (same lab home).
 
     A re-adopted run reads its history back from the agent's transcript. The list displays
     in a notebook as a live dashboard (state, activity, tokens, cost; open or stop a run).
+    With ``host`` (see :class:`Run`), the live runs on that host, re-adopted by its worker.
     """
+    if host is not None:
+        return RunList(Run._runs_on(host))
     found: list[Run] = []
     for record, terminal in live_records(_runner()):
         existing = find(record.run_id)
@@ -541,9 +586,9 @@ def runs() -> RunList[Run]:
     return RunList(found)
 
 
-def get_run(run_id: str) -> Run:
-    """The live run with this id."""
-    for run in runs():
+def get_run(run_id: str, host: str | Host | None = None) -> Run:
+    """The live run with this id (on ``host``, when given)."""
+    for run in runs(host):
         if run.id == run_id:
             return run
     raise RunNotFoundError(f"no live run {run_id!r}")

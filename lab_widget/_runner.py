@@ -339,17 +339,21 @@ class TmuxRunner:
         unset: Iterable[str] = (),
         width: int = 200,
         height: int = 50,
+        inherit_env: bool = True,
     ) -> TmuxTerminal:
         """Start ``argv`` in a new detached session.
 
         The agent gets this process's current environment plus ``env``: a long-lived tmux
         server would otherwise hand it the environment of whichever process started the
-        server. The environment travels in a private file the session reads and deletes,
-        so no credential ever appears on a command line.
+        server. With ``inherit_env=False`` it gets ``env`` alone (and the pane's ``TERM``):
+        neither this process's variables nor the server's reach it (a sandboxed agent).
+        The environment travels in a private file the session reads and deletes, so no
+        credential ever appears on a command line.
         """
         self.socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         unset = {name for name in unset if _ENV_NAME.fullmatch(name)}
-        full = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY | unset}
+        inherited = os.environ.items() if inherit_env else ()
+        full = {k: v for k, v in inherited if k not in _HOST_ONLY | unset}
         full.update(env)
         fd, env_file = tempfile.mkstemp(prefix="env-", dir=self.socket_path.parent)
         with os.fdopen(fd, "w") as f:
@@ -361,6 +365,9 @@ class TmuxRunner:
                 if _ENV_NAME.fullmatch(key):
                     f.write(f"export {key}={shlex.quote(value)}\n")
         launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
+        if not inherit_env:
+            # env -i: the session starts from nothing but the terminal type tmux gave it.
+            launcher = f'exec env -i TERM="$TERM" sh -c {shlex.quote(launcher)} "$0" "$@"'
         command = shlex.join(["sh", "-c", launcher, env_file, *argv])
         # The server's only configuration: panes outlive their process, so the last
         # screen of an agent that ends by itself can still be read (see ``on_exit``).

@@ -21,9 +21,11 @@ __all__ = [
     "AuthRequiredError",
     "CLINotFoundError",
     "CommandFileWarning",
+    "ConnectionLostError",
     "DialogChangedError",
     "DialogNotAnswerableError",
     "ExportFormatError",
+    "HostUnreachableError",
     "InvalidAnswerError",
     "InvalidCodeError",
     "InvalidKeyError",
@@ -33,9 +35,11 @@ __all__ = [
     "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
+    "RemoteError",
     "ReplyDroppedError",
     "RunEndedError",
     "RunNotFoundError",
+    "SandboxError",
     "ScrubPatternError",
     "SeedConflictError",
     "SeedMetaError",
@@ -43,6 +47,7 @@ __all__ = [
     "TmuxError",
     "UnknownProviderError",
     "WaitTimeoutError",
+    "WorkerVersionError",
     "WorkspaceError",
 ]
 
@@ -85,6 +90,35 @@ class RunEndedError(LabWidgetError, RuntimeError):
 
 class RunNotFoundError(LabWidgetError, LookupError):
     """No live run has this id."""
+
+
+class SandboxError(LabWidgetError, RuntimeError):
+    """A sandboxed run cannot start: bubblewrap is missing, a path to show the agent does
+    not exist, or the agent's CLI would need the user's home (see :class:`~lab_widget.Sandbox`).
+    """
+
+
+class RemoteError(LabWidgetError, RuntimeError):
+    """A run on another host (or its worker) failed in a way that has no class of its own."""
+
+
+class HostUnreachableError(RemoteError, ConnectionError):
+    """The worker on the run's host could not be started or reached; the message carries
+    what the transport (ssh, kubectl, podman) said.
+    """
+
+
+class WorkerVersionError(RemoteError):
+    """The worker on the host speaks another protocol, or runs another lab_widget version
+    or other CLI pins than this kernel; install the same version on both sides.
+    """
+
+
+class ConnectionLostError(RemoteError, ConnectionError):
+    """The pipe to the host dropped while a request that must not be repeated (a send, an
+    answer) was on its way: it may or may not have reached the agent. The run itself lives
+    on; the connection is re-established and the chat resynced.
+    """
 
 
 class AgentNotReadyError(LabWidgetError, TimeoutError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from lab_widget._tools import tools_dir
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, register
 
+from . import sshd
 from .fake_provider import FakeProvider
 from .recording import RecordingComm
+from .remote import close_connections
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -90,3 +93,17 @@ def comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[RecordingComm]]:
 
     monkeypatch.setattr(comm, "create_comm", create_comm)
     yield made
+
+
+@pytest.fixture(scope="session")
+def ssh_server() -> Iterator[sshd.SshServer]:
+    """A second host: a test sshd on 127.0.0.1 reached as a second local user (see sshd.py)."""
+    try:
+        server = sshd.start(Path(tempfile.mkdtemp(prefix="lab-widget-sshd-")))
+    except sshd.SetupError as exc:
+        pytest.fail(f"cannot start the second host: {exc}")
+    try:
+        yield server
+    finally:
+        close_connections()
+        server.stop()

@@ -12,6 +12,9 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import lab_widget
 from lab_widget import Run
+from lab_widget._remote._proxy import RemoteRun
+
+from .remote import close_connections, local_host
 
 
 @pytest.fixture
@@ -96,3 +99,19 @@ def test_an_ended_run_is_refused_with_advice(shell: InteractiveShell, workdir: P
     shell.user_ns["gone"].stop()
     with pytest.raises(UsageError, match="has ended; start another"):
         cell(shell, "gone", "y")
+
+
+def test_cells_reach_runs_on_another_host(
+    shell: InteractiveShell, lab_home: Path, workdir: Path
+) -> None:
+    shell.user_ns["box"] = local_host(lab_home)
+    try:
+        cell(shell, f"far --provider fake --cwd {workdir} --host box --wait 20", "over there")
+        run = shell.user_ns["far"]
+        assert isinstance(run, RemoteRun) and run.host == shell.user_ns["box"]
+        assert [m.text for m in run.messages] == ["over there", "echo: over there"]
+        cell(shell, "far --wait 20", "and back")
+        assert [m.text for m in run.messages][-1] == "echo: and back"
+        run.stop()
+    finally:
+        close_connections()

@@ -37,6 +37,30 @@ def test_unset_names_do_not_reach_the_agent(
         terminal.kill()
 
 
+def test_a_spawn_that_inherits_nothing_gets_only_its_own_environment(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LAB_WIDGET_TEST_KERNEL_ONLY", "leaked")
+    out = workdir / "env.txt"
+    terminal = _runner().spawn(
+        "env-clean",
+        ["/bin/sh", "-c", f"env > {out}.tmp && mv {out}.tmp {out}; sleep 30"],
+        {"LAB_WIDGET_TEST_SET": "set", "PATH": "/usr/bin:/bin"},
+        workdir,
+        inherit_env=False,
+    )
+    try:
+        retry_until(out.exists, 10)
+        env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+        assert env.get("LAB_WIDGET_TEST_SET") == "set"
+        assert "LAB_WIDGET_TEST_KERNEL_ONLY" not in env and "LAB_WIDGET_HOME" not in env
+        # What the shell adds itself (PWD, SHLVL, _) and the pane's terminal type, no more.
+        assert set(env) <= {"LAB_WIDGET_TEST_SET", "PATH", "TERM", "PWD", "SHLVL", "_", "OLDPWD"}
+        assert env["TERM"]
+    finally:
+        terminal.kill()
+
+
 def test_isolated_claude_runs_never_inherit_the_users_config_dir(
     lab_home: Path, workdir: Path
 ) -> None:

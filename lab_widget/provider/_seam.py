@@ -46,6 +46,7 @@ __all__ = [
     "ProviderMeta",
     "ReadResult",
     "RunContext",
+    "SandboxPaths",
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
@@ -129,6 +130,21 @@ class SpawnPlan:
     unset_env: frozenset[str] = frozenset()
     """Names removed from the inherited environment (settings of the user's own setup
     that would leak into an isolated run)."""
+
+
+@dataclass(frozen=True)
+class SandboxPaths:
+    """Paths outside the working folder and the run folder that a sandboxed agent's CLI
+    must see (its own config and login, when the run uses the user's own setup).
+
+    Examples
+    --------
+    >>> SandboxPaths(read_write=(Path("/home/me/.config/agent"),)).read_only
+    ()
+    """
+
+    read_write: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -299,6 +315,17 @@ class AgentProvider(ABC):
         gained since the last call. The default adds nothing.
         """
         return summary
+
+    def sandbox_paths(self, request: SpawnRequest) -> SandboxPaths:
+        """Optional: what the CLI must see beyond the working folder, the run folder and
+        its own installation when the run is sandboxed (``Run(..., sandbox=True)``).
+
+        Runs on a scripted model or an endpoint keep everything in the run folder (an
+        isolated config home), so the default names nothing; a provider whose CLI keeps
+        the user's login in its home names those paths here for sandboxed runs on the
+        user's own setup.
+        """
+        return SandboxPaths()
 
     def is_ready(self, context: RunContext) -> bool:
         """Whether the TUI takes input now (from a structured signal)."""
