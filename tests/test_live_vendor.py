@@ -15,6 +15,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, metrics, serve_metrics
 from lab_widget.provider.claude_code._statusline import mint_gateway_token
+from lab_widget.scripted import ApiError
+
+from .conftest import pinned_binary
 
 pytestmark = [pytest.mark.live]
 
@@ -184,6 +187,40 @@ def test_claude_status_line_facts_reach_the_session_turns_header_and_metrics(
             if s.labels["provider"] == "claude-code"
         }
         assert tools == {"Bash": 1.0}
+    finally:
+        run.stop()
+        model.stop()
+
+
+@pytest.mark.parametrize("provider_id", ["codex", "opencode"])
+def test_a_turn_refused_over_the_quota_says_so_and_records_the_limit(
+    provider_id: str, lab_home: Path, workdir: Path
+) -> None:
+    # The API answers 429 "insufficient quota" to every attempt: Codex gives up at once,
+    # OpenCode after its retries; both record the error, which is all the vendor said.
+    pinned_binary(provider_id)
+    model = ScriptedModel(
+        rules=[
+            Rule("over the quota", Reply("Never sent.", error=ApiError("quota", retry_after=1))),
+            *rules("Bash"),
+        ]
+    )
+    run = Run(provider_id, cwd=workdir, model=model)
+    try:
+        run.send("hello", ready_timeout=120)
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert run.session.rate_limits == []
+        run.send("over the quota")
+        assert run.wait_for(
+            lambda r: any(m.kind == "lifecycle" and m.level == "error" for m in r.messages),
+            timeout=120,
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle", run.screen()
+        reached = [r for r in run.session.rate_limits if r.status == "reached"]
+        assert [(r.kind, r.source) for r in reached] == [("usage", "error")], reached
+        assert not any(m.text == "Never sent." for m in run.messages)
+        refused = [r for r in model.scripted_requests if r.user_text.endswith("over the quota")]
+        assert refused, model.requests  # the request reached the API and was refused
     finally:
         run.stop()
         model.stop()
