@@ -410,3 +410,19 @@ def test_opencode_request_refused_over_its_quota_records_the_limit_and_the_heade
     assert requests.used_percent is None  # absolute figures only: no share derived
     assert requests.resets_at is not None and requests.observed_at is not None
     assert (requests.resets_at - requests.observed_at).total_seconds() == 90
+
+
+def test_claude_code_request_refused_at_its_rate_limit_says_so_and_records_the_limit() -> None:
+    chat = read_transcript(CLAUDE / "rate_limited.jsonl", provider="claude-code")
+    assert chat.state == "idle"
+    [error] = [m for m in chat.messages if m.kind == "lifecycle" and m.level == "error"]
+    assert error.text.startswith("API Error: Request rejected (429)")
+    [limit] = chat.session.rate_limits
+    assert (limit.limit_id, limit.kind, limit.status, limit.source) == (
+        "rate_limit",
+        "requests",
+        "reached",
+        "error",
+    )
+    assert limit.observed_at is not None and limit.used_percent is None
+    assert chat.session.usage.output_tokens == 0  # the synthetic entry bills nothing
