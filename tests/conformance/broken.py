@@ -24,8 +24,7 @@ from lab_widget.schema import (
     ScrubPattern,
     SeedMeta,
 )
-
-from ..fake_provider import FakeProvider, FakeReader
+from tests.support.fake_provider import FakeProvider, FakeReader
 
 __all__ = ["BROKEN"]
 

@@ -32,8 +32,8 @@ from lab_widget.provider import (
     TranscriptRef,
 )
 from lab_widget.schema import AuthDescriptor, Message
+from tests.unit.test_architecture import core_modules, user_facing_strings
 
-from ..test_architecture import core_modules, user_facing_strings
 from .kits import ConformanceKit, TranscriptMedium
 
 __all__ = [
