@@ -107,7 +107,7 @@ PICKER = kit.PickerPacing(
     settle=1.5,
     key_delay=0.3,
     tab_settle=1.5,
-    evidence=kit.Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
+    evidence=kit.Evidence(VERSION, "live: every recipe in tests/live/claude_code/test_dialogs.py"),
 )
 """The pickers re-render after each key: keys go 1.5 s after the PreToolUse signal (the
 picker takes none sooner), 0.3 s apart, and 1.5 s after a key that switches to another tab
@@ -178,7 +178,7 @@ ATTRIBUTION_PATTERNS = (
 ``🤖 Generated with [Claude Code](https://claude.com/claude-code)``, both read from the
 binary's commit/PR attribution code (``strings``; the URL is its constant). In a git
 repository the CLI's prompt tells the model to end commits and pull requests with exactly
-these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
+these; ``tests/live/test_seed.py`` reads them from the request and checks they scrub."""
 
 SEED = kit.SeedLayout(
     context_file="CLAUDE.local.md",
@@ -187,7 +187,7 @@ SEED = kit.SeedLayout(
     scrub_patterns=ATTRIBUTION_PATTERNS,
     evidence=kit.Evidence(
         VERSION,
-        "live: tests/test_live_seed.py (the context file's text reaches the model; the "
+        "live: tests/live/test_seed.py (the context file's text reaches the model; the "
         "attribution read from the request scrubs); conformance: seeding",
     ),
 )
@@ -212,7 +212,7 @@ ISOLATION_UNSET = frozenset(
 )
 """Environment variables an isolated (scripted or endpoint) run must not inherit."""
 
-# -- auth (verified by tests/test_live_auth.py against the pinned binary) ------------------
+# -- auth (verified by tests/live/claude_code/test_auth.py against the pinned binary) ----------
 
 AUTH_STATUS_ARGS = ("auth", "status", "--json")
 """Prints ``{"loggedIn", "authMethod", "apiProvider", "apiKeySource"?, ...}`` offline; exits

@@ -1,6 +1,6 @@
 """Every coupling to OpenCode's private behaviour, verified against OpenCode 1.18.33 under
 tmux with an isolated HOME / XDG dirs and the scripted model
-(``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``); evidence per
+(``scripts/record_opencode_fixtures.py``, ``tests/live/opencode/test_run.py``); evidence per
 coupling in ``docs/compat/opencode.md``.
 """
 
