@@ -86,7 +86,7 @@ def test_a_run_in_a_pod_goes_through_kubectl_exec(
         "lab_widget",
         "worker",
         "--provider",
-        "fake=tests.fake_provider:FakeProvider",
+        "fake=tests.support.fake_provider:FakeProvider",
     ]
     attach = shlex.split(run.attach_command)
     assert attach[:10] == [
