@@ -48,7 +48,7 @@ lint: $(STAMP) js/node_modules/.package-lock.json
 	cd js && npm run format:check
 
 typecheck: $(STAMP) js/node_modules/.package-lock.json
-	$(VENV)/bin/mypy lab_widget
+	$(VENV)/bin/mypy lab_widget tests
 	cd js && npm run typecheck
 
 # The user guide (the notebooks' stored outputs), decision records and API reference;

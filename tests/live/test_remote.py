@@ -121,7 +121,8 @@ def test_claude_code_over_ssh_as_a_second_user_survives_a_killed_connection(
         ), run.screen()
         connection = _connection._connections[ssh_host]
         ssh = connection._proc
-        assert ssh is not None and Path(ssh.args[0]).name == "ssh"  # type: ignore[index]
+        assert ssh is not None
+        assert isinstance(ssh.args, list) and Path(ssh.args[0]).name == "ssh"
         ssh.kill()  # the connection drops mid-turn; the agent goes on under tmux there
         assert run.wait(timeout=120) == "idle", run.screen()
         assert connection.reconnects == 1 and connection._proc is not ssh
@@ -179,7 +180,9 @@ def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_hos
         assert run.wait(timeout=90) == "idle", run.screen()
         connection = _connection._connections[ssh_host]
         assert connection._proc is not None
-        assert not any(model.api_key in a for a in connection._proc.args)  # type: ignore[union-attr]
+        argv = connection._proc.args
+        assert isinstance(argv, list)
+        assert not any(model.api_key in a for a in argv)
         # No process of the second user carries the key on its command line.
         lines = ssh_server.as_user("ps", "-o", "args=", "-u", sshd.USER).splitlines()
         assert any("lab_widget worker" in line for line in lines)

@@ -77,10 +77,10 @@ def test_codex_rate_limits_reach_the_session_the_header_and_the_frames(
         run.send("hello")
         assert run.wait(timeout=120) == "idle", run.screen()
         limits = {r.key: r for r in run.session.rate_limits}
-        assert limits[("codex", "primary")].used_percent == 42.5  # type: ignore[attr-defined]
-        assert limits[("codex", "primary")].window_minutes == 300  # type: ignore[attr-defined]
+        assert limits[("codex", "primary")].used_percent == 42.5
+        assert limits[("codex", "primary")].window_minutes == 300
         credits = limits[("codex", "credits")]
-        assert credits.remaining == Decimal("12.34")  # type: ignore[attr-defined]
+        assert credits.remaining == Decimal("12.34")
         run.send("nearly spent")
         assert run.wait(timeout=120) == "idle", run.screen()
         assert run.wait_for(

@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 
 from lab_widget import Endpoint, Reply, Rule, Run, ScriptedModel, ToolUse, WaitTimeoutError
-from lab_widget._run import _runner
+from lab_widget._launch import runner as _runner
 from lab_widget.schema import SessionSummary
 from tests.support.binaries import pinned_binary
 from tests.support.oracle import Report, ccusage, oracle_binary
@@ -37,7 +38,16 @@ to it as to its own models."""
 COST_MARGIN = 0.02
 
 
-def _usage(step: int) -> dict[str, int]:
+class ReplyUsage(TypedDict):
+    """The figures a scripted reply reports (``Reply``'s usage keywords)."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+def _usage(step: int) -> ReplyUsage:
     # Different figures per response: a response counted twice, or one left out, shows.
     return {
         "input_tokens": 1000 + 100 * step,

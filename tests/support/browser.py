@@ -13,14 +13,14 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from .paths import ROOT
 
@@ -89,7 +89,7 @@ def _pythonpath() -> str:
 
 @contextmanager
 def jupyter_lab(
-    root: Path, env: dict[str, str], settings_files: dict[str, object] | None = None
+    root: Path, env: dict[str, str], settings_files: Mapping[str, object] | None = None
 ) -> Iterator[Lab]:
     """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced.
 
@@ -111,7 +111,7 @@ def jupyter_server(
     root: Path,
     env: dict[str, str],
     app: str,
-    settings_files: dict[str, object] | None = None,
+    settings_files: Mapping[str, object] | None = None,
 ) -> Iterator[Lab]:
     """``jupyter <app>`` (``lab`` or ``notebook``), news and update checks silenced."""
     if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
@@ -167,7 +167,7 @@ def jupyter_server(
 
 
 @contextmanager
-def chromium_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
+def chromium_page(viewport: ViewportSize | None = None) -> Iterator[Any]:
     """A page in Debian's Chromium (never a downloaded browser)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make setup` (installs Debian's chromium)")

@@ -8,7 +8,7 @@ from typing import Any
 from comm import DummyComm
 
 
-class RecordingComm(DummyComm):  # type: ignore[misc]
+class RecordingComm(DummyComm):
     """Keeps every message a widget publishes, with its size on the wire."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

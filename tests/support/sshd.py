@@ -31,7 +31,8 @@ from pathlib import Path
 from lab_widget import SshHost
 from lab_widget._tools import tools_dir
 
-from .remote import FAKE, ROOT
+from .paths import ROOT
+from .remote import FAKE
 
 USER = "lw-remote"
 """The second local user the tests reach over SSH."""

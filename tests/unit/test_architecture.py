@@ -291,6 +291,7 @@ def adapter_import_offences(path: Path, package: str) -> list[str]:
     here = module if path.name == "__init__.py" else module.rpartition(".")[0]
     offences: list[str] = []
     for node in ast.walk(ast.parse(path.read_text())):
+        targets: list[tuple[str, str | None]]
         if isinstance(node, ast.Import):
             targets = [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

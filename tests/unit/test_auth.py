@@ -196,7 +196,7 @@ def test_run_without_endpoint_refuses_to_start_logged_out(
     register("fake-gate", KEY)
     with pytest.raises(AuthRequiredError, match=r"lab_widget.login\('fake-gate'\)"):
         lab_widget.Run("fake-gate", cwd=workdir)
-    assert lab_widget._run._runner().sessions() == []  # nothing was spawned
+    assert lab_widget._launch.runner().sessions() == []  # nothing was spawned
 
 
 def test_in_a_kernel_the_refused_run_shows_the_login_card(
@@ -274,7 +274,8 @@ def test_card_api_key_never_reaches_a_trait_and_errors_come_back(
         assert isinstance(channel, RecordingComm)
         channel.clear()
         card._run_action({"kind": "action", "id": "r1", "action": "save_key", "key": SECRET})
-        assert card.status is not None and card.status["logged_in"] is True
+        assert card.status is not None
+        assert card.status["logged_in"] is True
         assert card.has_stored_key is True
         assert SECRET not in card_state(card)
         assert SECRET not in json.dumps([data for _, data, _ in channel.sent], default=str)
@@ -301,15 +302,18 @@ def test_cards_follow_changes_made_elsewhere(
     try:
         provider.auth_flow().save_key(SECRET)  # from Python, not from a card
         for card in (first, second):
-            assert card.status is not None and card.status["logged_in"] is True
+            assert card.status is not None
+            assert card.status["logged_in"] is True
             assert card.has_stored_key is True
         first.perform("forget_key", {})
-        assert second.status is not None and second.status["logged_in"] is False
+        assert second.status is not None
+        assert second.status["logged_in"] is False
     finally:
         first.close()
         second.close()
     provider.auth_flow().save_key(SECRET)  # a closed card stops listening
-    assert first.status is not None and first.status["logged_in"] is False
+    assert first.status is not None
+    assert first.status["logged_in"] is False
 
 
 def test_card_shows_a_status_it_cannot_read(

@@ -10,6 +10,7 @@ import anywidget
 import pytest
 
 from lab_widget._widgets import ActionChannel, ActionRequest, RunsDashboard, RunView, login
+from lab_widget._widgets._auth_card import ProviderAuthCard
 from lab_widget._widgets._channel import CANCELLED
 from lab_widget.errors import RunEndedError
 from tests.support.recording import RecordingComm
@@ -17,7 +18,7 @@ from tests.support.recording import RecordingComm
 from .test_view import StubSource
 
 
-class Probe(anywidget.AnyWidget):  # type: ignore[misc]
+class Probe(anywidget.AnyWidget):
     _esm = "export default {}"
 
 
@@ -159,7 +160,11 @@ def test_a_widget_without_a_front_end_sends_nothing(comms: list[RecordingComm]) 
 def test_every_widget_of_the_package_takes_actions_through_the_channel(
     comms: list[RecordingComm],
 ) -> None:
-    widgets = [RunView(StubSource()), RunsDashboard([]), login("fake")]
+    widgets: list[RunView | RunsDashboard | ProviderAuthCard] = [
+        RunView(StubSource()),
+        RunsDashboard([]),
+        login("fake"),
+    ]
     try:
         for w in widgets:
             channel = w._channel

@@ -68,6 +68,6 @@ def test_the_evidence_check_sees_a_record_without_it() -> None:
     module.KEYS = KeyRecipe(keys=("x",), evidence=Evidence("0.9", "hearsay"))  # type: ignore[attr-defined]
     found = records(module)
     assert list(found) == ["KEYS"]
-    assert found["KEYS"].evidence.version != module.VERSION  # type: ignore[attr-defined]
+    assert found["KEYS"].evidence.version != module.VERSION
     assert not CHECK.match(found["KEYS"].evidence.how)
     assert CHECK.match("live: test_interrupt; fixture: interrupt.jsonl")

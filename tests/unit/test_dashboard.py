@@ -23,14 +23,14 @@ def act(board: RunsDashboard, action: str, run_id: str = "") -> dict[str, Any]:
         done.set()
         original(content, buffers)
 
-    board.table.send = capture  # type: ignore[method-assign]
+    board.table.send = capture
     try:
         board._on_custom(
             board.table, {"kind": "action", "id": "r1", "action": action, "run_id": run_id}, []
         )
         assert done.wait(20), f"no result for {action}"
     finally:
-        board.table.send = original  # type: ignore[method-assign]
+        board.table.send = original
     return results[0]
 
 
@@ -40,7 +40,8 @@ def test_runs_is_a_list_that_displays_as_a_dashboard(
     run = Run("fake", cwd=workdir, name="one")
     try:
         listed = lab_widget.runs()
-        assert isinstance(listed, RunList) and listed == [run]
+        assert isinstance(listed, RunList)
+        assert listed == [run]
         bundle = listed._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
         assert bundle["text/plain"] == "RunsDashboard(1 run)"

@@ -177,8 +177,10 @@ def _spool_story(steps: list[tuple[str, int, str]]) -> list[dict[str, object]]:
         elif kind == "SessionStart":
             records.append({"hook_event_name": kind, "transcript_path": f"/t/{pick}.jsonl"})
         elif kind == "PreToolUse" or not calls:
-            tool_input = {"questions": [DB]} if tool == "AskUserQuestion" else {"command": "ls"}
-            call = {
+            tool_input: dict[str, object] = (
+                {"questions": [DB]} if tool == "AskUserQuestion" else {"command": "ls"}
+            )
+            call: dict[str, object] = {
                 "tool_name": tool,
                 "tool_use_id": f"toolu_{len(calls)}",
                 "tool_input": tool_input,

@@ -105,7 +105,7 @@ def crafted() -> Chat:
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    nb = nbformat.read(path, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     return nb
 

@@ -164,7 +164,8 @@ def assert_ends_cleanly(run: Run) -> None:
     started = time.monotonic()
     assert run.wait_for(lambda r: r.state == "ended", 2.0), run.state
     assert time.monotonic() - started < 2.0
-    assert run._tailer._thread.join(2.0) is None and not run._tailer.running
+    run._tailer._thread.join(2.0)
+    assert not run._tailer.running
     with pytest.raises(RunEndedError):
         run.send("anyone?")
     assert run.wait(timeout=1) == "ended"  # never blocks on an ended run

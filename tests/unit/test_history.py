@@ -43,7 +43,8 @@ def test_history_lists_a_folders_sessions_newest_first(config: tuple[Path, Path]
     _, work = config
     found = history(work)
     assert [s.transcript_id for s in found] == ["session-tools", "session-paste", "session-hello"]
-    assert all(isinstance(s, SessionInfo) and s.provider_id == "claude-code" for s in found)
+    assert all(isinstance(s, SessionInfo) for s in found)
+    assert all(s.provider_id == "claude-code" for s in found)
     tools = found[0]
     assert tools.first_prompt == "please use a tool"
     assert tools.model == "claude-opus-5-5"

@@ -21,7 +21,7 @@ def test_every_bundle_has_an_entry_point_and_a_widget_that_serves_it() -> None:
     for name, entry in BUNDLES.items():
         assert (ROOT / "js" / entry).is_file(), f"{name}: no entry point {entry}"
 
-    def subclasses(cls: type) -> list[type]:
+    def subclasses(cls: type[BundledWidget]) -> list[type[BundledWidget]]:
         return [c for sub in cls.__subclasses__() for c in [sub, *subclasses(sub)]]
 
     served = {c.bundle for c in subclasses(BundledWidget) if c.__module__.startswith("lab_widget")}

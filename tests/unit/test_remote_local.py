@@ -9,6 +9,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -33,8 +34,9 @@ from lab_widget._remote import _connection
 from lab_widget._remote._protocol import PROTOCOL, hello
 from lab_widget._remote._proxy import RemoteRun
 from lab_widget._terminal import PaneStream
+from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
-from tests.support.remote import ROOT, close_connections, local_host
+from tests.support.remote import close_connections, local_host
 from tests.support.waiting import retry_until
 
 from .test_dashboard import act
@@ -47,7 +49,7 @@ def host(lab_home: Path) -> Iterator[LocalHost]:
     close_connections()
 
 
-def remote_fake(host: Host, workdir: Path, **kwargs: object) -> Run:
+def remote_fake(host: Host, workdir: Path, **kwargs: Any) -> Run:
     run = Run("fake", cwd=workdir, host=host, **kwargs)
     assert run.wait_for(lambda r: r.state == "idle", 10)
     assert retry_until(lambda: run.screen().startswith(">"), 10)  # the agent takes input
@@ -74,7 +76,9 @@ def test_a_run_on_a_host_is_a_run_with_the_whole_surface() -> None:
     assert public - own == inherited_ok
     for name in inherited_ok:
         member = getattr(Run, name)
-        source = inspect.getsource(member.fget if isinstance(member, property) else member)
+        target = member.fget if isinstance(member, property) else member
+        assert target is not None, name
+        source = inspect.getsource(target)
         for private in ("_chat", "_terminal", "_context", "_record", "_workspace"):
             assert f"self.{private}" not in source, (name, private)
 
@@ -82,7 +86,8 @@ def test_a_run_on_a_host_is_a_run_with_the_whole_surface() -> None:
 def test_send_and_wait_through_the_worker(host: LocalHost, workdir: Path) -> None:
     run = remote_fake(host, workdir)
     try:
-        assert isinstance(run, Run) and isinstance(run, RemoteRun)
+        assert isinstance(run, Run)
+        assert isinstance(run, RemoteRun)
         assert run.host == host and run.connected
         seen: list[ChatEvent] = []
         run.subscribe(seen.append)

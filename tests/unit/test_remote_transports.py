@@ -13,7 +13,8 @@ import pytest
 
 from lab_widget import ContainerHost, Host, KubectlHost, LabWidgetError, Run, SshHost
 from lab_widget._remote._transports import parse_host
-from tests.support.remote import FAKE, ROOT, close_connections
+from tests.support.paths import ROOT
+from tests.support.remote import FAKE, close_connections
 
 SHIM = """#!/bin/sh
 # {name} [flags] exec -i|-it ... [--] COMMAND...: records its arguments, then runs COMMAND here.

@@ -107,7 +107,7 @@ def test_agent_that_fails_to_start_says_why(
     assert run.state_reason.endswith("continue.\nfatal: no such model 'x'")
     assert run.view.state_reason == run.state_reason
     # The kept pane is dropped once read: no session of the run is left behind.
-    runner = lab_widget._run._runner()
+    runner = lab_widget._launch.runner()
     assert not runner.server.has_session(run.id)
     assert runs() == []
 
@@ -116,7 +116,7 @@ def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
     lab_home: Path, workdir: Path
 ) -> None:
     # No kernel watches this agent (as after a restart): when it ends, its pane stays.
-    runner = lab_widget._run._runner()
+    runner = lab_widget._launch.runner()
     terminal = runner.spawn("kept", ["sh", "-c", "echo last words"], {}, workdir)
     assert retry_until(lambda: "kept" not in runner.sessions(), 5)
     assert "kept" in runner.tmux("list-sessions", "-F", "#{session_name}").split()

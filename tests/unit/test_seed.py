@@ -155,7 +155,7 @@ def test_scrub_patterns_are_checked_against_their_samples() -> None:
 def test_seed_meta_paths_stay_inside_the_workspace(field: str, value: str) -> None:
     fields = {"context_file": "X.md", field: value}
     with pytest.raises(SeedMetaError, match="relative path inside the workspace"):
-        SeedMeta(**fields)  # type: ignore[arg-type]
+        SeedMeta(**fields)
 
 
 def test_a_bad_pattern_fails_when_the_provider_is_looked_up(

@@ -133,6 +133,7 @@ def test_context_is_the_latest_responses_input_side() -> None:
         last["input_tokens"] + last["cache_read_input_tokens"] + last["cache_creation_input_tokens"]
     )
     assert s.context_window == 1_000_000  # the pinned CLI's catalog: Opus 5.5 has 1M
+    assert s.context_tokens is not None
     assert s.context_tokens < s.usage.input_tokens  # not a total
 
 
@@ -161,7 +162,8 @@ def test_every_price_says_where_it_comes_from_and_when() -> None:
         assert price.source and price.url.startswith("https://"), prefix
         assert len(price.as_of) == 10 and price.as_of[4] == "-", prefix
         for value in (price.input, price.output, price.cache_read, price.cache_write):
-            assert isinstance(value, Decimal) and value >= 0, prefix
+            assert isinstance(value, Decimal)
+            assert value >= 0, prefix
 
 
 def test_the_table_matches_the_pinned_clis_catalog() -> None:

@@ -282,7 +282,7 @@ def term_bytes(comm: RecordingComm) -> int:
 
 def open_view(run: Run, comms: list[RecordingComm]) -> tuple[RunView, RecordingComm]:
     view = run.view
-    comm = next(c for c in comms if c.comm_id == view.comm.comm_id)  # type: ignore[union-attr]
+    comm = next(c for c in comms if c.comm_id == view.comm.comm_id)
     return view, comm
 
 
@@ -337,7 +337,10 @@ def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
         say(view, op="input", viewer="v1", data="from the view\r")
         assert run.wait_for(lambda r: len(r.messages) == 2, 10)
         assert run.messages[0].text == "from the view"
-        outputs = lambda: b"".join(b[0] for c, b in term_messages(comm) if c["op"] == "output")  # noqa: E731
+
+        def outputs() -> bytes:
+            return b"".join(b[0] for c, b in term_messages(comm) if c["op"] == "output")
+
         assert retry_until(lambda: b"echo: from the view" in outputs(), 5)
         # A paste goes the runner's way: one bracketed paste, its line break never submits.
         say(view, op="paste", viewer="v1", text="two\nlines")
@@ -451,7 +454,7 @@ def test_the_dashboard_opens_a_run_with_its_terminal(
             done.set()
             original(content, buffers)
 
-        board.table.send = capture  # type: ignore[method-assign]
+        board.table.send = capture
         message = {"kind": "action", "id": "a1", "action": "open", "run_id": run.id}
         board._on_custom(board.table, {**message, "pane": "terminal"}, [])
         assert done.wait(20)

@@ -60,10 +60,9 @@ def test_codex_rollout_shows_its_rate_limit_snapshots_latest_per_limit() -> None
         False,
     )
     assert credits.used_percent is None  # an absolute balance only
+    payloads = [line.get("payload") for line in lines(CODEX / "rate_limits.jsonl")]
     raw = [
-        line["payload"]["rate_limits"]  # type: ignore[index]
-        for line in lines(CODEX / "rate_limits.jsonl")
-        if isinstance(line.get("payload"), dict) and line["payload"].get("type") == "token_count"  # type: ignore[union-attr]
+        p["rate_limits"] for p in payloads if isinstance(p, dict) and p.get("type") == "token_count"
     ]
     assert raw[-1]["primary"]["used_percent"] == 97.0  # what the CLI itself wrote last
     assert all(r.observed_at is not None and r.source == "token_count" for r in limits.values())

@@ -86,7 +86,7 @@ class StubSource:
 
 
 def text_message(seq: int, role: str = "assistant") -> Message:
-    return Message(seq=seq, kind="text", role=role, text=f"Message number {seq} with some words.")  # type: ignore[arg-type]
+    return Message(seq=seq, kind="text", role=role, text=f"Message number {seq} with some words.")
 
 
 def test_traits_come_from_the_source(comms: list[RecordingComm]) -> None:
@@ -104,7 +104,8 @@ def test_session_trait_follows_new_messages_without_paths(
 ) -> None:
     source = StubSource()
     view = RunView(source)
-    assert view.session is not None and view.session["usage"]["input_tokens"] == 0
+    assert view.session is not None
+    assert view.session["usage"]["input_tokens"] == 0
     source.session = SessionSummary(
         cwd="/private/path",
         model="m-2",
@@ -127,7 +128,7 @@ def test_a_failing_session_summary_does_not_break_the_view(
     comms: list[RecordingComm],
 ) -> None:
     class Broken(StubSource):
-        @property  # type: ignore[override]
+        @property
         def session(self) -> SessionSummary:
             raise RuntimeError("unreadable")
 
@@ -167,9 +168,10 @@ def test_tool_result_is_an_update_of_the_same_seq(comms: list[RecordingComm]) ->
     view = RunView(source)
     running = Message(seq=0, kind="tool", role="assistant", tool=ToolCall(id="t", name="Bash"))
     source.append(running)
+    assert running.tool is not None
     done = running.model_copy(
         update={"tool": running.tool.model_copy(update={"status": "ok", "output": "hi"})}
-    )  # type: ignore[union-attr]
+    )
     source.messages[0] = done
     source.emit([done])
     last = view_comm(view).customs()[-1]
@@ -281,7 +283,7 @@ def test_pending_dialog_trait_and_answer_action(comms: list[RecordingComm]) -> N
         view, source, action="answer", tool_id="toolu_1", answers=[{"selected": ["SQLite"]}]
     )
     assert result["ok"] is True
-    assert source.answered == [DialogAnswer(tool_id="toolu_1", answers=[{"selected": ["SQLite"]}])]  # type: ignore[list-item]
+    assert source.answered == [DialogAnswer(tool_id="toolu_1", answers=[{"selected": ["SQLite"]}])]
 
 
 @pytest.mark.parametrize("provider_id", ["claude-code", "codex", "gemini", "opencode"])
@@ -290,8 +292,8 @@ def test_each_provider_shows_with_its_own_name_and_commands(
 ) -> None:
     provider = get_provider(provider_id)
     source = StubSource()
-    source.display_name = provider.meta.display_name  # type: ignore[misc]
-    source.clear_command = provider.meta.clear_command  # type: ignore[misc]
+    source.display_name = provider.meta.display_name
+    source.clear_command = provider.meta.clear_command
     source.commands = provider.commands(tmp_path)
     view = RunView(source)
     assert view.provider_name == provider.meta.display_name

@@ -21,7 +21,7 @@ import pytest
 import lab_widget
 from lab_widget import AuthRequiredError, Run, ScriptedModel
 from lab_widget._auth_card import login
-from lab_widget._run import _runner
+from lab_widget._launch import runner as _runner
 from lab_widget._tools import tools_dir
 from lab_widget.errors import InvalidCodeError, LoginFailedError, NoLoginInProgressError
 from lab_widget.provider import credentials, get_provider
@@ -107,7 +107,8 @@ def test_login_card_reports_the_offline_failure(
     monkeypatch.setattr(comm, "create_comm", RecordingComm)
     card = login("claude-code")
     try:
-        assert card.status is not None and card.status["logged_in"] is False
+        assert card.status is not None
+        assert card.status["logged_in"] is False
         assert [m["kind"] for m in card.descriptor["methods"]] == ["oauth-code", "api-key"]
         channel = card.comm
         assert isinstance(channel, RecordingComm)

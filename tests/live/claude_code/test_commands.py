@@ -243,9 +243,11 @@ def test_project_command_and_skill_run_in_the_tui(lab_home: Path, project: Path)
             ("/shout hello there", "/shout", SHOUT_BODY, "HELLO THERE"),
         ]:
             run.send(typed)
-            assert run.wait_for(
-                lambda r, reply=reply: any(m.text == reply for m in r.messages), timeout=60
-            ), run.screen()
+
+            def replied(r: Run, reply: str = reply) -> bool:
+                return any(m.text == reply for m in r.messages)
+
+            assert run.wait_for(replied, timeout=60), run.screen()
             assert any(body in r.user_text for r in model.scripted_requests), [
                 r.user_text for r in model.scripted_requests
             ]

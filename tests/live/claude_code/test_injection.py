@@ -17,9 +17,11 @@ def test_claude_gets_each_prompt_once_and_exact(lab_home: Path, workdir: Path) -
         for count, (name, prompt) in enumerate(CORPUS.items(), start=1):
             run.send(prompt)
             assert run.wait(timeout=90) == "idle", name
-            assert run.wait_for(
-                lambda r, n=count: sum(m.role == "assistant" for m in r.messages) >= n, 30
-            ), name
+
+            def answered(r: Run, n: int = count) -> bool:
+                return sum(m.role == "assistant" for m in r.messages) >= n
+
+            assert run.wait_for(answered, 30), name
             users = [m for m in run.messages if m.role == "user"]
             assert len(users) == count, (name, [m.text[:80] for m in users])
             got, want = users[-1].text, printable(prompt)

@@ -24,7 +24,8 @@ def post(model: ScriptedModel, body: dict[str, Any]) -> bytes:
         headers={"content-type": "application/json", "accept": "text/event-stream"},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
+        data: bytes = response.read()
+    return data
 
 
 def chunks(raw: bytes) -> list[dict[str, Any] | str]:
@@ -40,7 +41,8 @@ def played(raw: bytes) -> tuple[str, list[dict[str, Any]], str | None, dict[str,
     """Fold a stream the way a chat-completions client does: text, calls, finish, usage."""
     items = chunks(raw)
     assert items[-1] == "[DONE]"
-    text, calls, finish, usage = "", {}, None, None
+    text, finish, usage = "", None, None
+    calls: dict[int, dict[str, Any]] = {}
     for item in items[:-1]:
         assert isinstance(item, dict)
         assert item["object"] == "chat.completion.chunk"
@@ -191,7 +193,7 @@ def test_blocks_keep_their_order_in_the_stream() -> None:
     )
     with ScriptedModel([reply], burst=True) as model:
         items = chunks(post(model, body(user("go"))))
-    order = []
+    order: list[str] = []
     for item in items:
         if not isinstance(item, dict) or not item["choices"]:
             continue

@@ -27,7 +27,8 @@ def post(model: ScriptedModel, path: str, body: dict[str, Any]) -> bytes:
         headers={"content-type": "application/json", "x-goog-api-key": "k"},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
+        data: bytes = response.read()
+    return data
 
 
 def chunks(raw: bytes) -> list[dict[str, Any]]:

@@ -28,7 +28,8 @@ def post(
         headers={"content-type": "application/json", **(headers or {})},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
+        data: bytes = response.read()
+    return data
 
 
 def events(raw: bytes) -> list[tuple[str, dict[str, Any]]]:

@@ -25,7 +25,8 @@ def post(model: ScriptedModel, body: dict[str, Any]) -> bytes:
         headers={"content-type": "application/json", "accept": "text/event-stream"},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
+        data: bytes = response.read()
+    return data
 
 
 def events(raw: bytes) -> list[dict[str, Any]]:

@@ -61,7 +61,12 @@ GEMINI = (
         "contents": [{"role": "user", "parts": [{"text": "go"}]}],
     },
 )
-WIRES = {"anthropic": ANTHROPIC, "responses": RESPONSES, "chat": CHAT, "gemini": GEMINI}
+WIRES: dict[str, tuple[str, dict[str, Any]]] = {
+    "anthropic": ANTHROPIC,
+    "responses": RESPONSES,
+    "chat": CHAT,
+    "gemini": GEMINI,
+}
 
 
 def paced(model: ScriptedModel, wire: str) -> list[tuple[str, float]]:
@@ -137,6 +142,7 @@ def test_side_queries_are_never_paced() -> None:
 def arrivals(base_url: str, path: str, body: dict[str, Any]) -> list[float]:
     """When each server-sent event arrived, in seconds from the request."""
     where = urlsplit(base_url)
+    assert where.hostname is not None
     connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
     started = time.monotonic()
     connection.request("POST", path, json.dumps(body), {"content-type": "application/json"})

@@ -440,7 +440,7 @@ def test_a_finished_turn_without_stop_reasons_is_not_working(tmp_path: Path) -> 
         i
         for i, e in enumerate(entries)
         if e.get("type") == "assistant"
-        and any(b.get("type") == "tool_use" for b in e["message"]["content"])  # type: ignore[index, union-attr]
+        and any(b.get("type") == "tool_use" for b in e["message"]["content"])  # type: ignore[index]
     )
     assert read_transcript(
         _write(tmp_path / "c.jsonl", entries[: cut + 1]), "claude-code"

@@ -218,7 +218,7 @@ def test_a_replaced_response_counts_once_with_its_last_figures(tmp_path: Path) -
         "model": "m",
         "tokens": {"input": 100, "output": 5, "cached": 0, "thoughts": 0, "tool": 0},
     }
-    final = dict(
+    final: dict[str, Any] = dict(
         early,
         content="Hello",
         thoughts=[{"subject": "S", "description": "d"}],

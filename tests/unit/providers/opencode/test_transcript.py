@@ -9,6 +9,7 @@ import http.server
 import json
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -278,12 +279,12 @@ def test_read_as_it_grows_equals_one_read(recorded: Recorded, tmp_path: Path) ->
         growing.mkdir()
         source = sqlite3.connect(full.path)
         source.row_factory = sqlite3.Row
-        target = sqlite3.connect(growing / "opencode.db")
+        db = sqlite3.connect(growing / "opencode.db")
         for (ddl,) in source.execute(
             "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
         ):
-            target.execute(ddl)
-        target.commit()
+            db.execute(ddl)
+        db.commit()
         reader = OpenCodeTranscriptReader(
             TranscriptRef(full.transcript_id, growing / "opencode.db")
         )
@@ -299,20 +300,20 @@ def test_read_as_it_grows_equals_one_read(recorded: Recorded, tmp_path: Path) ->
             created = dict(row, time_updated=row["time_created"]) if table != "event" else row
             columns = ", ".join(f"`{c}`" for c in created)
             marks = ", ".join("?" * len(created))
-            target.execute(
+            db.execute(
                 f"INSERT INTO `{table}` ({columns}) VALUES ({marks})", list(created.values())
             )
-            target.commit()
+            db.commit()
             reported.update((m.seq, m) for m in reader.read().changed)
         touched = [r for r in rows if r[2] in ("message", "part")]
         for _, _, table, row in sorted(touched, key=lambda r: r[3]["time_updated"]):
-            target.execute(
+            db.execute(
                 f"UPDATE `{table}` SET time_updated = ? WHERE id = ?",
                 (row["time_updated"], row["id"]),
             )
-            target.commit()
+            db.commit()
             reported.update((m.seq, m) for m in reader.read().changed)
-        target.close()
+        db.close()
         source.close()
     assert reader.messages == whole.messages
     assert [reported[m.seq] for m in whole.messages] == whole.messages
@@ -399,7 +400,7 @@ def _with_reasoning(data: bytes) -> bytes:
     part = json.loads(rows[at]["data"])["part"]
 
     def reasoning(
-        part_id: str, text: str, metadata: dict[str, object], end: bool
+        part_id: str, text: str, metadata: Mapping[str, object], end: bool
     ) -> dict[str, object]:
         body = {
             "id": part_id,
@@ -567,7 +568,8 @@ def test_a_task_subagent_nests_under_its_call(tmp_path: Path) -> None:
     reader = _subagent_store(tmp_path)
     (agent,) = sorted((OPENCODE / "subagent.agents").glob("*.jsonl"))
     (call,) = [m.tool for m in reader.messages if m.tool and m.tool.name == "task"]
-    assert call is not None and call.status == "ok" and call.agent_id == agent.stem
+    assert call is not None
+    assert call.status == "ok" and call.agent_id == agent.stem
     nested = [m for m in reader.messages if m.parent_tool_id == call.id]
     # A text part shows once it has text: the call it streamed before shows first.
     assert [(m.role, m.kind, m.text) for m in nested] == [
@@ -612,7 +614,7 @@ def test_a_subagent_shows_while_it_works(tmp_path: Path) -> None:
         STORE.append(child if which else ref, line)
         reader.read()
         calls = [m.tool for m in reader.messages if m.tool and m.tool.name == "task"]
-        running = calls and calls[0] is not None and calls[0].status == "running"
+        running = bool(calls) and calls[0].status == "running"
         if running and any(m.parent_tool_id == calls[0].id for m in reader.messages):
             seen_running = True
             assert reader.state == "working"
@@ -670,7 +672,8 @@ def test_a_running_command_shows_its_output_so_far(tmp_path: Path) -> None:
                 progress.append(message.tool.progress)
     assert [p for p in dict.fromkeys(progress) if p] == ["a\n", "a\nb\n"]
     (tool,) = [m.tool for m in reader.messages if m.tool]
-    assert tool is not None and tool.status == "ok" and tool.output == "a\nb\n"
+    assert tool is not None
+    assert tool.status == "ok" and tool.output == "a\nb\n"
     assert tool.progress is None  # the output took over
 
 
