@@ -88,7 +88,7 @@ def test_the_trust_screen_answered_in_the_terminal(
     lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The user's own setup, onboarded and this key approved, but the folder never
-    # trusted (see test_live_claude.py): only the TUI can answer.
+    # trusted (see tests/live/claude_code/test_run.py): only the TUI can answer.
     model = ScriptedModel(["Trusted from the terminal."]).start()
     home = tmp_path / "user-home"
     home.mkdir()
