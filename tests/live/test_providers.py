@@ -24,7 +24,7 @@ import pytest
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, history
 from lab_widget._launch import runner
 from lab_widget.compat import PINS
-from lab_widget.schema import Message, SessionSummary
+from lab_widget.schema import Message, SessionSummary, State
 from lab_widget.scripted import RecordedRequest
 from tests.support.binaries import pinned_binary
 from tests.support.processes import run_processes
@@ -82,6 +82,8 @@ class Live:
     """The lifecycle message an interrupt leaves (``None``: the CLI records nothing)."""
     interrupt_idle_timeout: float = 30.0
     """Seconds from the interrupt to idle."""
+    idle_with_interrupted: bool = False
+    """Whether the run is idle as soon as the interrupt's message shows."""
     stop_gone_timeout: float = 10.0
     """Seconds from ``stop`` until none of the run's processes is left."""
     env: dict[str, str] = field(default_factory=dict)
@@ -182,6 +184,7 @@ LIVE: dict[str, Live] = {
         cli_version=True,
         transcript_prefix="rollout-",
         echo_alone=True,
+        idle_with_interrupted=True,
         check_reply=_codex_reply,
         check_tool=_codex_tool,
         check_clear=_codex_clear,
@@ -209,6 +212,7 @@ LIVE: dict[str, Live] = {
         reply_names_model=False,
         cli_version=True,
         echo_before_prompt=False,
+        idle_with_interrupted=True,
         stop_gone_timeout=15,
         check_tool=_opencode_tool,
     ),
@@ -238,6 +242,11 @@ def script(row: Live, workdir: Path) -> ScriptedModel:
 def last_text(run: Run) -> str | None:
     """The newest message's text; ``None`` while the epoch has none."""
     return run.messages[-1].text if run.messages else None
+
+
+def state(run: Run) -> State:
+    """The run's state read afresh (an earlier check narrowed ``run.state`` for the checker)."""
+    return run.state
 
 
 def copies(run: Run) -> list[Message]:
@@ -395,6 +404,8 @@ def test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered(
                 lambda r: any(m.kind == "lifecycle" and m.text == text for m in r.messages),
                 timeout=30,
             ), run.screen()
+            if row.idle_with_interrupted:
+                assert state(run) == "idle"
         assert run.wait(timeout=row.interrupt_idle_timeout) == "idle", run.screen()
         assert not any(m.text == "late answer" for m in run.messages)
         if row.check_interrupt is not None:
