@@ -10,7 +10,8 @@ BUNDLE := $(foreach b,$(BUNDLES),lab_widget/static/$(b).js lab_widget/static/$(b
 JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs \
 	js/bundles.json
 
-.PHONY: lab test setup system lint typecheck docs unit live notebooks bench clean js-dev
+.PHONY: lab test setup system lint typecheck docs unit conformance live notebooks bench clean \
+	js-dev
 
 lab: setup
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/quickstart.ipynb
@@ -47,7 +48,7 @@ lint: $(STAMP) js/node_modules/.package-lock.json
 	cd js && npm run format:check
 
 typecheck: $(STAMP) js/node_modules/.package-lock.json
-	$(VENV)/bin/mypy lab_widget
+	$(VENV)/bin/mypy lab_widget tests
 	cd js && npm run typecheck
 
 # The user guide (the notebooks' stored outputs), decision records and API reference;
@@ -59,9 +60,16 @@ js-dev: js/node_modules/.package-lock.json
 	cd js && npm run dev
 
 
+# Each folder of tests/ is a tier; its conftest.py marks every test in it (pyproject.toml lists
+# the markers). `make test` runs every tier once: the markers only pick a subset.
+# unit: tests/unit, tests/conformance and the doctests in lab_widget/.
 unit: setup
 	$(PY) -m pytest -p no:cacheprovider -m "not live"
 
+conformance: setup
+	$(PY) -m pytest -p no:cacheprovider -m conformance tests/conformance
+
+# live: tests/live, tests/browser and tests/oracle (their tests are all marked live).
 live: setup
 	$(PY) -m pytest -p no:cacheprovider -m live
 

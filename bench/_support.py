@@ -30,7 +30,7 @@ from lab_widget.provider import (  # noqa: E402
     register,
 )
 from lab_widget.schema import CommandSpec, Dialog, DialogAnswer, Message, State  # noqa: E402
-from tests.fake_provider import FakeProvider  # noqa: E402
+from tests.support.fake_provider import FakeProvider  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude-code"
 register("fake", FakeProvider)

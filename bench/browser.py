@@ -17,13 +17,13 @@ from _support import ROOT, Row, ms
 
 import lab_widget
 from lab_widget._run import _runner
-from tests.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 
 CELL = f"""
 import sys, tempfile
 sys.path.insert(0, {str(ROOT)!r})
 from lab_widget.provider import register
-from tests.fake_provider import FakeProvider
+from tests.support.fake_provider import FakeProvider
 register("fake", FakeProvider)
 from lab_widget import Run
 run = Run("fake", cwd=tempfile.mkdtemp(prefix="bench-browser-"))

@@ -2,7 +2,7 @@
 
 Three ways to the same agent in one run: in process (``Run``), through a worker on this
 machine (``LocalHost``: the protocol without a network), and over real SSH to a second local
-user (the tests' sshd, ``tests/sshd.py``; needs root). Two figures each:
+user (the tests' sshd, ``tests/support/sshd.py``; needs root). Two figures each:
 
 - append -> messages: a line appended to the fake agent's transcript (on the host) until the
   kernel's run lists it (the tailer, the worker's event, the pipe, the mirror);
@@ -26,8 +26,8 @@ from _support import Row, ms
 from lab_widget import Host, Run, ScriptedModel
 from lab_widget._chat import ChatEvent
 from lab_widget._run import _runner
-from tests import sshd
-from tests.remote import close_connections, local_host
+from tests.support import sshd
+from tests.support.remote import close_connections, local_host
 
 
 def _append_probe(run: Run, path: Path, probes: int) -> list[float]:

@@ -13,7 +13,7 @@ size. tmux does that itself, by a ``client-detached`` hook set while the stream 
 it also happens when the kernel dies with the client.
 
 This is a view, never a source: the chat brain reads the transcript and the live signals
-only (``tests/test_architecture.py`` checks that nothing of it imports this module).
+only (``tests/unit/test_architecture.py`` checks that nothing of it imports this module).
 """
 
 from __future__ import annotations

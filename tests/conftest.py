@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import comm
 import pytest
 
-from lab_widget._run import _runner
-from lab_widget._tools import tools_dir
-from lab_widget.compat import PINS
-from lab_widget.provider import get_provider, register
-
-from . import sshd
-from .fake_provider import FakeProvider
-from .recording import RecordingComm
-from .remote import close_connections
-
-FIXTURES = Path(__file__).with_name("fixtures")
+from lab_widget._launch import runner as _runner
+from lab_widget.provider import register
+from tests.support import sshd
+from tests.support.binaries import pinned_binary
+from tests.support.fake_provider import FakeProvider
+from tests.support.recording import RecordingComm
+from tests.support.remote import close_connections
 
 register("fake", FakeProvider)
 
@@ -43,42 +38,22 @@ def workdir(tmp_path: Path) -> Path:
     return folder
 
 
-def pinned_binary(provider_id: str) -> Path:
-    """The pinned CLI of ``provider_id`` and tmux, or a loud failure naming the fix."""
-    pin = PINS[provider_id]
-    binary = tools_dir() / "node_modules" / ".bin" / pin.binary
-    if not binary.exists() and not shutil.which(pin.binary):
-        pytest.fail(
-            f"the pinned {get_provider(provider_id).meta.display_name} ({pin.spec}) is not "
-            "installed: run `make setup` (python -m lab_widget install-clis)"
-        )
-    if shutil.which("tmux") is None:
-        pytest.fail("tmux is not installed: run `make setup`")
-    return binary
+def _binary_fixture(name: str, provider_id: str) -> Callable[[], Path]:
+    """The fixture ``name``: the pinned CLI of ``provider_id``, or a loud failure without it."""
+
+    def binary() -> Path:
+        return pinned_binary(provider_id)
+
+    binary.__doc__ = (
+        f"The pinned {provider_id} binary; a live test fails loudly when it is missing."
+    )
+    return pytest.fixture(binary, name=name)
 
 
-@pytest.fixture
-def claude_binary() -> Path:
-    """The pinned Claude Code binary; a live test fails loudly when it is missing."""
-    return pinned_binary("claude-code")
-
-
-@pytest.fixture
-def codex_binary() -> Path:
-    """The pinned Codex CLI binary; a live test fails loudly when it is missing."""
-    return pinned_binary("codex")
-
-
-@pytest.fixture
-def opencode_binary() -> Path:
-    """The pinned OpenCode binary; a live test fails loudly when it is missing."""
-    return pinned_binary("opencode")
-
-
-@pytest.fixture
-def gemini_binary() -> Path:
-    """The pinned Gemini CLI binary; a live test fails loudly when it is missing."""
-    return pinned_binary("gemini")
+claude_binary = _binary_fixture("claude_binary", "claude-code")
+codex_binary = _binary_fixture("codex_binary", "codex")
+opencode_binary = _binary_fixture("opencode_binary", "opencode")
+gemini_binary = _binary_fixture("gemini_binary", "gemini")
 
 
 @pytest.fixture

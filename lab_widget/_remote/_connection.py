@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 HANDSHAKE_TIMEOUT = 60.0
 """Seconds for the worker's ``hello`` (the transport's connection, Python's start-up)."""
 
+STDERR_DRAIN = 2.0
+"""Seconds a failed start waits for the rest of the worker's stderr."""
+
 HEARTBEAT = 15.0
 """Seconds between pings; a pipe that answers none for twice that is taken for dead."""
 
@@ -176,15 +179,19 @@ class Connection:
             ) from exc
         assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
         self._stderr.clear()
-        threading.Thread(
+        errors = threading.Thread(
             target=self._read_stderr, args=(proc.stderr,), name="lab-widget-worker-err", daemon=True
-        ).start()
+        )
+        errors.start()
         lines = _Lines(proc.stdout)
         first = lines.read(time.monotonic() + HANDSHAKE_TIMEOUT)
         mine = hello()
         if not first:
             self._kill(proc)
             proc.stdout.close()
+            # Its stdout can end before its last words on stderr are read: let the reader
+            # drain them (bounded, since a transport's own children may hold the pipe open).
+            errors.join(STDERR_DRAIN)
             said = self._stderr_text()
             why = "no answer" if first is None else "the worker ended"
             raise HostUnreachableError(

@@ -21,7 +21,7 @@ A viewer that is not heard from for :data:`LEASE` seconds (its browser tab close
 saying so) is dropped; the front end pings every :data:`PING` seconds while open.
 
 The pane shows the TUI; it is never read for state or content (the chat brain reads the
-transcript and the live signals; ``tests/test_architecture.py`` guards it).
+transcript and the live signals; ``tests/unit/test_architecture.py`` guards it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Concrete adapters live in sub-packages (``claude_code``); nothing outside them imports
 them directly. An adapter imports only this package's public names (the seam and the
 kit below), :mod:`lab_widget.schema`, :mod:`lab_widget.errors` and
-:mod:`lab_widget.compat` (``tests/test_architecture.py``).
+:mod:`lab_widget.compat` (``tests/unit/test_architecture.py``).
 """
 
 from ._auth import (

@@ -3,7 +3,7 @@
 A provider's ``_compat.py`` pins each coupling as one of these records, with the evidence it
 was verified by: the CLI version it held for and how that was checked (a live test, a
 recorded fixture, an extraction command). The TUI base (:class:`~._tui.TuiProvider`) plays
-them; ``tests/test_couplings.py`` checks that every record names its provider's pinned
+them; ``tests/unit/test_couplings.py`` checks that every record names its provider's pinned
 version and is listed on the provider's compatibility page.
 
 Examples

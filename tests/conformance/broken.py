@@ -24,8 +24,7 @@ from lab_widget.schema import (
     ScrubPattern,
     SeedMeta,
 )
-
-from ..fake_provider import FakeProvider, FakeReader
+from tests.support.fake_provider import FakeProvider, FakeReader
 
 __all__ = ["BROKEN"]
 
@@ -117,7 +116,7 @@ class ChunkReader(FakeReader):
                 fields = {"kind": "lifecycle", "role": "system", "text": "corrupt"}
             if fields["role"] not in ("user", "assistant"):
                 fields = {"kind": "lifecycle", "role": "system", "text": "Interrupted"}
-            message = Message(seq=len(self._messages), **fields)  # type: ignore[arg-type]
+            message = Message(seq=len(self._messages), **fields)
             self._messages.append(message)
             changed.append(message)
         return ReadResult(changed=list(self._messages) if reset else changed, reset=reset)

@@ -27,9 +27,8 @@ from lab_widget.provider.codex import _commands as codex_commands
 from lab_widget.provider.codex import _compat as codex_compat
 from lab_widget.provider.gemini import _commands as gemini_commands
 from lab_widget.provider.opencode import _commands as opencode_commands
-
-from ..conftest import FIXTURES
-from ..fake_provider import CURATED_OUT
+from tests.support.fake_provider import CURATED_OUT
+from tests.support.paths import FIXTURES
 
 __all__ = [
     "KITS",
@@ -365,7 +364,7 @@ def _opencode_kit() -> ConformanceKit:
     )
 
 
-# -- the fake provider (tests/fake_provider.py) ----------------------------------------------
+# -- the fake provider (tests/support/fake_provider.py) ----------------------------------------------
 
 
 def _fake_kit() -> ConformanceKit:

@@ -32,8 +32,8 @@ from lab_widget.provider import (
     TranscriptRef,
 )
 from lab_widget.schema import AuthDescriptor, Message
+from tests.unit.test_architecture import core_modules, user_facing_strings
 
-from ..test_architecture import core_modules, user_facing_strings
 from .kits import ConformanceKit, TranscriptMedium
 
 __all__ = [
@@ -223,8 +223,8 @@ def check_incremental_read(
     def run(data: st.DataObject) -> None:
         label, sample = data.draw(st.sampled_from(samples), label="sample")
         points = medium.cut_points(sample)
-        cut = st.integers(0, len(sample)) if points is None else st.sampled_from(points)
-        cuts = data.draw(st.lists(cut, max_size=12, unique=True).map(sorted), label="cuts")
+        cut_at = st.integers(0, len(sample)) if points is None else st.sampled_from(points)
+        cuts = data.draw(st.lists(cut_at, max_size=12, unique=True).map(sorted), label="cuts")
         with _context() as context:
             path = context.runtime_dir / "sample.jsonl"
             whole_ref = medium.ref(path.with_name("whole.jsonl.src"), sample, "sample")

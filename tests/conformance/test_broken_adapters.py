@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..fake_provider import FakeProvider
+from tests.support.fake_provider import FakeProvider
+
 from .broken import BROKEN
 from .kits import kit_for
 from .obligations import OBLIGATIONS, ConformanceFailure

@@ -3,7 +3,7 @@ by (the template's values are placeholders: none of them is verified).
 
 Once the CLI has its pin in ``lab_widget/compat.py``, ``VERSION`` becomes
 ``kit.pinned("<id>", "<exact version>")`` and every record's evidence names the live test,
-fixture or extraction that shows it holds for that version (``tests/test_couplings.py``
+fixture or extraction that shows it holds for that version (``tests/unit/test_couplings.py``
 checks both, and that each record is listed on ``docs/compat/<id>.md``).
 """
 

@@ -3,7 +3,7 @@ and skills found where the CLI itself looks for them.
 
 Every rule below was checked against the pinned 2.1.332 binary (its headless
 ``initialize`` answer, its ``/`` menu, and which file's body reached the model when a
-name was typed); ``tests/test_live_commands.py`` keeps the main ones honest.
+name was typed); ``tests/live/claude_code/test_commands.py`` keeps the main ones honest.
 
 Where
     Project definitions live in ``.claude/commands/`` and ``.claude/skills/`` of the
@@ -274,7 +274,8 @@ the prompt's placeholder. The same commands are defined in the binary
 (``type:"local" | "local-jsx" | "prompt"`` objects, read with ``strings``), which also
 gave the static wording of the three descriptions the menu computes: ``/model`` and
 ``/fast`` name the current model, ``/sandbox`` shows its status. The live tests in
-``tests/test_live_commands.py`` re-read the menu and the headless list and fail on drift.
+``tests/live/claude_code/test_commands.py`` re-read the menu and the headless list and fail on
+drift.
 
 Builtins gated on another account kind or setting (the binary marks some
 ``availability: ["claude-ai"]``, e.g. ``/desktop`` and ``/voice``) are not offered here;

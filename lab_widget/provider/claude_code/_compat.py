@@ -13,7 +13,9 @@ VERSION = kit.pinned("claude-code", "2.1.332")
 PASTE = kit.PasteTiming(
     submit_delay=0.25,
     evidence=kit.Evidence(
-        VERSION, "live: test_send_reply_idle, test_hostile_prompt_arrives_as_one_exact_message"
+        VERSION,
+        "live: test_a_reply_is_answered_and_the_run_goes_idle, "
+        "test_hostile_prompt_arrives_as_one_exact_message",
     ),
 )
 """A reply is a bracketed paste, then Enter 0.25 s later (the TUI applies pastes
@@ -33,7 +35,10 @@ RESTORED_INPUT = kit.KeyRecipe(
     keys=("C-c",),
     settle=1.0,
     after=1.0,
-    evidence=kit.Evidence(VERSION, "live: test_interrupt_before_any_answer_returns_to_idle"),
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered[claude-code]",
+    ),
 )
 """Esc before the first answer token puts the prompt back into the input box (and records
 nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
@@ -60,7 +65,7 @@ READY = kit.ReadySignal(
     settle=1.5,
     evidence=kit.Evidence(
         VERSION,
-        "live: every send, e.g. test_send_reply_idle, "
+        "live: every send, e.g. test_a_reply_is_answered_and_the_run_goes_idle, "
         "test_hostile_prompt_arrives_as_one_exact_message",
     ),
 )
@@ -79,7 +84,7 @@ HOOKS = kit.HookEvents(
     ),
     evidence=kit.Evidence(
         VERSION,
-        "live: test_clear_starts_new_epoch_with_visible_echo, test_single_select, "
+        "live: test_the_clear_command_opens_a_new_epoch_with_its_echo, test_single_select, "
         "test_tool_approval_approve, test_a_failed_call_is_closed_and_swept_from_the_hook_spool; "
         "unit: test_run_settings_keep_questions_open_and_spool_the_signals",
     ),
@@ -107,7 +112,7 @@ PICKER = kit.PickerPacing(
     settle=1.5,
     key_delay=0.3,
     tab_settle=1.5,
-    evidence=kit.Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
+    evidence=kit.Evidence(VERSION, "live: every recipe in tests/live/claude_code/test_dialogs.py"),
 )
 """The pickers re-render after each key: keys go 1.5 s after the PreToolUse signal (the
 picker takes none sooner), 0.3 s apart, and 1.5 s after a key that switches to another tab
@@ -178,7 +183,7 @@ ATTRIBUTION_PATTERNS = (
 ``🤖 Generated with [Claude Code](https://claude.com/claude-code)``, both read from the
 binary's commit/PR attribution code (``strings``; the URL is its constant). In a git
 repository the CLI's prompt tells the model to end commits and pull requests with exactly
-these; ``tests/test_live_seed.py`` reads them from the request and checks they scrub."""
+these; ``tests/live/test_seed.py`` reads them from the request and checks they scrub."""
 
 SEED = kit.SeedLayout(
     context_file="CLAUDE.local.md",
@@ -187,7 +192,7 @@ SEED = kit.SeedLayout(
     scrub_patterns=ATTRIBUTION_PATTERNS,
     evidence=kit.Evidence(
         VERSION,
-        "live: tests/test_live_seed.py (the context file's text reaches the model; the "
+        "live: tests/live/test_seed.py (the context file's text reaches the model; the "
         "attribution read from the request scrubs); conformance: seeding",
     ),
 )
@@ -212,7 +217,7 @@ ISOLATION_UNSET = frozenset(
 )
 """Environment variables an isolated (scripted or endpoint) run must not inherit."""
 
-# -- auth (verified by tests/test_live_auth.py against the pinned binary) ------------------
+# -- auth (verified by tests/live/claude_code/test_auth.py against the pinned binary) ----------
 
 AUTH_STATUS_ARGS = ("auth", "status", "--json")
 """Prints ``{"loggedIn", "authMethod", "apiProvider", "apiKeySource"?, ...}`` offline; exits

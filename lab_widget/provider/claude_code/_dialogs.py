@@ -1,7 +1,8 @@
 """Claude Code's dialogs: structured input → :class:`Dialog`, results → outcome, answers →
 the keystroke recipe that plays them into the live picker.
 
-Couplings pinned to 2.1.332 (``_compat.py``) and verified live (``tests/test_live_dialogs.py``):
+Couplings pinned to 2.1.332 (``_compat.py``) and verified live
+(``tests/live/claude_code/test_dialogs.py``):
 
 - AskUserQuestion shows one tab per question, plus a Submit tab (and its review screen)
   unless the dialog is a single single-select question, which Enter submits at once.

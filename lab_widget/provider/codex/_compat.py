@@ -11,13 +11,17 @@ VERSION = kit.pinned("codex", "0.171.0")
 
 PASTE = kit.PasteTiming(
     submit_delay=0.25,
-    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+    evidence=kit.Evidence(
+        VERSION, "live: every test, e.g. test_a_reply_is_answered_and_the_run_goes_idle"
+    ),
 )
 """A reply is a bracketed paste, then Enter 0.25 s later."""
 
 INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
-    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+    evidence=kit.Evidence(
+        VERSION, "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered"
+    ),
 )
 """Esc stops the turn (``turn_aborted`` reason ``interrupted``) and leaves the prompt box
 empty; Ctrl-C twice quits."""
@@ -30,7 +34,7 @@ NEW_WORKTREE_PICKER = kit.KeyRecipe(
     settle=1.0,
     evidence=kit.Evidence(
         VERSION,
-        "live: test_new_starts_new_epoch_with_visible_echo[git-repo] and [plain-folder]",
+        "live: test_the_clear_command_opens_a_new_epoch_with_its_echo[codex-git-repo] and [codex]",
     ),
 )
 """After ``/new`` in a git repository "Where should the new conversation run?" preselects
@@ -47,7 +51,7 @@ READY = kit.ReadySignal(
         VERSION,
         "measured: the marker appears about 2 s after spawn; a reply sent at once was taken "
         "4 times out of 4, one sent 0.3 s after spawn landed in the box but its Enter was "
-        "lost; live: test_send_reply_idle (not ready at spawn)",
+        "lost; live: test_a_reply_is_answered_and_the_run_goes_idle (not ready at spawn)",
     ),
 )
 """Seconds from the TUI registering its thread until a reply is sent."""

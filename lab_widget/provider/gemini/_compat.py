@@ -27,7 +27,9 @@ session (SessionStart hook)."""
 READY = kit.ReadySignal(
     signal="the run's SessionStart hook record, newer than the spawn",
     settle=2.0,
-    evidence=kit.Evidence(VERSION, "live: every test, e.g. test_send_reply_idle"),
+    evidence=kit.Evidence(
+        VERSION, "live: every test, e.g. test_a_reply_is_answered_and_the_run_goes_idle"
+    ),
 )
 """Seconds from the SessionStart hook record until a reply is sent. The hook runs while
 the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the reply
@@ -46,7 +48,9 @@ than after the hook."""
 
 INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
-    evidence=kit.Evidence(VERSION, "live: test_interrupt_stops_the_turn"),
+    evidence=kit.Evidence(
+        VERSION, "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered"
+    ),
 )
 """Esc cancels the turn: an ``info`` record "Request cancelled." and the AfterAgent hook
 follow; Ctrl-C twice quits."""
@@ -114,7 +118,7 @@ HOOKS = kit.HookEvents(
     ),
     evidence=kit.Evidence(
         VERSION,
-        "fixture: *.hooks.jsonl: test_clear_starts_new_epoch_with_visible_echo, "
+        "fixture: *.hooks.jsonl: test_the_clear_command_opens_a_new_epoch_with_its_echo, "
         "test_turn_hooks_decide_the_state_while_a_response_waits_on_its_tools, "
         "test_live_signal_reads_the_permission_notification; live: every test",
     ),

@@ -1,6 +1,6 @@
 """Every coupling to OpenCode's private behaviour, verified against OpenCode 1.18.33 under
 tmux with an isolated HOME / XDG dirs and the scripted model
-(``scripts/record_opencode_fixtures.py``, ``tests/test_live_opencode.py``); evidence per
+(``scripts/record_opencode_fixtures.py``, ``tests/live/opencode/test_run.py``); evidence per
 coupling in ``docs/compat/opencode.md``.
 """
 
@@ -215,7 +215,8 @@ PASTE = kit.PasteTiming(
     typed_command_delay=0.6,
     evidence=kit.Evidence(
         VERSION,
-        "live: every test; typed commands: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+        "live: every test; typed commands: "
+        "test_the_clear_command_opens_a_new_epoch_with_its_echo[opencode]",
     ),
 )
 """A reply is pasted, then Enter 0.3 s later. A one-line ``/command`` is typed instead (the
@@ -228,7 +229,7 @@ INTERRUPT = kit.KeyRecipe(
     evidence=kit.Evidence(
         VERSION,
         "fixture: interrupt: test_interrupt_is_a_lifecycle_message_and_idle; "
-        "live: test_new_starts_new_epoch_and_interrupt_stops_a_turn",
+        "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered[opencode]",
     ),
 )
 """The first Esc shows "esc again to interrupt"; the second, 0.4 s later, aborts the turn

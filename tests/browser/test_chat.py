@@ -1,0 +1,293 @@
+"""Browser: a real JupyterLab in Debian's Chromium shows a live Run of the real pinned CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import lab_widget
+from lab_widget._tools import tools_dir
+from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+from tests.support.paths import ROOT
+
+ARTIFACTS = ROOT / "build" / "test-artifacts"
+
+PAYLOAD = (
+    "Payloads follow. <img src=x onerror=\"window.__xss='img'\"> "
+    "<script>window.__xss='script'</script> "
+    "[a link](javascript:window.__xss='md-link') "
+    "<a href=\"javascript:window.__xss='a'\">raw link</a> "
+    "<iframe src=\"javascript:window.__xss='iframe'\"></iframe> END-OF-PAYLOAD"
+)
+
+CELL = f"""
+import tempfile
+from lab_widget import Reply, Rule, Run, ScriptedModel
+
+model = ScriptedModel(
+    rules=[
+        Rule("hello", "Hello from the **scripted** model."),
+        Rule("payload", {PAYLOAD!r}),
+    ],
+    fallback="ok",
+)
+run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
+run
+"""
+
+MESSAGES = ".lw-chat .lw-msg"
+
+
+def texts(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator(MESSAGES).all_inner_texts()]
+
+
+def wait_text(page: Any, text: str, timeout: float = 60_000) -> None:
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('.lw-chat .lw-msg')]"
+        ".some(e => e.innerText.includes(t))",
+        arg=text,
+        timeout=timeout,
+    )
+
+
+def send(page: Any, text: str) -> None:
+    box = page.locator(".lw-chat .lw-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")
+
+
+@contextmanager
+def open_chat(tmp_path: Path, lab_home: Path, cell: str) -> Iterator[Any]:
+    """A notebook running ``cell`` in a real JupyterLab, its chat shown and idle."""
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    write_notebook(root / "chat.ipynb", [cell])
+    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
+    with jupyter_lab(root, env) as lab, chromium_page() as page:
+        page.goto(lab.notebook_url("chat.ipynb"))
+        run_first_cell(page)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+        yield page
+
+
+def probe_entry(text: str) -> str:
+    entry = {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": f"msg_probe_{uuid.uuid4().hex}",
+            "type": "message",
+            "role": "assistant",
+            "model": "probe",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
+    return json.dumps(entry) + "\n"
+
+
+def tool_entries(payload: str) -> str:
+    """A Bash call whose command and output carry ``payload``, as transcript lines."""
+    tool_id = f"toolu_probe_{uuid.uuid4().hex}"
+    stamp = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    call = {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": stamp,
+        "message": {
+            "id": f"msg_probe_{uuid.uuid4().hex}",
+            "type": "message",
+            "role": "assistant",
+            "model": "probe",
+            "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": payload}}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": str(uuid.uuid4()),
+        "timestamp": stamp,
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": payload}],
+        },
+    }
+    return json.dumps(call) + "\n" + json.dumps(result) + "\n"
+
+
+def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
+    with open_chat(tmp_path, lab_home, CELL) as page:
+        assert page.locator(".lw-chat .lw-provider").inner_text().strip() == "Claude Code"
+        assert "attach" in page.locator(".lw-chat .lw-attach").inner_text()
+
+        # Type, press Enter, see the scripted reply rendered as markdown.
+        send(page, "hello")
+        wait_text(page, "Hello from the scripted model.")
+        assert (
+            page.locator(".lw-chat .lw-msg[data-role='assistant'] strong").first.inner_text()
+            == "scripted"
+        )
+        assert page.locator(".lw-chat .lw-input").input_value() == ""
+
+        # New conversation: the /clear echo, and nothing of the old one.
+        page.wait_for_selector(".lw-chat .lw-clear:not([disabled])", timeout=30_000)
+        page.click(".lw-chat .lw-clear")
+        wait_text(page, "/clear")
+        page.wait_for_function(
+            "() => ![...document.querySelectorAll('.lw-chat .lw-msg')]"
+            ".some(e => e.innerText.includes('Hello from the scripted'))",
+            timeout=30_000,
+        )
+        assert [t for t in texts(page) if t] == ["/clear"]
+
+        # Hostile output renders as text and runs nothing.
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=30_000)
+        send(page, "payload please")
+        wait_text(page, "END-OF-PAYLOAD")
+        page.wait_for_timeout(500)  # give any injected handler the chance to fire
+        assert page.evaluate("() => window.__xss") is None
+        chat = page.locator(".lw-chat")
+        assert chat.locator("script, iframe, img[onerror], [onerror]").count() == 0
+        assert chat.locator("a[href^='javascript']").count() == 0
+
+        # The same payload as a tool's command and output, written to the transcript.
+        [run] = lab_widget.runs()
+        transcript = run.transcript_path
+        assert transcript is not None
+        with transcript.open("a") as f:
+            f.write(tool_entries(PAYLOAD.replace("END-OF-PAYLOAD", "END-OF-TOOL-PAYLOAD")))
+        page.wait_for_function(
+            "() => document.querySelector('.lw-chat').textContent.includes('END-OF-TOOL-PAYLOAD')",
+            timeout=30_000,
+        )
+        # Expanded, so anything injected would be live.
+        page.evaluate(
+            "() => document.querySelectorAll('.lw-chat details').forEach(d => d.open = true)"
+        )
+        page.wait_for_timeout(500)
+        assert page.evaluate("() => window.__xss") is None
+        assert chat.locator("script, iframe, img, [onerror], a[href^='javascript']").count() == 0
+
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = tmp_path / "chat.png"
+        page.locator(".lw-chat").screenshot(path=str(shot))
+        shutil.copy(shot, ARTIFACTS / "chat.png")
+
+        # Transcript append -> DOM, measured in the page.
+        page.evaluate(
+            """() => {
+              window.__seen = {};
+              new MutationObserver(() => {
+                for (const e of document.querySelectorAll('.lw-chat .lw-msg')) {
+                  const m = e.innerText.match(/latency-probe-(\\d+)/);
+                  if (m && !(m[1] in window.__seen))
+                    window.__seen[m[1]] = performance.timeOrigin + performance.now();
+                }
+              }).observe(document.body, {subtree: true, childList: true, characterData: true});
+            }"""
+        )
+        appended: dict[str, float] = {}
+        for i in range(20):
+            with transcript.open("a") as f:
+                appended[str(i)] = time.time() * 1000
+                f.write(probe_entry(f"latency-probe-{i}"))
+            page.wait_for_function("(i) => i in window.__seen", arg=str(i), timeout=30_000)
+        seen = page.evaluate("() => window.__seen")
+        latencies = [seen[k] - appended[k] for k in appended]
+        median = statistics.median(latencies)
+
+        figures = {
+            "append_to_dom_ms_median": round(median, 1),
+            "append_to_dom_ms_max": round(max(latencies), 1),
+            "samples": len(latencies),
+            "screenshot": str(ARTIFACTS / "chat.png"),
+        }
+        (ARTIFACTS / "browser-figures.json").write_text(json.dumps(figures, indent=2))
+        print(f"\nbrowser figures: {figures}")
+        run.stop()
+
+
+DIALOG_CELL = """
+import tempfile
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+QUESTIONS = [
+    {"question": "Which database should we use?", "header": "Database", "multiSelect": False,
+     "options": [{"label": "SQLite", "description": "A file"}, {"label": "Postgres", "description": "A server"}]},
+    {"question": "Which features do you want?", "header": "Features", "multiSelect": True,
+     "options": [{"label": "Auth", "description": "Logins"}, {"label": "Export", "description": "CSV"},
+                 {"label": "Search", "description": "Full text"}]},
+]
+model = ScriptedModel(rules=[Rule("ask", [Reply(tools=[ToolUse("AskUserQuestion", {"questions": QUESTIONS})]),
+                                          Reply("Thanks, noted.")])])
+run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
+run
+"""
+
+
+def test_answer_a_two_question_form(tmp_path: Path, lab_home: Path) -> None:
+    with open_chat(tmp_path, lab_home, DIALOG_CELL) as page:
+        send(page, "ask me")
+        form = page.locator(".lw-chat .lw-dialog-form")
+        form.wait_for(timeout=60_000)
+        assert page.locator(".lw-chat .lw-state").get_attribute("data-state") == "question"
+        assert page.locator(".lw-chat .lw-input").is_disabled()
+        form.locator("fieldset.lw-question[data-header='Database'] input[value='Postgres']").check()
+        features = form.locator("fieldset.lw-question[data-header='Features']")
+        features.locator("input[value='Auth']").check()
+        features.locator("input[value='Export']").check()
+        page.click(".lw-chat .lw-dialog-submit")
+        outcome = page.locator(".lw-chat .lw-dialog[data-status='answered'] .lw-dialog-outcome")
+        outcome.wait_for(timeout=90_000)
+        assert "Database → Postgres; Features → Auth, Export" in outcome.inner_text()
+        wait_text(page, "Thanks, noted.")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.locator(".lw-chat").screenshot(path=str(tmp_path / "dialog.png"))
+        shutil.copy(tmp_path / "dialog.png", ARTIFACTS / "dialog.png")
+        [run] = lab_widget.runs()
+        [dialog] = [m.dialog for m in run.messages if m.dialog is not None]
+        assert dialog.answers is not None
+        assert [(a.selected, a.text) for a in dialog.answers] == [
+            (["Postgres"], None),
+            (["Auth", "Export"], None),
+        ]
+        run.stop()
+
+
+def test_slash_command_autocomplete(tmp_path: Path, lab_home: Path) -> None:
+    with open_chat(tmp_path, lab_home, CELL) as page:
+        box = page.locator(".lw-chat .lw-input")
+        box.click()
+        box.type("/co")
+        page.wait_for_selector(".lw-chat .lw-complete .lw-complete-item", timeout=10_000)
+        names = [
+            n.get_attribute("data-name") for n in page.locator(".lw-chat .lw-complete-item").all()
+        ]
+        prefixed = [n for n in names if n and n.startswith("/co")]
+        assert len(prefixed) >= 2 and names[: len(prefixed)] == prefixed  # prefix matches first
+        assert "/config" not in names  # opens a panel the widget cannot see: curated out
+        box.type("nt")
+        first = page.locator(".lw-chat .lw-complete-item").first
+        assert first.get_attribute("data-name") == "/context"
+        box.press("Tab")
+        assert box.input_value() == "/context "
+        box.press("Enter")
+        wait_text(page, "/context")
+        [run] = lab_widget.runs()
+        assert run.wait_for(lambda r: any(m.command == "/context" for m in r.messages), 30)
+        run.stop()

@@ -1,0 +1,14 @@
+"""Conformance tier: every registered provider against the seam's obligations, offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.tiers import mark_folder
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_folder(items, Path(__file__).parent, "conformance")

@@ -1,0 +1,216 @@
+"""A real JupyterLab (or Jupyter Notebook 7) server and a real Chromium (Debian's, driven by
+Playwright) for tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import ViewportSize, sync_playwright
+
+from .paths import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+# Without these, Chromium on this machine keeps dialling out to update and sync services.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    root: Path
+    app: str = "lab"
+    """``lab`` (JupyterLab) or ``notebook`` (Jupyter Notebook 7)."""
+
+    def notebook_url(self, name: str) -> str:
+        if self.app == "notebook":
+            return f"{self.url}/notebooks/{name}?token={self.token}"
+        return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": f"cell-{i}",
+                "metadata": {},
+                "outputs": [],
+                "source": source,
+            }
+            for i, source in enumerate(cells)
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook, indent=1))
+
+
+def _pythonpath() -> str:
+    # Kernels start in the notebook's folder and would import whichever lab_widget is
+    # installed (maybe another checkout's): this checkout goes first.
+    parts = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return os.pathsep.join(parts)
+
+
+@contextmanager
+def jupyter_lab(
+    root: Path, env: dict[str, str], settings_files: Mapping[str, object] | None = None
+) -> Iterator[Lab]:
+    """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced.
+
+    ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``.
+    """
+    with jupyter_server(root, env, "lab", settings_files) as lab:
+        yield lab
+
+
+@contextmanager
+def jupyter_notebook(root: Path, env: dict[str, str]) -> Iterator[Lab]:
+    """Jupyter Notebook 7 (``jupyter notebook``) on 127.0.0.1 with a token."""
+    with jupyter_server(root, env, "notebook") as lab:
+        yield lab
+
+
+@contextmanager
+def jupyter_server(
+    root: Path,
+    env: dict[str, str],
+    app: str,
+    settings_files: Mapping[str, object] | None = None,
+) -> Iterator[Lab]:
+    """``jupyter <app>`` (``lab`` or ``notebook``), news and update checks silenced."""
+    if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
+        pytest.fail("jupyter is not installed in this environment: run `make setup`")
+    settings = root.parent / "lab-settings"
+    notification = settings / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True, exist_ok=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    for name, value in (settings_files or {}).items():
+        (settings / name).parent.mkdir(parents=True, exist_ok=True)
+        (settings / name).write_text(json.dumps(value))
+    port, token = _free_port(), secrets.token_hex(16)
+    log = (root.parent / f"jupyter-{app}.log").open("w")
+    config = "LabApp" if app == "lab" else "JupyterNotebookApp"
+    proc = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "jupyter"),
+            app,
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            f"--{config}.user_settings_dir={settings}",
+            f"--{config}.workspaces_dir={root.parent / 'lab-workspaces'}",
+        ],
+        env={**os.environ, "PYTHONPATH": _pythonpath(), **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"jupyter {app} did not start; see {log.name}")
+                time.sleep(0.2)
+        yield Lab(url=url, token=token, root=root, app=app)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@contextmanager
+def chromium_page(viewport: ViewportSize | None = None) -> Iterator[Any]:
+    """A page in Debian's Chromium (never a downloaded browser)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make setup` (installs Debian's chromium)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport=viewport or {"width": 1280, "height": 1000})
+            yield page
+        finally:
+            browser.close()
+
+
+# JupyterLab's status bar says "| Idle"; Notebook 7 has no status bar, only its toolbar's
+# execution indicator.
+KERNEL_IDLE = (
+    "() => document.body.innerText.includes('| Idle') || "
+    "document.querySelector(\".jp-Notebook-ExecutionIndicator[data-status='idle']\") !== null"
+)
+
+
+def run_first_cell(page: Any) -> None:
+    """Run the notebook's first cell once the kernel is idle."""
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    run_cell(page, 0)
+
+
+def run_cell(page: Any, index: int) -> None:
+    """Run the notebook's cell ``index`` (JupyterLab and Notebook 7 alike).
+
+    A front end drops run requests sent before the kernel is connected, so the request is
+    repeated until the cell's prompt shows that it runs (``[*]``) or ran (``[1]``).
+    """
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    prompt = cell.locator(".jp-InputPrompt")
+    for _attempt in range(5):
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+        try:
+            page.wait_for_function(
+                "(el) => /\\[[*0-9]/.test(el.innerText)", arg=prompt.element_handle(), timeout=5_000
+            )
+            return
+        except Exception:
+            continue
+    pytest.fail(f"the notebook never ran its cell {index}")

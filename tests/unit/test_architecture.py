@@ -1,0 +1,536 @@
+"""Unit: layering rules the design pins."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import lab_widget
+import lab_widget.provider
+from lab_widget.compat import PINS
+from lab_widget.provider import get_provider, provider_ids
+
+PACKAGE = Path(lab_widget.__file__).parent
+PROVIDERS = PACKAGE / "provider"
+CONCRETE = sorted(
+    p.name for p in PROVIDERS.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+)
+
+
+def core_modules() -> list[Path]:
+    return [
+        p
+        for p in PACKAGE.rglob("*.py")
+        if not any(p.is_relative_to(PROVIDERS / name) for name in CONCRETE)
+    ]
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base]) if base else ".".join(parts)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    """The dotted name of the module at ``path`` in the package at ``root``."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Which modules of the package each module imports.
+
+    Every ``import`` and ``from ... import`` statement counts, wherever it is: at module
+    level, inside functions, and inside ``if TYPE_CHECKING:`` blocks. Type-only imports
+    count on purpose: a type a lower layer needs from a higher one belongs lower down (a
+    protocol), not behind a guard, so one graph without cycles holds at run time and for
+    the type checker alike. ``from package import name`` is an edge to the submodule when
+    ``name`` is one, else to the package itself (its ``__init__`` must have run). The edge
+    every submodule has to its parent package is implied by Python, not drawn.
+    """
+    modules = {module_name(p, root): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parts, base] if base else parts)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.add(sub if sub in modules else base)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as ``[a, b, ..., a]``, or ``None`` when the graph has none."""
+    done: set[str] = set()
+    path: list[str] = []
+    on_path: set[str] = set()
+
+    def visit(node: str) -> list[str] | None:
+        path.append(node)
+        on_path.add(node)
+        for target in sorted(graph[node]):
+            if target in on_path:
+                return [*path[path.index(target) :], target]
+            if target not in done and (cycle := visit(target)) is not None:
+                return cycle
+        path.pop()
+        on_path.discard(node)
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        if start not in done and (cycle := visit(start)) is not None:
+            return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycles() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_sees_every_kind_of_import(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .a import A\n")
+    (package / "a.py").write_text("from .sub import b\nA = 1\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "b.py").write_text("def f():\n    from .. import c\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
+    )
+    graph = import_graph(package)
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.c"}
+    assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
+    (package / "c.py").write_text("import pkg.sub\n")
+    assert find_cycle(import_graph(package)) is None
+
+
+def imported_closure(module: str) -> set[str]:
+    graph = import_graph()
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in graph[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+RUNTIME = {"lab_widget._runner", "lab_widget._tailer", "lab_widget._launch", "lab_widget._run"}
+
+
+def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
+    for module in ("lab_widget._transcripts", "lab_widget._history", "lab_widget._home"):
+        assert imported_closure(module) & RUNTIME == set(), module
+
+
+def test_there_is_at_least_one_concrete_provider() -> None:
+    assert "claude_code" in CONCRETE
+
+
+def test_core_never_imports_a_concrete_provider() -> None:
+    offenders = []
+    for path in core_modules():
+        for module in imported_modules(path):
+            for name in CONCRETE:
+                if module == f"lab_widget.provider.{name}" or module.startswith(
+                    f"lab_widget.provider.{name}."
+                ):
+                    offenders.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert offenders == []
+
+
+def test_the_import_checker_sees_relative_imports(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    probe = PACKAGE / "provider" / "_probe_for_test.py"
+    probe.write_text("from .claude_code import ClaudeCodeProvider\n")
+    try:
+        assert "lab_widget.provider.claude_code" in imported_modules(probe)
+    finally:
+        probe.unlink()
+
+
+MODULE_SET = (
+    "__init__",
+    "_compat",
+    "_provider",
+    "_transcript",
+    "_signals",
+    "_commands",
+    "_auth",
+    "_dialogs",
+)
+"""The modules every provider package has: its pins and couplings, the provider, its
+reader (further reader modules are named for what they hold), its live signals, its
+slash commands, its login, and its dialogs with the recipes that answer them."""
+
+HOMES = {
+    "AgentProvider": "_provider",
+    "TuiProvider": "_provider",
+    "LiveSignals": "_signals",
+    "HookSignals": "_signals",
+    "AuthFlow": "_auth",
+}
+"""Where a class built on each seam or kit base lives in a provider package. (A reader may
+be built from parts in reader modules of their own; the reader itself is ``_transcript``'s
+``<Name>TranscriptReader``.)"""
+
+DEFINES = {
+    "_compat": {"VERSION"},
+    "_commands": {"catalog", "command_sources"},
+    "_auth": {"descriptor"},
+}
+"""Names each module of the set defines at its top level."""
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def module_set_offences(package: Path) -> list[str]:
+    """How one provider package departs from the module set (see :data:`MODULE_SET`)."""
+    offences = [
+        f"{package.name}: no {module}.py"
+        for module in MODULE_SET
+        if not (package / f"{module}.py").is_file()
+    ]
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")
+                home = HOMES.get(name)
+                if home is not None and path.stem != home:
+                    offences.append(
+                        f"{package.name}/{path.name}: {node.name}({name}) belongs in {home}.py"
+                    )
+        names = top_level_names(tree)
+        missing = DEFINES.get(path.stem, set()) - names
+        offences += [f"{package.name}/{path.name}: defines no {name}" for name in sorted(missing)]
+        if path.stem == "_transcript" and not any(n.endswith("TranscriptReader") for n in names):
+            offences.append(f"{package.name}/{path.name}: defines no <Name>TranscriptReader")
+    return offences
+
+
+def test_every_provider_package_has_the_module_set() -> None:
+    # One shape for every provider: a reader finds the same thing in the same module.
+    assert [o for name in CONCRETE for o in module_set_offences(PROVIDERS / name)] == []
+
+
+def test_the_module_set_checker_sees_a_misplaced_piece(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    package = tmp_path / "newcomer"
+    package.mkdir()
+    for module in MODULE_SET:
+        (package / f"{module}.py").write_text("")
+    (package / "_compat.py").write_text("VERSION = '1'\n")
+    (package / "_commands.py").write_text("def catalog(cwd): ...\ndef command_sources(cwd): ...\n")
+    (package / "_auth.py").write_text("def descriptor(): ...\n")
+    (package / "_transcript.py").write_text("class NewTranscriptReader(Parts): ...\n")
+    assert module_set_offences(package) == []
+    (package / "_dialogs.py").unlink()
+    (package / "_provider.py").write_text("class NewSignals(LiveSignals): ...\n")
+    (package / "_auth.py").write_text("")
+    (package / "_transcript.py").write_text("class Reader(TranscriptReader): ...\n")
+    assert module_set_offences(package) == [
+        "newcomer: no _dialogs.py",
+        "newcomer/_auth.py: defines no descriptor",
+        "newcomer/_provider.py: NewSignals(LiveSignals) belongs in _signals.py",
+        "newcomer/_transcript.py: defines no <Name>TranscriptReader",
+    ]
+
+
+ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
+"""What an adapter may import from lab_widget besides its own package and the public names
+of :mod:`lab_widget.provider` (the seam and the kit)."""
+
+
+def adapter_import_offences(path: Path, package: str) -> list[str]:
+    """Imports of one adapter module that reach past the seam, the kit and the base.
+
+    ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
+    import each other freely. From ``lab_widget.provider`` only the names it exports count
+    (a private module of the seam, ``from .. import _tui``, is an offence); the package may
+    also be imported whole, as a namespace.
+    """
+    module = module_name(path)
+    here = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    offences: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets: list[tuple[str, str | None]]
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            targets = [(base, alias.name) for alias in node.names]
+        else:
+            continue
+        for base, name in targets:
+            if not base.startswith("lab_widget"):
+                continue
+            if base == package or base.startswith(package + "."):
+                continue
+            if base in ADAPTER_BASE:
+                continue
+            if base == "lab_widget.provider" and name in lab_widget.provider.__all__:
+                continue
+            if (base, name) == ("lab_widget", "provider"):
+                continue  # the seam and kit as one namespace (``kit.TuiProvider``)
+            shown = f"{base} import {name}" if name else base
+            offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
+    return offences
+
+
+def test_adapters_import_only_the_seam_the_kit_and_the_base() -> None:
+    # An adapter is written against lab_widget.provider's public names, the schema, the
+    # errors and the pins: a helper it needs from core moves down into the kit.
+    offences = [
+        offence
+        for name in CONCRETE
+        for path in sorted((PROVIDERS / name).rglob("*.py"))
+        for offence in adapter_import_offences(path, f"lab_widget.provider.{name}")
+    ]
+    assert offences == []
+
+
+def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
+    # A sanity check so the guard above can never go blind.
+    probe = PROVIDERS / "claude_code" / "_probe_for_test.py"
+    probe.write_text(
+        "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
+        "from ..codex import _compat\nimport lab_widget._run\nfrom .. import JsonlTail\n"
+        "from ...schema import Message\nfrom . import _compat as own\n"
+        "from ... import provider as kit\n"
+    )
+    try:
+        found = adapter_import_offences(probe, "lab_widget.provider.claude_code")
+    finally:
+        probe.unlink()
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "lab_widget import _commands",
+        "lab_widget.provider._jsonl import JsonlTail",
+        "lab_widget.provider import _tui",
+        "lab_widget.provider.codex import _compat",
+        "lab_widget._run",
+    ]
+
+
+def provider_names() -> list[str]:
+    names = {"Claude", "Anthropic", "Codex", "OpenAI", "Gemini", "Google", "OpenCode"}
+    names |= {get_provider(p).meta.display_name for p in provider_ids() if p in PINS}
+    return sorted(names)
+
+
+def user_facing_strings(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
+
+
+def test_core_user_facing_text_never_names_a_provider() -> None:
+    # Provider names reach users only through provider metadata. The registry's import
+    # paths and the compat pins (package names) are data, not copy.
+    allowed = {
+        PACKAGE / "compat.py",
+        PROVIDERS / "_registry.py",
+        PACKAGE / "scripted" / "_wire_errors.py",  # the error types each API sends
+    }
+    pattern = re.compile("|".join(re.escape(n) for n in provider_names()), re.IGNORECASE)
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{line}: {text!r}"
+        for path in core_modules()
+        if path not in allowed
+        for line, text in user_facing_strings(path)
+        if pattern.search(text)
+    ]
+    assert offenders == []
+
+
+def test_every_pinned_provider_that_is_registered_names_its_pin() -> None:
+    for provider_id in provider_ids():
+        if provider_id in PINS:
+            assert get_provider(provider_id).meta.binary == PINS[provider_id].binary
+
+
+JS_SOURCES = PACKAGE.parent / "js" / "src"
+_JS_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_JS_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`")
+
+
+def js_strings(source: str) -> list[str]:
+    """The string and template literals of a TypeScript source, comments removed.
+
+    Comments go first so that an apostrophe in one never opens a string.
+    """
+    return _JS_STRING.findall(_JS_COMMENT.sub("", source))
+
+
+def test_the_js_string_scanner_sees_literals() -> None:
+    # A sanity check so the guard below can never go blind.
+    sample = "// Codex in a comment\nconst a = \"Claude Code\"; h('b', {}, `run ${x} Gemini`);"
+    assert js_strings(sample) == ['"Claude Code"', "'b'", "`run ${x} Gemini`"]
+
+
+def test_js_user_facing_text_never_names_a_provider() -> None:
+    # The front end shows provider names only from the traits (provider metadata).
+    sources = sorted(JS_SOURCES.glob("*.ts"))
+    assert sources, f"no TypeScript sources under {JS_SOURCES}"
+    pattern = re.compile("|".join(re.escape(n) for n in provider_names()), re.IGNORECASE)
+    offenders = [
+        f"{path.name}: {text}"
+        for path in sources
+        for text in js_strings(path.read_text())
+        if pattern.search(text)
+    ]
+    assert offenders == []
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_module_map_names_every_core_module() -> None:
+    # The map says what each module holds and which layer it is in; a new module joins it.
+    text = ARCHITECTURE.read_text()
+    table = text[text.index("## Module map") : text.index("## The provider seam")]
+    missing = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.glob("*.py"))
+        + sorted((PACKAGE / "_widgets").glob("*.py"))
+        + sorted(PROVIDERS.glob("*.py"))
+        if path.name != "__init__.py"
+        and f"`{path.relative_to(PACKAGE)}`" not in table
+        and f"`{path.name}`" not in table
+    ]
+    assert missing == []
+
+
+TERMINAL_VIEW = {
+    "lab_widget._terminal",
+    "lab_widget._tmux_control",
+    "lab_widget._widgets._terminal",
+}
+"""The terminal view: the agent's real TUI streamed to the browser, for the user's eyes."""
+
+CHAT_BRAIN = {
+    "lab_widget._chat",
+    "lab_widget._state",
+    "lab_widget._answering",
+    "lab_widget._answers",
+    "lab_widget._commands",
+    "lab_widget._transcripts",
+    "lab_widget._history",
+    "lab_widget._frames",
+    "lab_widget._pricing",
+}
+"""What states and content come from: the chat brain and the readers."""
+
+# Names only the terminal view uses to read a screen; the brain must not even be handed one.
+_SCREEN_NAMES = {"final_screen", "capture_final", "PaneStream", "ControlClient", "TerminalFeed"}
+
+
+def brain_modules() -> list[str]:
+    graph = import_graph()
+    return sorted(
+        m
+        for m in graph
+        if m in CHAT_BRAIN or m == "lab_widget.provider" or m.startswith("lab_widget.provider.")
+    )
+
+
+def test_the_chat_brain_never_reads_the_terminal_view() -> None:
+    # Pinned decision 2: state and content come from the transcript and the live signals,
+    # never from the screen. The terminal view shows the TUI and is never read back.
+    modules = brain_modules()
+    assert "lab_widget._chat" in modules and "lab_widget.provider.claude_code" in modules
+    graph = import_graph()
+
+    def closure(module: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [module]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        return seen
+
+    offenders = {m: closure(m) & TERMINAL_VIEW for m in modules}
+    assert {m: found for m, found in offenders.items() if found} == {}
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    used = {
+        f"{m}: {node.attr if isinstance(node, ast.Attribute) else node.id}"
+        for m in modules
+        for node in ast.walk(ast.parse(paths[m].read_text()))
+        if (isinstance(node, ast.Attribute) and node.attr in _SCREEN_NAMES)
+        or (isinstance(node, ast.Name) and node.id in _SCREEN_NAMES)
+    }
+    assert used == set()
+    # The view reads no state either: it stands beside the brain, not on it.
+    for view in TERMINAL_VIEW - {"lab_widget._widgets._terminal"}:
+        assert closure(view) & (CHAT_BRAIN | {"lab_widget._run"}) == set(), view
+    assert graph["lab_widget._widgets._terminal"] & CHAT_BRAIN == set()
+
+
+_JS_IMPORT = re.compile(r"""^import[^"']*["']\./([\w-]+)["']""", re.MULTILINE)
+
+
+def test_the_front_ends_terminal_never_feeds_the_conversation() -> None:
+    # The chat's store is fed by the kernel's deltas only; the terminal pane is a picture.
+    imports = {
+        path.stem: set(_JS_IMPORT.findall(path.read_text())) for path in JS_SOURCES.glob("*.ts")
+    }
+    terminal = {name for name in imports if name.startswith("terminal")}
+    assert terminal, "no terminal view in js/src"
+    for name in terminal:
+        assert imports[name] & {"store", "sync", "view", "render", "dialog"} == set(), name
+    for name in ("store", "sync", "render", "dialog"):
+        assert imports[name] & terminal == set(), name

@@ -1,0 +1,145 @@
+"""The runs dashboard over fake agents under real tmux (the browser side is in js/test)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import lab_widget
+from lab_widget import Run
+from lab_widget._dashboard import RunList, RunsDashboard
+from tests.support.recording import RecordingComm
+
+
+def act(board: RunsDashboard, action: str, run_id: str = "") -> dict[str, Any]:
+    """Send an action as the browser does and wait for its result."""
+    done = threading.Event()
+    results: list[dict[str, Any]] = []
+    original = board.table.send
+
+    def capture(content: dict[str, Any], buffers: Any = None) -> None:
+        results.append(content)
+        done.set()
+        original(content, buffers)
+
+    board.table.send = capture
+    try:
+        board._on_custom(
+            board.table, {"kind": "action", "id": "r1", "action": action, "run_id": run_id}, []
+        )
+        assert done.wait(20), f"no result for {action}"
+    finally:
+        board.table.send = original
+    return results[0]
+
+
+def test_runs_is_a_list_that_displays_as_a_dashboard(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = Run("fake", cwd=workdir, name="one")
+    try:
+        listed = lab_widget.runs()
+        assert isinstance(listed, RunList)
+        assert listed == [run]
+        bundle = listed._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+        assert bundle["text/plain"] == "RunsDashboard(1 run)"
+    finally:
+        run.stop()
+
+
+def test_rows_follow_runs_and_their_events(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    first = Run("fake", cwd=workdir, name="first")
+    board = RunsDashboard(lab_widget.runs())
+    try:
+        assert [r["id"] for r in board.table.rows] == ["first"]
+        row = board.table.rows[0]
+        assert (row["provider"], row["folder"], row["path"]) == (
+            first.display_name,
+            workdir.name,
+            str(workdir),
+        )
+        # A run started later joins the table.
+        second = Run("fake", cwd=workdir, name="second")
+        assert [r["id"] for r in board.table.rows] == ["first", "second"]
+        second._chat.wait_ready(10)
+        second.send("hello")
+        second.wait(timeout=10)
+        assert first.wait_for(
+            lambda _r: (
+                board.table.rows[1]["state"] == "idle" and board.table.rows[1]["tokens"] >= 0
+            ),
+            10,
+        )
+        # Stopping from the table ends the run and the row says so.
+        assert act(board, "stop", "second") == {"kind": "result", "id": "r1", "ok": True}
+        assert second.state == "ended"
+        assert board.table.rows[1]["state"] == "ended"
+    finally:
+        board.close()
+        for run in lab_widget.runs():
+            run.stop()
+
+
+def test_open_shows_the_chat_below_and_errors_come_back(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    run = Run("fake", cwd=workdir, name="solo")
+    board = RunsDashboard([run])
+    try:
+        assert act(board, "open", "solo")["ok"] is True
+        assert board.table.opened == "solo"
+        assert list(board.children) == [board.table, run.view]
+        assert act(board, "close")["ok"] is True
+        assert list(board.children) == [board.table] and board.table.opened == ""
+        result = act(board, "open", "ghost")
+        assert result["ok"] is False and "no run 'ghost'" in result["error"]
+        result = act(board, "explode", "solo")
+        assert result["ok"] is False and "unknown action" in result["error"]
+    finally:
+        board.close()
+        run.stop()
+
+
+def test_two_busy_runs_and_sync_requests_never_deadlock(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    """Events of two runs, the table's rows and the views' sync requests all at once."""
+    runs = [Run("fake", cwd=workdir, name=f"busy-{i}") for i in range(2)]
+    board = RunsDashboard(runs)
+    views = [run.view for run in runs]
+    try:
+        for run in runs:
+            run._chat.wait_ready(10)
+        stop = threading.Event()
+
+        def sync_requests(view: Any) -> None:
+            while not stop.is_set():
+                view._on_custom(view, {"kind": "sync"}, [])
+
+        def chatter(run: Run) -> None:
+            for i in range(15):
+                run.send(f"message {i}")
+                run.wait(timeout=10)
+
+        syncers = [threading.Thread(target=sync_requests, args=(v,), daemon=True) for v in views]
+        talkers = [threading.Thread(target=chatter, args=(r,), daemon=True) for r in runs]
+        for thread in [*syncers, *talkers]:
+            thread.start()
+        for thread in talkers:
+            thread.join(60)
+        stop.set()
+        for thread in syncers:
+            thread.join(10)
+        assert not any(t.is_alive() for t in [*syncers, *talkers]), "deadlocked"
+        assert all(len(run.messages) == 30 for run in runs)
+        assert runs[0].wait_for(
+            lambda _r: [row["state"] for row in board.table.rows] == ["idle", "idle"], 10
+        )
+    finally:
+        board.close()
+        for run in runs:
+            run.stop()

@@ -1,0 +1,235 @@
+"""Run, chat brain, runner and tailer over the seam: a fake agent under real tmux."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import lab_widget
+from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
+from lab_widget._runner import sanitize_input
+from tests.support.paths import ROOT
+from tests.support.waiting import retry_until
+
+
+def fake_run(workdir: Path) -> Run:
+    run = Run("fake", cwd=workdir)
+    run._chat.wait_ready(10)
+    return run
+
+
+def test_send_echo_and_idle(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        assert [(m.role, m.text) for m in run.messages] == [
+            ("user", "hello"),
+            ("assistant", "echo: hello"),
+        ]
+        assert run.transcript_id == "fake"
+    finally:
+        run.stop()
+
+
+HOSTILE = "a; $(rm -rf /) `x` C-c Enter\n\x03\x1b[201~tail\x1b\x07\r\nline3\ttab"
+
+
+def test_text_is_delivered_literally_as_one_submission(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send(HOSTILE)
+        assert run.wait(timeout=10) == "idle"
+        users = [m.text for m in run.messages if m.role == "user"]
+        assert users == [sanitize_input(HOSTILE)]
+        assert users[0] == "a; $(rm -rf /) `x` C-c Enter\n[201~tail\nline3\ttab"
+        assert not any(m.kind == "lifecycle" for m in run.messages)  # no interrupt happened
+    finally:
+        run.stop()
+
+
+def test_interrupt_reaches_the_agent(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.interrupt()
+        assert run.wait_for(lambda r: any(m.text == "Interrupted" for m in r.messages), 10)
+    finally:
+        run.stop()
+
+
+def test_events_are_pushed_to_subscribers(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    seen: list[str] = []
+    unsubscribe = run.subscribe(lambda e: seen.extend(m.text for m in e.changed))
+    try:
+        run.send("ping")
+        run.wait(timeout=10)
+        assert run.wait_for(lambda r: "echo: ping" in seen, 5)
+        unsubscribe()
+        run.send("pong")
+        run.wait(timeout=10)
+        assert "echo: pong" not in seen
+    finally:
+        run.stop()
+
+
+def test_killed_session_ends_within_two_seconds(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    socket = str(run._terminal.runner.socket_path)
+    subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
+    started = time.monotonic()
+    assert run.wait_for(lambda r: r.state == "ended", 2.0)
+    assert time.monotonic() - started < 2.0
+    with pytest.raises(RunEndedError):
+        run.send("anyone?")
+
+
+def test_agent_that_exits_by_itself_is_ended(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    run.send("/quit")
+    assert run.wait_for(lambda r: r.state == "ended", 5)
+    assert run.messages[-1].text == "/quit"
+
+
+def test_agent_that_fails_to_start_says_why(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_AGENT_FAIL", "fatal: no such model 'x'")
+    run = Run("fake", cwd=workdir)
+    with pytest.raises(RunEndedError, match=r"(?s)before it was ready.*fatal: no such model 'x'"):
+        run.send("hello")
+    assert run.state == "ended"
+    assert run.state_reason.endswith("continue.\nfatal: no such model 'x'")
+    assert run.view.state_reason == run.state_reason
+    # The kept pane is dropped once read: no session of the run is left behind.
+    runner = lab_widget._launch.runner()
+    assert not runner.server.has_session(run.id)
+    assert runs() == []
+
+
+def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
+    lab_home: Path, workdir: Path
+) -> None:
+    # No kernel watches this agent (as after a restart): when it ends, its pane stays.
+    runner = lab_widget._launch.runner()
+    terminal = runner.spawn("kept", ["sh", "-c", "echo last words"], {}, workdir)
+    assert retry_until(lambda: "kept" not in runner.sessions(), 5)
+    assert "kept" in runner.tmux("list-sessions", "-F", "#{session_name}").split()
+    assert terminal.last_words() == "last words"
+    assert not terminal.alive() and terminal.pid() is None
+    # A new agent takes the name.
+    again = runner.spawn("kept", ["sleep", "30"], {}, workdir)
+    try:
+        assert again.alive() and "kept" in runner.sessions()
+    finally:
+        again.kill()
+
+
+def test_runs_returns_live_runs_once(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        assert runs() == [run]
+        assert lab_widget.get_run(run.id) is run
+    finally:
+        run.stop()
+    assert runs() == []
+
+
+def test_readopted_in_a_fresh_process(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("remember me")
+        run.wait(timeout=10)
+        script = (
+            f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from tests.conftest import *\n"
+            "import lab_widget\n"
+            "[r] = lab_widget.runs()\n"
+            "print(r.id, '|'.join(m.text for m in r.messages))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+        ).stdout.strip()
+        assert out == f"{run.id} remember me|echo: remember me"
+    finally:
+        run.stop()
+
+
+def test_unknown_provider_lists_known_ones(lab_home: Path, workdir: Path) -> None:
+    with pytest.raises(UnknownProviderError, match="claude-code"):
+        Run("no-such-agent", cwd=workdir)
+
+
+def test_missing_cli_names_the_install_command(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setenv("LAB_WIDGET_TOOLS", str(tmp_path / "no-tools"))
+        patch.setenv("PATH", str(tmp_path / "empty-bin"))
+        with pytest.raises(CLINotFoundError, match="install-clis"):
+            Run("claude-code", cwd=workdir)
+
+
+def test_cwd_must_exist(lab_home: Path, tmp_path: Path) -> None:
+    with pytest.raises(lab_widget.LabWidgetError, match="not a folder"):
+        Run("fake", cwd=tmp_path / "missing")
+
+
+def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("hello")
+        run.wait(timeout=10)
+        run.clear()
+        # The new file can be seen before its first line is written: wait for both.
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1" and bool(r.messages), 10)
+        assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
+        assert run.state == "idle"
+        assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]
+    finally:
+        run.stop()
+
+
+def test_a_clear_keeps_the_conversation_for_the_chat_and_the_export(
+    lab_home: Path, workdir: Path, comms: list[object]
+) -> None:
+    run = fake_run(workdir)
+    try:
+        view = run.view
+        run.send("hello")
+        run.wait(timeout=10)
+        run.clear()
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1", 10)
+        [earlier] = run.past_conversations
+        assert [m.text for m in earlier.messages] == ["hello", "echo: hello"]
+        # What a notebook opened now (or saved now) gets: both conversations.
+        snapshot = view._snapshot_payload()
+        assert [p["transcript_id"] for p in snapshot["past"]] == [earlier.transcript_id]
+        assert "1 earlier conversation, 2 messages" in view.as_text()
+        path = run.export(workdir / "run.ipynb")
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        text = "\n".join(c.source for c in nb.cells)
+        assert "## Conversation 1 of 2" in text and "## Conversation 2 of 2" in text
+        assert text.index("echo: hello") < text.index("`/clear`")
+    finally:
+        run.stop()
+
+
+def test_send_with_context_types_the_expanded_prompt(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    try:
+        run.send("double @n, keep @token", context={"n": 21, "token": "abc"})
+        assert run.wait(timeout=10) == "idle"
+        [prompt] = [m.text for m in run.messages if m.role == "user"]
+        assert prompt.startswith("double `n`, keep `token`\n\nNotebook variables mentioned")
+        assert "`n`: int = 21" in prompt
+        assert "`token`: not expanded: its name looks like a secret." in prompt
+        assert "abc" not in prompt
+    finally:
+        run.stop()

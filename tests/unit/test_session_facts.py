@@ -1,0 +1,201 @@
+"""Unit: session-wide facts (usage, cost, context, turn durations) and the price table."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from lab_widget import Run, read_transcript
+from lab_widget._pricing import PRICES, PRICES_VERSION, enrich_summary, estimate_cost, price_for
+from lab_widget.schema import SessionSummary, Usage
+from tests.support.paths import FIXTURES
+
+CLAUDE = FIXTURES / "claude-code"
+ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl"))
+
+
+def entries(name: str) -> list[dict[str, object]]:
+    """A session's entries, its sub-agents' transcripts (beside it) included."""
+    files = [CLAUDE / name, *sorted((CLAUDE / name.removesuffix(".jsonl")).glob("*/*.jsonl"))]
+    return [json.loads(line) for file in files for line in file.read_text().splitlines()]
+
+
+def with_subagents(name: str) -> list[dict[str, object]]:
+    """The entries of a session and of its sub-agents' files (the session's usage counts
+    both)."""
+    found = entries(name)
+    for path in sorted((CLAUDE / Path(name).stem / "subagents").glob("*.jsonl")):
+        found += [json.loads(line) for line in path.read_text().splitlines()]
+    return found
+
+
+def session(name: str) -> SessionSummary:
+    return read_transcript(CLAUDE / name, provider="claude-code").session
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_usage_totals_count_each_api_message_once(name: str) -> None:
+    per_id: dict[str, dict[str, int]] = {}
+    for e in with_subagents(name):
+        message = e.get("message")
+        if e.get("type") == "assistant" and isinstance(message, dict) and "usage" in message:
+            # The last copy of a response carries its final figures.
+            per_id[str(message["id"])] = message["usage"]
+    expected = Usage(
+        input_tokens=sum(u["input_tokens"] for u in per_id.values()),
+        output_tokens=sum(u["output_tokens"] for u in per_id.values()),
+        cache_read_tokens=sum(u["cache_read_input_tokens"] for u in per_id.values()),
+        cache_write_tokens=sum(u["cache_creation_input_tokens"] for u in per_id.values()),
+    )
+    assert session(name).usage == expected
+
+
+def test_tools_fixture_repeats_usage_across_blocks_but_counts_it_once() -> None:
+    ids = [
+        e["message"]["id"]  # type: ignore[index]
+        for e in entries("tools.jsonl")
+        if e.get("type") == "assistant"
+    ]
+    assert len(ids) > len(set(ids))  # the guard below is not vacuous
+    c = read_transcript(CLAUDE / "tools.jsonl", provider="claude-code")
+    per_message = [m.usage for m in c.messages if m.usage is not None]
+    assert len(per_message) == len(set(ids))
+    total = Usage()
+    for u in per_message:
+        total = total + u
+    assert c.session.usage == total
+
+
+def _durations(name: str) -> list[object]:
+    return [
+        e["durationMs"]
+        for e in entries(name)
+        if e.get("type") == "system" and e.get("subtype") == "turn_duration"
+    ]
+
+
+def test_turn_durations_come_from_turn_duration_entries() -> None:
+    assert len(_durations("tools.jsonl")) == 2
+    assert session("tools.jsonl").turn_durations_ms == _durations("tools.jsonl")
+    assert len(_durations("hello.jsonl")) == 1
+    assert session("hello.jsonl").turn_durations_ms == _durations("hello.jsonl")
+    assert session("interrupt.jsonl").turn_durations_ms == []
+
+
+def test_vendor_cost_comes_from_the_last_cost_state_entry() -> None:
+    recorded = [e for e in entries("clear_before.jsonl") if e.get("type") == "cost-state"]
+    assert recorded, "the fixture records a cost-state entry"
+    cost = session("clear_before.jsonl").vendor_cost_usd
+    # Exactly the figure the CLI wrote, as a decimal: never the float's approximation.
+    assert cost == Decimal(str(recorded[-1]["totalCostUSD"])) == Decimal("0.011996")
+    assert isinstance(cost, Decimal)
+    assert session("hello.jsonl").vendor_cost_usd is None
+
+
+def test_vendor_cost_takes_the_last_of_several(tmp_path: Path) -> None:
+    lines = (CLAUDE / "hello.jsonl").read_text().splitlines()
+    lines += [
+        json.dumps({"type": "cost-state", "totalCostUSD": 0.5}),
+        json.dumps({"type": "cost-state", "totalCostUSD": 0.75}),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert read_transcript(path, provider="claude-code").session.vendor_cost_usd == Decimal("0.75")
+
+
+def test_estimate_matches_the_clis_own_cost_for_the_pinned_model() -> None:
+    s = session("clear_before.jsonl")
+    assert s.model == "claude-opus-5-5"
+    # The CLI's own catalog prices the pinned model (4 / 20 per million): the estimate is
+    # the CLI's figure to the last digit.
+    assert s.cost_usd_estimate == s.vendor_cost_usd == Decimal("0.011996")
+    assert s.price_table == PRICES_VERSION
+
+
+def test_model_requested_and_model_answered() -> None:
+    s = session("tools.jsonl")
+    assert s.model_requested == "claude-opus-5-5"  # the api-request entry's params
+    assert s.model == "claude-opus-5-5"  # the scripted model echoes the requested name
+
+
+def test_context_is_the_latest_responses_input_side() -> None:
+    assistants = [
+        e["message"]["usage"]  # type: ignore[index]
+        for e in entries("tools.jsonl")
+        if e.get("type") == "assistant"
+    ]
+    last = assistants[-1]
+    s = session("tools.jsonl")
+    assert s.context_tokens == (
+        last["input_tokens"] + last["cache_read_input_tokens"] + last["cache_creation_input_tokens"]
+    )
+    assert s.context_window == 1_000_000  # the pinned CLI's catalog: Opus 5.5 has 1M
+    assert s.context_tokens is not None
+    assert s.context_tokens < s.usage.input_tokens  # not a total
+
+
+def test_unknown_model_has_no_estimate_or_window() -> None:
+    summary = SessionSummary(model="local-llama", usage=Usage(input_tokens=10))
+    enriched = enrich_summary(summary)
+    assert enriched.cost_usd_estimate is None
+    assert enriched.context_window is None
+    assert enrich_summary(SessionSummary()).cost_usd_estimate is None
+
+
+def test_price_table_longest_prefix_wins() -> None:
+    assert price_for("claude-opus-4-1-20250805") == PRICES["claude-opus-4-1"]
+    assert price_for("claude-opus-4-20250514") == PRICES["claude-opus-4-20250514"]
+    assert price_for("claude-opus-4-5-20251101") == PRICES["claude-opus-4-5"]
+    assert price_for("claude-opus-5-5") == PRICES["claude-opus-5-5"] != PRICES["claude-opus-5"]
+    assert price_for("claude-sonnet-4-5") == PRICES["claude-sonnet-4-5"]
+    assert price_for("claude-haiku-4-5-20251001") == PRICES["claude-haiku-4-5"]
+    assert price_for("claude-3-5-haiku-latest") == PRICES["claude-3-5-haiku"]
+    assert price_for(None) is None
+    assert price_for("gpt-5") is None
+
+
+def test_every_price_says_where_it_comes_from_and_when() -> None:
+    for prefix, price in PRICES.items():
+        assert price.source and price.url.startswith("https://"), prefix
+        assert len(price.as_of) == 10 and price.as_of[4] == "-", prefix
+        for value in (price.input, price.output, price.cache_read, price.cache_write):
+            assert isinstance(value, Decimal)
+            assert value >= 0, prefix
+
+
+def test_the_table_matches_the_pinned_clis_catalog() -> None:
+    # Claude Code computes its own cost (the status line, cost-state) from this catalog.
+    assert PRICES["claude-opus-5-5"].input == Decimal("4")
+    assert PRICES["claude-opus-5-5"].cache_read == Decimal("0.2")
+    assert PRICES["claude-opus-5"].input == Decimal("5")
+    assert PRICES["claude-sonnet-5"].output == Decimal("10")
+    assert PRICES["claude-haiku-5-5"].input == Decimal("0.1")
+
+
+def test_estimate_cost_prices_every_token_kind() -> None:
+    usage = Usage(
+        input_tokens=1_000_000,
+        output_tokens=1_000_000,
+        cache_read_tokens=1_000_000,
+        cache_write_tokens=1_000_000,
+    )
+    assert estimate_cost("claude-sonnet-4-5", usage) == Decimal("22.05")  # 3 + 15 + 0.3 + 3.75
+    assert estimate_cost("claude-sonnet-4-5", None) is None
+    assert estimate_cost("unknown", usage) is None
+
+
+def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
+    run = Run("fake", cwd=workdir, model="claude-sonnet-4-5")
+    try:
+        run._chat.wait_ready(10)
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        assert run.usage == run.session.usage
+        assert run.session.model_requested == "claude-sonnet-4-5"
+        frame = run.to_dataframe()
+        assert list(frame["role"]) == ["user", "assistant"]
+    finally:
+        run.stop()
