@@ -16,8 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, metrics, serve_metrics
 from lab_widget.provider.claude_code._statusline import mint_gateway_token
 from lab_widget.scripted import ApiError
-
-from .conftest import pinned_binary
+from tests.support.binaries import pinned_binary
 
 RESET = int(time.time()) + 3 * 3600
 

@@ -388,7 +388,7 @@ def test_codex_turn_refused_over_its_quota_says_so_and_records_the_limit() -> No
 def test_opencode_request_refused_over_its_quota_records_the_limit_and_the_headers(
     tmp_path: Path,
 ) -> None:
-    from .test_opencode_transcript import read  # noqa: PLC0415
+    from tests.unit.providers.opencode.test_transcript import read  # noqa: PLC0415
 
     reader = read(tmp_path, "quota.jsonl")
     assert reader.state == "idle"

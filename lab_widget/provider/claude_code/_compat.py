@@ -270,7 +270,7 @@ rejected (429) · ..." (seen live against the scripted model's ``ApiError()``, r
 ``CLAUDE_CODE_MAX_RETRIES=1``; fixture ``rate_limited``)."""
 
 
-# -- the status line: the CLI's own live facts (verified by tests/test_live_claude_status.py) --
+# -- the status line: the CLI's own live facts (verified by tests/live/test_vendor.py) --
 
 STATUS_SPOOL = "statusline.jsonl"
 """The run-folder file each status-line payload is appended to, as one JSON line

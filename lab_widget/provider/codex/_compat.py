@@ -244,7 +244,7 @@ VIEWED_IMAGE_OUTPUT = "attached local image path"
 only an ``input_image`` (0.150.1 and 0.171.0 return it inside the output)."""
 
 
-# -- rate limits (verified by tests/test_live_codex_limits.py against the pinned binary) ----
+# -- rate limits (verified by tests/live/test_vendor.py against the pinned binary) -------
 
 RATE_LIMIT_WINDOWS = ("primary", "secondary")
 """The windows of a ``token_count.rate_limits`` snapshot: ``{used_percent, window_minutes,
