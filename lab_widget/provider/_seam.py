@@ -343,6 +343,17 @@ class AgentProvider(ABC):
     def reply(self, terminal: Terminal, text: str) -> None:
         """Type a user message (or slash command) and submit it."""
 
+    def submit(self, context: RunContext, terminal: Terminal, text: str) -> bool | None:
+        """Type a user message into an idle agent and submit it, confirmed by the CLI.
+
+        True once the CLI's own structured record says the prompt was submitted; False when
+        it never said so (the chat raises :class:`~lab_widget.errors.ReplyDroppedError`);
+        ``None`` when this CLI, or this kind of input (a slash command), has no such record
+        and :meth:`reply` played its paced recipe. The default is the last.
+        """
+        self.reply(terminal, text)
+        return None
+
     @abstractmethod
     def interrupt(self, terminal: Terminal) -> None:
         """Stop the current turn without quitting the agent."""
