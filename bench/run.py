@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
 import remote
+import startup
 import versus
 from _support import Row, machine_rows
 
@@ -33,6 +34,7 @@ SECTIONS = [
     "idle",
     "memory",
     "live",
+    "round-trip",
     "concurrent",
     "terminal",
     "remote",
@@ -53,6 +55,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
+    parser.add_argument("--rounds", type=int, default=5, help="round trips against claude -p")
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
@@ -77,6 +80,7 @@ def main() -> int:
         "idle": lambda: cases.idle_cpu(args.runs, args.idle_seconds),
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
+        "round-trip": lambda: startup.round_trips(args.rounds),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),

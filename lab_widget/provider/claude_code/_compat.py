@@ -12,7 +12,7 @@ VERSION = kit.pinned("claude-code", "2.1.332")
 
 PASTE = kit.PasteTiming(
     submit_delay=0.25,
-    confirm_waits=(0.25, 0.5, 1.0, 2.0, 4.0),
+    confirm_waits=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
     evidence=kit.Evidence(
         VERSION,
         "live: test_twenty_prompts_under_load_arrive_once_each, test_send_reply_idle, "
@@ -23,11 +23,12 @@ PASTE = kit.PasteTiming(
 )
 """A prompt is a bracketed paste with Enter at once; the ``UserPromptSubmit`` hook
 (:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
-after 0.25, 0.5, 1, 2 s (4 s for the last). The paste is never repeated: a paste the TUI got
-before it read its terminal still lands, while an Enter then (or before the TUI applied the
-paste, which it does asynchronously) does nothing; an Enter on an empty prompt box does
-nothing either, while a turn runs or not. Slash commands keep the paced recipe: a paste,
-Enter 0.25 s later (a builtin command fires no ``UserPromptSubmit``)."""
+after 0.1, 0.25, 0.5, 1, 2 s (4 s for the last): the first prompt's first Enter, sent at the
+SessionStart hook, is most often too early (3 of 4 measured). The paste is never repeated:
+a paste the TUI got before it read its terminal still lands, while an Enter then (or before
+the TUI applied the paste, which it does asynchronously) does nothing; an Enter on an empty
+prompt box does nothing either, while a turn runs or not. Slash commands keep the paced
+recipe: a paste, Enter 0.25 s later (a builtin command fires no ``UserPromptSubmit``)."""
 
 PROMPT_SUBMITTED = "UserPromptSubmit"
 """The hook event 2.1.332 fires once a prompt is submitted (``prompt`` is its text), before
