@@ -7,9 +7,10 @@ Usage::
 
 Without ``--version`` the pinned CLI (the project's tools folder) records into
 ``tests/fixtures/codex/``. With it, that version is installed with npm OUTSIDE the
-repository (``--versions-dir``, default ``/work/wt/versions/@openai+codex@<version>``, or
-``$LAB_WIDGET_CODEX_VERSIONS``) and records into ``tests/fixtures/codex/v<version>/``, each
-folder with its own ``manifest.json``. Scenarios a version cannot play (no hooks, no
+repository (``--versions-dir``, else ``$LAB_WIDGET_CODEX_VERSIONS``, else the versions cache
+of ``scripts/cli_versions.py``: ``$LAB_WIDGET_CLI_CACHE`` or
+``~/.cache/lab_widget/cli-versions``, as ``@openai+codex@<version>``) and records into
+``tests/fixtures/codex/v<version>/``, each folder with its own ``manifest.json``. Scenarios a version cannot play (no hooks, no
 sub-agent tools) are left out and the manifest says why.
 
 Temporary paths become stable placeholders; the long instruction texts Codex repeats in
@@ -44,7 +45,11 @@ OUT = ROOT / "tests" / "fixtures" / "codex"
 CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
 LIMIT = 300
-VERSIONS_DIR = Path(os.environ.get("LAB_WIDGET_CODEX_VERSIONS") or "/work/wt/versions")
+VERSIONS_DIR = Path(
+    os.environ.get("LAB_WIDGET_CODEX_VERSIONS")
+    or os.environ.get("LAB_WIDGET_CLI_CACHE")
+    or Path.home() / ".cache/lab_widget/cli-versions"
+).expanduser()
 LEGACY_READY = 8.0
 """Seconds after spawn an older CLI is taken as ready: versions before the pin mark no
 thread in ``tui-thread-reference-capabilities`` (0.150.1 and 0.80.0 checked), so the
@@ -227,6 +232,7 @@ QUOTA_HEADERS = {
 
 def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None = None) -> Any:
     from lab_widget import Reply, Rule, ScriptedModel, ToolUse  # noqa: PLC0415
+    from lab_widget.scripted import ApiError  # noqa: PLC0415
 
     def shell(command: str) -> Any:
         if cli.shell_tool == "Bash":
@@ -297,6 +303,10 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
             Rule(
                 "quota again",
                 Reply("Closer to the limit.", headers={"x-codex-primary-used-percent": "97"}),
+            ),
+            Rule(
+                "over the quota",
+                Reply("Never sent.", error=ApiError("quota", retry_after=30)),
             ),
             Rule("hello", Reply("Hello from the scripted model.")),
         ],
@@ -524,6 +534,14 @@ def rate_limits(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
+def quota(run: Any, work: Path) -> None:
+    run.send("hello")
+    run.wait(timeout=60)
+    run.send("over the quota")
+    run.wait_for(lambda r: r.messages[-1].kind == "lifecycle", timeout=60)
+    run.wait(timeout=60)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
     "tools": Scenario(tools),
@@ -542,6 +560,7 @@ SCENARIOS: dict[str, Scenario] = {
     "compact": Scenario(compact),
     "subagent": Scenario(subagent, needs=("subagents",), together=True),
     "rate_limits": Scenario(rate_limits, headers=QUOTA_HEADERS),
+    "quota": Scenario(quota, needs=("pinned",)),
 }
 
 

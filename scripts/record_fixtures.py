@@ -36,6 +36,7 @@ from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.errors import LabWidgetError  # noqa: E402
 from lab_widget.provider.claude_code import _compat  # noqa: E402
 from lab_widget.provider.claude_code._statusline import mint_gateway_token  # noqa: E402
+from lab_widget.scripted import ApiError  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude-code"
 OUT = FIXTURES
@@ -131,6 +132,7 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
                     ),
                 ],
             ),
+            Rule("over the limit", Reply("Never sent.", error=ApiError("rate_limit"))),
             Rule(
                 "look at the image",
                 [
@@ -403,6 +405,15 @@ def substitution(run: Run) -> None:
     _save("substitution", run, run.transcript_path)
 
 
+def rate_limited(run: Run) -> None:
+    # The recording's environment sets CLAUDE_CODE_MAX_RETRIES=1: the CLI's own ten
+    # retries with backoff would take minutes.
+    run.send("over the limit")
+    assert run.wait_for(lambda r: any(m.level == "error" for m in r.messages), 120)
+    _settle(run)
+    _save("rate_limited", run, run.transcript_path)
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tool,
@@ -416,6 +427,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "compact": compact,
     "statusline": statusline,
     "substitution": substitution,
+    "rate_limited": rate_limited,
 }
 OLDER = ("hello", "tools", "subagent", "thinking", "slow_tool", "image", "compact")
 """What is recorded from an older version: what its users' histories hold."""
@@ -434,6 +446,7 @@ def main(argv: list[str]) -> int:
     older = args.version not in (None, pinned)
     OUT = FIXTURES / f"v{args.version}" if older else FIXTURES
     os.environ["LAB_WIDGET_HOME"] = tempfile.mkdtemp(prefix="lab-widget-record-")
+    os.environ["CLAUDE_CODE_MAX_RETRIES"] = "1"  # a refused request fails in seconds
     manifest_path = OUT / "manifest.json"
     previous = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     missing: dict[str, str] = dict(previous.get("not_recorded", {}))

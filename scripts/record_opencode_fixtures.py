@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
+from lab_widget.scripted import ApiError  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "opencode"
 PACKAGE = PINS["opencode"].npm_package
@@ -94,6 +95,18 @@ def script(work: Path) -> ScriptedModel:
     return ScriptedModel(
         rules=[
             Rule("use a tool", [Reply("Let me check.", tools=[tool]), Reply("Tool said 42.")]),
+            Rule(
+                "over the quota",
+                Reply(
+                    "Never sent.",
+                    error=ApiError("quota", retry_after=1),
+                    headers={
+                        "x-ratelimit-limit-requests": "500",
+                        "x-ratelimit-remaining-requests": "0",
+                        "x-ratelimit-reset-requests": "1m30s",
+                    },
+                ),
+            ),
             Rule(
                 "failing tool",
                 [
@@ -278,6 +291,14 @@ def compact(run: Run) -> None:
     _idle(run)
 
 
+def quota(run: Run) -> None:
+    run.send("hello", ready_timeout=120)
+    _idle(run)
+    run.send("over the quota")
+    run.wait_for(lambda r: r.messages[-1].kind == "lifecycle", timeout=120)
+    _idle(run)
+
+
 SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "hello": (hello, {}),
     "tools": (tools, {}),
@@ -293,6 +314,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "slow_command": (slow_command, {}),
     "image": (image, {}),
     "compact": (compact, {}),
+    "quota": (quota, {}),
 }
 
 

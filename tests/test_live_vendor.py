@@ -15,6 +15,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, metrics, serve_metrics
 from lab_widget.provider.claude_code._statusline import mint_gateway_token
+from lab_widget.scripted import ApiError
+
+from .conftest import pinned_binary
 
 pytestmark = [pytest.mark.live]
 
@@ -184,6 +187,51 @@ def test_claude_status_line_facts_reach_the_session_turns_header_and_metrics(
             if s.labels["provider"] == "claude-code"
         }
         assert tools == {"Bash": 1.0}
+    finally:
+        run.stop()
+        model.stop()
+
+
+REFUSALS = {
+    # provider: (what the API refuses with, the kind of limit recorded)
+    "claude-code": ("rate_limit", "requests"),
+    "codex": ("quota", "usage"),
+    "opencode": ("quota", "usage"),
+}
+
+
+@pytest.mark.parametrize("provider_id", sorted(REFUSALS))
+def test_a_turn_refused_at_a_limit_says_so_and_records_the_limit(
+    provider_id: str, lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The API refuses every attempt with a 429: Codex gives up at once, OpenCode and Claude
+    # Code after their retries (Claude Code's cut to one: its ten take minutes); each records
+    # the error, which is all the vendor said.
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+    refusal, kind = REFUSALS[provider_id]
+    pinned_binary(provider_id)
+    model = ScriptedModel(
+        rules=[
+            Rule("over the limit", Reply("Never sent.", error=ApiError(refusal, retry_after=1))),  # type: ignore[arg-type]
+            *rules("Bash"),
+        ]
+    )
+    run = Run(provider_id, cwd=workdir, model=model)
+    try:
+        run.send("hello", ready_timeout=120)
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert not [r for r in run.session.rate_limits if r.source == "error"]
+        run.send("over the limit")
+        assert run.wait_for(
+            lambda r: any(m.kind == "lifecycle" and m.level == "error" for m in r.messages),
+            timeout=120,
+        ), run.screen()
+        assert run.wait(timeout=60) == "idle", run.screen()
+        reached = [r for r in run.session.rate_limits if r.status == "reached"]
+        assert [(r.kind, r.source) for r in reached] == [(kind, "error")], reached
+        assert not any(m.text == "Never sent." for m in run.messages)
+        refused = [r for r in model.scripted_requests if r.user_text.endswith("over the limit")]
+        assert refused, model.requests  # the request reached the API and was refused
     finally:
         run.stop()
         model.stop()

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from lab_widget import Reply, ScriptedModel, ToolUse
-from lab_widget.scripted import Thinking
+from lab_widget.scripted import ApiError, Thinking
 
 THREE_BLOCKS = Reply(
     thinking="Plan the answer first.",
@@ -156,3 +156,45 @@ def test_pauses_reach_the_client(wire: str) -> None:
         times = arrivals(model.base_url, *WIRES[wire])
     # Three pauses of 0.25 s lie between the first event and the last.
     assert times[-1] - times[0] >= 0.7
+
+
+@pytest.mark.parametrize("wire", sorted(WIRES))
+def test_an_api_error_fails_its_step_as_often_as_asked_then_the_reply_streams(wire: str) -> None:
+    model = ScriptedModel(
+        sequence=[Reply("Back.", error=ApiError("rate_limit", retry_after=7, times=2))]
+    )
+    path, body = WIRES[wire]
+    failures = [model.handle("POST", path, json.loads(json.dumps(body))) for _ in range(2)]
+    for failed in failures:
+        assert failed.status == 429 and failed.events is None
+        assert failed.headers["retry-after"] == "7"
+        assert "Rate limit reached" in json.dumps(failed.json_body)
+    retried = model.handle("POST", path, json.loads(json.dumps(body)))
+    assert retried.status == 200 and retried.events is not None  # the retry gets the reply
+    assert len(model.scripted_requests) == 3  # every attempt is on record
+
+
+@pytest.mark.parametrize(
+    ("wire", "kind", "status", "word"),
+    [
+        ("anthropic", "overloaded", 529, "overloaded_error"),
+        ("chat", "quota", 429, "insufficient_quota"),
+        ("responses", "overloaded", 503, "server_error"),
+        ("gemini", "quota", 429, "RESOURCE_EXHAUSTED"),
+    ],
+)
+def test_each_wire_sends_the_error_its_vendor_sends(
+    wire: str, kind: str, status: int, word: str
+) -> None:
+    model = ScriptedModel(sequence=[Reply("never", error=ApiError(kind))])  # type: ignore[arg-type]
+    path, body = WIRES[wire]
+    for _ in range(3):  # without times=, every attempt fails
+        failed = model.handle("POST", path, json.loads(json.dumps(body)))
+        assert (failed.status, word in json.dumps(failed.json_body)) == (status, True)
+
+
+def test_an_api_error_says_what_is_wrong_with_it() -> None:
+    with pytest.raises(ValueError, match="rate_limit, quota or overloaded"):
+        ApiError("slow")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="at least 1"):
+        ApiError(times=0)

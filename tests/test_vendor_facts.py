@@ -361,3 +361,68 @@ def test_turns_frame_columns_and_the_running_turn() -> None:
         SessionSummary(),
     )
     assert interrupted[0].outcome == "interrupted"
+
+
+# -- quota errors: a turn the API refused -------------------------------------------------
+
+
+def test_codex_turn_refused_over_its_quota_says_so_and_records_the_limit() -> None:
+    chat = read_transcript(CODEX / "quota.jsonl", provider="codex")
+    assert chat.state == "idle"
+    last = chat.messages[-1]
+    assert (last.kind, last.level, last.text) == (
+        "lifecycle",
+        "error",
+        "Quota exceeded. Check your plan and billing details.",
+    )
+    [limit] = chat.session.rate_limits
+    assert (limit.limit_id, limit.kind, limit.status, limit.source) == (
+        "usage_limit_exceeded",
+        "usage",
+        "reached",
+        "error",
+    )
+    assert limit.used_percent is None and limit.limit is None  # nothing the CLI did not say
+    assert limit.observed_at is not None
+
+
+def test_opencode_request_refused_over_its_quota_records_the_limit_and_the_headers(
+    tmp_path: Path,
+) -> None:
+    from .test_opencode_transcript import read  # noqa: PLC0415
+
+    reader = read(tmp_path, "quota.jsonl")
+    assert reader.state == "idle"
+    errors = [m for m in reader.messages if m.kind == "lifecycle" and m.level == "error"]
+    assert [m.text for m in errors] == ["You exceeded your current quota"]
+    limits = {r.limit_id: r for r in reader.summary.rate_limits}
+    assert set(limits) == {"insufficient_quota", "requests"}
+    quota = limits["insufficient_quota"]
+    assert (quota.kind, quota.status, quota.source) == ("usage", "reached", "error")
+    assert quota.observed_at is not None and quota.resets_at is not None
+    assert 0 < (quota.resets_at - quota.observed_at).total_seconds() <= 1  # retry-after: 1
+    requests = limits["requests"]
+    assert (requests.kind, requests.limit, requests.remaining) == (
+        "requests",
+        Decimal("500"),
+        Decimal("0"),
+    )
+    assert requests.used_percent is None  # absolute figures only: no share derived
+    assert requests.resets_at is not None and requests.observed_at is not None
+    assert (requests.resets_at - requests.observed_at).total_seconds() == 90
+
+
+def test_claude_code_request_refused_at_its_rate_limit_says_so_and_records_the_limit() -> None:
+    chat = read_transcript(CLAUDE / "rate_limited.jsonl", provider="claude-code")
+    assert chat.state == "idle"
+    [error] = [m for m in chat.messages if m.kind == "lifecycle" and m.level == "error"]
+    assert error.text.startswith("API Error: Request rejected (429)")
+    [limit] = chat.session.rate_limits
+    assert (limit.limit_id, limit.kind, limit.status, limit.source) == (
+        "rate_limit",
+        "requests",
+        "reached",
+        "error",
+    )
+    assert limit.observed_at is not None and limit.used_percent is None
+    assert chat.session.usage.output_tokens == 0  # the synthetic entry bills nothing

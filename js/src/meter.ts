@@ -119,6 +119,9 @@ export function dollars(x: number | string): string {
 export const QUOTA_WARN = 80;
 export const QUOTA_FULL = 95;
 
+/** Vendors' words (and an error's "reached") for a limit that refuses requests now. */
+const REACHED = new Set(["rejected", "exhausted", "reached"]);
+
 const WINDOW_NAMES: Record<string, string> = { five_hour: "5h", seven_day: "7d" };
 
 /** A short label: the vendor's name, else the window ("5h", "300 min", "primary"). */
@@ -135,12 +138,12 @@ export function quotaLabel(q: QuotaInfo): string {
         : q.windowMinutes % 60 === 0
           ? `${q.windowMinutes / 60}h`
           : `${q.windowMinutes} min`;
-  return [q.name, length || q.window].filter((p) => p !== "").join(" ");
+  return [q.name, length || q.window].filter((p) => p !== "").join(" ") || q.kind;
 }
 
 /** `ok`, `warn` or `high`: how close to its limit a quota is, as far as the vendor says. */
 export function quotaLevel(q: QuotaInfo): "ok" | "warn" | "high" {
-  if (q.status === "rejected" || q.status === "exhausted") return "high";
+  if (REACHED.has(q.status)) return "high";
   if (q.usedPercent !== null) {
     return q.usedPercent >= QUOTA_FULL ? "high" : q.usedPercent >= QUOTA_WARN ? "warn" : "ok";
   }

@@ -177,6 +177,11 @@ describe("costs and quotas", () => {
     })!.quotas;
     expect(quotaLabel(named!)).toBe("gpt-other 1h");
     expect(quotaLevel({ ...named!, status: "rejected" })).toBe("high");
+    // A quota error names no window or share: the kind labels it, "reached" says high.
+    const [refused] = normalizeSession({
+      rate_limits: [{ limit_id: "usage_limit_exceeded", status: "reached", source: "error" }],
+    })!.quotas;
+    expect([quotaLabel(refused!), quotaLevel(refused!)]).toEqual(["usage", "high"]);
     const q = new SessionMeter();
     q.set({
       model: "m",

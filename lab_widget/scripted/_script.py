@@ -18,9 +18,71 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Block", "Reply", "Rule", "Script", "Thinking", "ToolUse", "TurnSpec"]
+__all__ = ["ApiError", "Block", "Reply", "Rule", "Script", "Thinking", "ToolUse", "TurnSpec"]
+
+ApiErrorKind = Literal["rate_limit", "quota", "overloaded"]
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """An error the model's API answers with instead of the step's reply.
+
+    Each wire API sends it as its vendor does: the HTTP status, the error body (Anthropic's
+    ``rate_limit_error`` / ``overloaded_error``, OpenAI's ``rate_limit_exceeded`` /
+    ``insufficient_quota``, Gemini's ``RESOURCE_EXHAUSTED`` with a ``QuotaFailure`` and a
+    ``RetryInfo``) and a ``retry-after`` header when ``retry_after`` is given.
+
+    Parameters
+    ----------
+    kind
+        ``"rate_limit"`` (too many requests for now), ``"quota"`` (the plan's quota is
+        spent) or ``"overloaded"`` (the service is busy).
+    message
+        The error's message; empty takes a vendor-like default.
+    retry_after
+        Seconds the API asks the client to wait, where it says.
+    times
+        How many requests of this step fail before the step's reply is sent (a client's
+        retry then succeeds); ``None`` fails every request of it.
+
+    Examples
+    --------
+    >>> ApiError().status, ApiError("overloaded").status
+    (429, 529)
+    >>> Reply("Back again.", error=ApiError(times=1)).error.times
+    1
+    """
+
+    kind: ApiErrorKind = "rate_limit"
+    message: str = ""
+    retry_after: int | None = None
+    times: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("rate_limit", "quota", "overloaded"):
+            raise ValueError(
+                f"an ApiError's kind is rate_limit, quota or overloaded: {self.kind!r}"
+            )
+        if self.times is not None and self.times < 1:
+            raise ValueError("ApiError(times=...) counts failed requests: at least 1")
+
+    @property
+    def status(self) -> int:
+        """The HTTP status Anthropic's API uses (the other wires map it to theirs)."""
+        return 529 if self.kind == "overloaded" else 429
+
+    @property
+    def text(self) -> str:
+        """The message sent."""
+        if self.message:
+            return self.message
+        return {
+            "rate_limit": "Rate limit reached for requests",
+            "quota": "You exceeded your current quota",
+            "overloaded": "Overloaded",
+        }[self.kind]
 
 
 @dataclass(frozen=True)
@@ -113,6 +175,9 @@ class Reply:
     model
         The model name the response reports, instead of the one requested (a silent
         substitution, as a gateway's fallback does).
+    error
+        An :class:`ApiError` the API answers with instead (every time, or its first
+        ``times`` requests before this reply).
 
     Examples
     --------
@@ -140,6 +205,7 @@ class Reply:
     reasoning: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     model: str | None = None
+    error: ApiError | None = None
 
     def __post_init__(self) -> None:
         if self.blocks and (self.text or self.tools):

@@ -16,8 +16,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import _anthropic, _chat, _gemini, _responses
-from ._script import DEFAULT_FALLBACK, DEFAULT_SUBAGENT_FALLBACK, Reply, Rule, Script, TurnSpec
+from ._script import (
+    DEFAULT_FALLBACK,
+    DEFAULT_SUBAGENT_FALLBACK,
+    ApiError,
+    Reply,
+    Rule,
+    Script,
+    TurnSpec,
+)
 from ._wire import BURST, Conversation, Pace, WireResponse, delegated_prompt
+from ._wire_errors import ErrorBody, generate_content_error, messages_error, openai_error
 
 __all__ = ["RecordedRequest", "ScriptedModel"]
 
@@ -144,6 +153,7 @@ class ScriptedModel:
         self.headers = dict(headers or {})
         self._lock = threading.Lock()
         self._turns: dict[str, tuple[tuple[Reply, ...], bool]] = {}
+        self._failures: dict[tuple[str, int], int] = {}
         self._delegated: set[str] = set()
         self._requests: list[RecordedRequest] = []
         self._ids = itertools.count(1)
@@ -253,6 +263,19 @@ class ScriptedModel:
         )
         return reply, pace, subagent
 
+    def _failure(self, conv: Conversation, reply: Reply, wire: ErrorBody) -> WireResponse | None:
+        """The error this request gets instead of ``reply``, if its step still fails."""
+        error: ApiError | None = reply.error
+        if error is None:
+            return None
+        with self._lock:
+            key = (conv.key, conv.step)
+            failed = self._failures.get(key, 0)
+            if error.times is not None and failed >= error.times:
+                return None
+            self._failures[key] = failed + 1
+        return self._with_headers(wire(error), reply, True)
+
     def handle(
         self,
         method: str,
@@ -267,6 +290,8 @@ class ScriptedModel:
             scripted = bool(body.get("tools")) and bool(conv.key)
             reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
             self._record(method, path, body, scripted, conv, subagent)
+            if scripted and (failed := self._failure(conv, reply, messages_error)):
+                return failed
             reply = _anthropic.delivered(reply, body)
             tool_ids = [self._next_id("toolu") for _ in reply.calls]
             beta = _anthropic.betas(headers or {})
@@ -283,6 +308,8 @@ class ScriptedModel:
                 else (_responses.side_reply(body, _SIDE_REPLY.text), BURST, False)
             )
             self._record(method, path, body, scripted, conv, subagent)
+            if scripted and (failed := self._failure(conv, reply, openai_error)):
+                return failed
             call_ids = [self._next_id("call") for _ in reply.calls]
             item_ids = iter(self._next_id("item") for _ in itertools.count())
             answer = _responses.respond(
@@ -294,6 +321,8 @@ class ScriptedModel:
             scripted = not _chat.is_side_query(body) and bool(conv.key)
             reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
             self._record(method, path, body, scripted, conv, subagent)
+            if scripted and (failed := self._failure(conv, reply, openai_error)):
+                return failed
             call_ids = [self._next_id("call") for _ in reply.calls]
             answer = _chat.respond(
                 reply,
@@ -324,6 +353,8 @@ class ScriptedModel:
             else (Reply(_gemini.side_json(body, _SIDE_REPLY.text)), BURST, False)
         )
         self._record(method, path, body, scripted, conv, subagent)
+        if scripted and (failed := self._failure(conv, reply, generate_content_error)):
+            return failed
         model, _, verb = route.rpartition("/")[2].partition(":")
         call_ids = [self._next_id("call") for _ in reply.calls]
         stream = verb == "streamGenerateContent"

@@ -546,8 +546,9 @@ def check_seeding(provider: AgentProvider, kit: ConformanceKit) -> None:
     )
 
 
-DATA_MODULES = frozenset({"compat.py", "_registry.py"})
-"""Core modules that name providers as data (pins, import paths), never as copy."""
+DATA_MODULES = frozenset({"compat.py", "_registry.py", "_wire_errors.py"})
+"""Core modules that name providers as data (pins, import paths, the error types each
+API sends), never as copy."""
 
 
 def check_neutral_copy(provider: AgentProvider, kit: ConformanceKit) -> None:

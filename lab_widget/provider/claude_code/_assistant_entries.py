@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...schema import Message, ToolCall, Usage
+from ...schema import Message, RateLimit, ToolCall, Usage
 from . import _compat
 from ._dialogs import dialog_for_tool
 from ._entries import block_text, timestamp
@@ -28,6 +28,17 @@ class AssistantEntries(ReaderState):
         model = message.get("model") if isinstance(message.get("model"), str) else None
         if entry.get("isApiErrorMessage"):
             self._lifecycle(block_text(message.get("content")) or "API error", "error", entry)
+            error = entry.get("error")
+            kind = _compat.QUOTA_ERRORS.get(error) if isinstance(error, str) else None
+            if kind is not None and isinstance(error, str):
+                limit = RateLimit(
+                    limit_id=error,
+                    kind=kind,
+                    status="reached",
+                    observed_at=timestamp(entry),
+                    source="error",
+                )
+                self._limits[limit.key] = limit
             self._state = "idle"
             self._open_response = False
             return

@@ -6,7 +6,7 @@ The evidence for each, and how to move to a new version: ``docs/compat/claude-co
 from __future__ import annotations
 
 from ... import provider as kit
-from ...schema import AuthKind, DialogKind, Option, Question, ScrubPattern
+from ...schema import AuthKind, DialogKind, Option, Question, RateLimitKind, ScrubPattern
 
 VERSION = kit.pinned("claude-code", "2.1.332")
 
@@ -271,6 +271,17 @@ out; anything else is reported as ``external``)."""
 
 MODEL_ALIASES = ("fable", "opus", "sonnet")
 """Model aliases ``--model`` names in ``claude --help`` (full model names work too)."""
+
+# -- refusals ------------------------------------------------------------------------------
+
+QUOTA_ERRORS: dict[str, RateLimitKind] = {"rate_limit": "requests"}
+"""``error`` values of an ``isApiErrorMessage`` entry that say a limit was reached, with the
+schema's kind. 2.1.332 retries a 429 (each retry one more ``api-request`` entry, nothing
+else), then writes a synthetic assistant entry: ``error: "rate_limit"``,
+``apiErrorStatus: 429``, ``apiErrorType: "rate_limit_error"``, text "API Error: Request
+rejected (429) · ..." (seen live against the scripted model's ``ApiError()``, retries cut by
+``CLAUDE_CODE_MAX_RETRIES=1``; fixture ``rate_limited``)."""
+
 
 # -- the status line: the CLI's own live facts (verified by tests/test_live_claude_status.py) --
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...schema import AgentScope, LifecycleLevel, Message, State
+from ...schema import AgentScope, LifecycleLevel, Message, RateLimit, State
 from .. import ModelWatch, TranscriptReader, TranscriptRef, TurnFactsLog, UsageLedger
 from . import _compat
 from ._entries import timestamp
@@ -48,6 +48,8 @@ class ReaderState(TranscriptReader):
     """Calls whose sub-agent runs in the background and has not reported back."""
     agent_links: dict[str, str]
     """Sub-agent id -> the tool call that started it, as this file tells."""
+    _limits: dict[tuple[str, str | None], RateLimit]
+    """Limits the API said were reached (its refusals), latest per limit."""
     _agent_calls: dict[str, str]
     """Sub-agent calls (tool id -> prompt) whose sub-agent is not known yet."""
 

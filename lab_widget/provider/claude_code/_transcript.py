@@ -90,6 +90,7 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         # would cost more than the parse itself.
         self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
         self._turn_durations: list[int] = []
+        self._limits = {}
         # Per turn (keyed by its prompt's seq): what the transcript records beside messages.
         self._turns = TurnFactsLog()
         self._models = ModelWatch()
@@ -142,6 +143,7 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
             models=self._ledger.models(),
             turn_durations_ms=list(self._turn_durations),
             turn_facts=self._turns.facts(),
+            rate_limits=list(self._limits.values()),
         )
 
     def read(self) -> ReadResult:

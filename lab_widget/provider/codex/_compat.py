@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ... import provider as kit
-from ...schema import DialogKind, ScrubPattern
+from ...schema import DialogKind, RateLimitKind, ScrubPattern
 
 VERSION = kit.pinned("codex", "0.171.0")
 
@@ -268,6 +268,13 @@ DEFAULT_LIMIT_ID = "codex"
 become ``<name>`` with ``-`` as ``_``, e.g. ``codex_other``). Each ``token_count`` carries
 ONE snapshot, the latest family the server reported (two families in one response: the
 rollout kept only the second, seen live)."""
+
+QUOTA_ERRORS: dict[str, RateLimitKind] = {"usage_limit_exceeded": "usage"}
+"""``task_complete.error.codex_error_info`` values that say a quota stopped the turn, with the
+schema's kind of limit. 0.171.0 ends a turn whose request got HTTP 429 ``insufficient_quota``
+at once (no retry) with ``{"message": "Quota exceeded. Check your plan and billing
+details.", "codex_error_info": "usage_limit_exceeded"}`` (seen live against the scripted
+model's ``ApiError("quota")``; fixture ``quota``)."""
 
 RATE_LIMIT_FIELDS = (
     "limit_id",

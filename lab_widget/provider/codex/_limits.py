@@ -27,7 +27,7 @@ from ...schema import RateLimit
 from .. import exact
 from . import _compat
 
-__all__ = ["rate_limits"]
+__all__ = ["quota_error", "rate_limits"]
 
 
 def _epoch(value: Any) -> datetime | None:
@@ -89,3 +89,29 @@ def rate_limits(raw: Any, observed_at: datetime | None = None) -> list[RateLimit
             )
         )
     return found
+
+
+def quota_error(error: Any, observed_at: datetime | None = None) -> RateLimit | None:
+    """The limit a turn's ``task_complete.error`` says was reached, if it names a quota.
+
+    Examples
+    --------
+    >>> r = quota_error({"message": "Quota exceeded.", "codex_error_info": "usage_limit_exceeded"})
+    >>> r.limit_id, r.kind, r.status, r.source
+    ('usage_limit_exceeded', 'usage', 'reached', 'error')
+    >>> quota_error({"message": "boom", "codex_error_info": "internal_server_error"}) is None
+    True
+    """
+    if not isinstance(error, dict):
+        return None
+    info = error.get("codex_error_info")
+    kind = _compat.QUOTA_ERRORS.get(info) if isinstance(info, str) else None
+    if kind is None or not isinstance(info, str):
+        return None
+    return RateLimit(
+        limit_id=info,
+        kind=kind,
+        status="reached",
+        observed_at=observed_at,
+        source="error",
+    )

@@ -45,7 +45,7 @@ from ._items import (
     Counts,
     counts,
 )
-from ._limits import rate_limits
+from ._limits import quota_error, rate_limits
 from ._response_items import ResponseItems
 from ._rollouts import resolve_pending
 from ._threads import Thread
@@ -244,6 +244,14 @@ class CodexTranscriptReader(ResponseItems):
                 self._turn_durations.append(duration)
                 self._turns.note(duration_ms=duration, ended_at=_timestamp(line.get("timestamp")))
                 self._turns.end()
+            error = payload.get("error")
+            if isinstance(error, dict):
+                # A turn the API refused ends with its error and no answer: say why.
+                message = error.get("message")
+                self._lifecycle(thread, str(message or "The turn failed"), "error", line)
+                limit = quota_error(error, _timestamp(line.get("timestamp")))
+                if limit is not None:
+                    self._limits[limit.key] = limit
             self._turn_ended(thread, line)
         elif kind == "turn_aborted":
             thread.turn_open = False

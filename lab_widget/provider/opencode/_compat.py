@@ -7,7 +7,7 @@ coupling in ``docs/compat/opencode.md``.
 from __future__ import annotations
 
 from ... import provider as kit
-from ...schema import DialogKind
+from ...schema import DialogKind, RateLimitKind
 
 VERSION = kit.pinned("opencode", "1.18.33")
 
@@ -105,6 +105,25 @@ tokens)."""
 
 ABORTED_ERROR = "MessageAbortedError"
 """An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
+
+QUOTA_CODES: dict[str, RateLimitKind] = {
+    "insufficient_quota": "usage",
+    "rate_limit_exceeded": "requests",
+    "RESOURCE_EXHAUSTED": "usage",
+    "rate_limit_error": "requests",
+}
+"""Error codes in a failed request's ``responseBody`` (OpenAI's ``error.code``, Gemini's
+``error.status``, Anthropic's ``error.type``) that name a limit, with the schema's kind.
+1.18.33 retries a 429 five times (backoff from ``retry-after``), then records the message's
+``error`` as ``APIError`` with ``statusCode``, ``responseHeaders`` and ``responseBody``
+(seen live against the scripted model's ``ApiError("quota")``; fixture ``quota``)."""
+
+RATE_LIMIT_HEADERS: tuple[tuple[str, RateLimitKind], ...] = (
+    ("requests", "requests"),
+    ("tokens", "tokens"),
+)
+"""OpenAI's ``x-ratelimit-{limit,remaining,reset}-<family>`` headers, kept in the error's
+``responseHeaders``: absolute figures, the reset a duration (``"1m30s"``)."""
 
 TOOL_CALLS_FINISH = "tool-calls"
 """An assistant message finished with this ``finish`` is followed by another one in the same

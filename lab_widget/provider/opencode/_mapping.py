@@ -11,9 +11,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ...schema import LifecycleLevel, Message, State, ToolCall, Usage
+from ...schema import LifecycleLevel, Message, RateLimit, State, ToolCall, Usage
 from .. import TranscriptReader, as_dict, exact
 from . import _compat
+from ._limits import api_error_limits
 from ._parts import (
     COMPACTED,
     attachments,
@@ -45,6 +46,8 @@ class SessionMapping(TranscriptReader):
     """Seqs of questions the agent waits on."""
     _aborted: set[str]
     _errors: set[str]
+    _limits: dict[tuple[str, str | None], RateLimit]
+    """The latest snapshot of each limit failed requests reported."""
     _rejected: set[str]
     _usage: dict[str, Usage]
     """Per assistant message, as counted."""
@@ -195,6 +198,8 @@ class SessionMapping(TranscriptReader):
         data = as_dict(error.get("data"))
         text = str(data.get("message") or error.get("name") or "Error")
         self._lifecycle(text, "error", when)
+        for limit in api_error_limits(data, when):
+            self._limits[limit.key] = limit
 
     def _close_running(self, why: str) -> None:
         for seq in self._parts.values():

@@ -33,6 +33,7 @@ from ...schema import (
     Dialog,
     Message,
     ModelUsage,
+    RateLimit,
     SessionSummary,
     State,
     Usage,
@@ -96,6 +97,7 @@ class OpenCodeTranscriptReader(SessionMapping):
         self._asking: dict[int, None] = {}  # seqs of questions the agent waits on
         self._aborted: set[str] = set()
         self._errors: set[str] = set()
+        self._limits: dict[tuple[str, str | None], RateLimit] = {}
         self._rejected: set[str] = set()
         self._usage: dict[str, Usage] = {}  # per assistant message, as counted
         self._message_usage: dict[str, Usage] = {}  # a message's own tokens
@@ -154,6 +156,7 @@ class OpenCodeTranscriptReader(SessionMapping):
             ],
             vendor_cost_usd=sum(costs, Decimal(0)) if costs else None,
             turn_durations_ms=list(self._durations.values()),
+            rate_limits=list(self._limits.values()),
         )
 
     def read(self) -> ReadResult:
