@@ -21,12 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases
 import remote
 import startup
+import summaries
 import versus
 from _support import Row, machine_rows
 
 SECTIONS = [
     "reader",
     "versus",
+    "summaries",
     "append",
     "dom",
     "append-cost",
@@ -55,6 +57,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
+    parser.add_argument("--sessions", type=int, default=200, help="transcripts in a history")
     parser.add_argument("--rounds", type=int, default=5, help="round trips against claude -p")
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     args = parser.parse_args()
@@ -73,6 +76,7 @@ def main() -> int:
     jobs: dict[str, Callable[[], list[Row]]] = {
         "reader": lambda: cases.reader(args.megabytes, args.repeats),
         "versus": lambda: versus.versus(args.megabytes, args.repeats),
+        "summaries": lambda: summaries.summaries(args.sessions, args.megabytes, args.repeats),
         "append": lambda: cases.append_latency(args.probes),
         "dom": lambda: browser(args.probes),
         "append-cost": lambda: cases.append_cost(args.sizes, args.appends),

@@ -295,6 +295,17 @@ class AgentProvider(ABC):
         """
         return []
 
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
+        """The session's tokens (``usage``, ``models``), as its reader totals them.
+
+        The default reads the transcript whole; a provider whose files let it count the
+        responses without building messages overrides it with that cheaper scan (history
+        and summaries over many sessions call this once per session).
+        """
+        reader = self.open_reader(ref)
+        reader.read()
+        return reader.summary
+
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         """Optional: ``(first prompt, model)`` of a transcript, read cheaply.
 

@@ -27,6 +27,7 @@ from ._files import peek_session, project_dir, session_files, subagent_dir
 from ._signals import ClaudeSignals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
+from ._usage_scan import usage_summary
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -195,6 +196,9 @@ class ClaudeCodeProvider(kit.TuiProvider):
         if not config or Path(str(config)) == user_config_dir():
             return []
         return session_files(project_dir(Path(str(config)), str(context.cwd)))
+
+    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+        return usage_summary(ref.path, ref.transcript_id)
 
     def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
