@@ -428,8 +428,9 @@ class ChatSession:
 
         Into an idle agent the submit is confirmed by the CLI where it can say so (the
         provider's :meth:`~lab_widget.provider.AgentProvider.submit`); raises
-        :class:`~lab_widget.errors.ReplyDroppedError` when it never did. A reply while the
-        agent works is best effort (the TUI may queue it until its turn ends).
+        :class:`~lab_widget.errors.ReplyDroppedError` when it never did. In any other state
+        the paced recipe plays once: a reply while the agent works is best effort (the TUI
+        may queue it until its turn ends).
         """
         with self._send_lock:
             with self._lock:
@@ -439,15 +440,17 @@ class ChatSession:
                     # Interrupted before any answer: the TUI put that prompt back in its box.
                     self.provider.discard_restored_input(self.terminal)
                     self._interrupted_at = None
-                working = self._state_locked() == "working"
+                # Only an idle prompt box gets the confirmed submit: its repeated Enter
+                # must never reach a picker (a dialog) or a turn's queue.
+                idle = self._state_locked() == "idle"
                 if counts_as_work:
                     # Set before the paste: a fast answer may be read while the submit is
                     # still being confirmed, and must end the pending send.
                     self._pending_since = time.monotonic()
-                if working:
+                if not idle:
                     self.provider.reply(self.terminal, text)
                     confirmed: bool | None = None
-            if not working:
+            if idle:
                 # Outside the lock: the tailer keeps reading while the CLI confirms.
                 try:
                     confirmed = self.provider.submit(self.context, self.terminal, text)
