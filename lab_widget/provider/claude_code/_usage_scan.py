@@ -10,6 +10,7 @@ once; sub-agents' transcripts with scope ``subagent``), so the totals are the re
 from __future__ import annotations
 
 import json
+import mmap
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +41,38 @@ def _count(raw: dict[str, Any], name: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _scan(path: Path, ledger: UsageLedger, scope: AgentScope) -> str | None:
-    """Count one transcript's responses into ``ledger``; the last model it names."""
+_Counts = tuple[int, int, int, int]
+"""Input, output, cache-read and cache-write tokens of one response."""
+_Best = dict[str, tuple[_Counts, str | None, AgentScope]]
+
+
+def _scan(path: Path, best: _Best, scope: AgentScope) -> str | None:
+    """Keep each response's final figures of one transcript in ``best`` (the ledger's rule:
+    a copy with fewer output tokens, or the same figures, is a stale one); the last model
+    it names.
+    """
     try:
-        data = path.read_bytes()
-    except OSError:
+        with path.open("rb") as f:
+            # Mapped, not read: the search runs over the page cache without a copy.
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None
+    with data:
+        return _scan_bytes(data, best, scope)
+
+
+def _scan_bytes(data: mmap.mmap, best: _Best, scope: AgentScope) -> str | None:
     model_seen: str | None = None
-    for line in data.split(b"\n"):
-        if _USAGE not in line or _ASSISTANT not in line:
+    position = 0
+    # From one "usage" to the next, never line by line: the byte search runs in C over the
+    # file once, and only the lines it lands in are looked at.
+    while (hit := data.find(_USAGE, position)) >= 0:
+        start = data.rfind(b"\n", 0, hit) + 1
+        end = data.find(b"\n", hit)
+        end = len(data) if end < 0 else end
+        position = end + 1
+        line = data[start:end]
+        if _ASSISTANT not in line:
             continue
         entry = _loads(line)
         if not isinstance(entry, dict) or entry.get("type") != "assistant":
@@ -62,13 +86,15 @@ def _scan(path: Path, ledger: UsageLedger, scope: AgentScope) -> str | None:
         key = str(message.get("id") or entry.get("requestId") or entry.get("uuid"))
         model = message.get("model")
         model = model if isinstance(model, str) and model != "<synthetic>" else None
-        usage = Usage(
-            input_tokens=_count(raw, "input_tokens"),
-            output_tokens=_count(raw, "output_tokens"),
-            cache_read_tokens=_count(raw, "cache_read_input_tokens"),
-            cache_write_tokens=_count(raw, "cache_creation_input_tokens"),
+        counts = (
+            _count(raw, "input_tokens"),
+            _count(raw, "output_tokens"),
+            _count(raw, "cache_read_input_tokens"),
+            _count(raw, "cache_creation_input_tokens"),
         )
-        ledger.record(key, usage, model, scope)
+        old = best.get(key)
+        if old is None or not (counts[1] < old[0][1] or counts == old[0]):
+            best[key] = (counts, model or (old[1] if old else None), scope)
         if model is not None:
             model_seen = model
     return model_seen
@@ -90,12 +116,23 @@ def usage_summary(path: Path, transcript_id: str | None = None) -> SessionSummar
     >>> summary.usage.output_tokens, summary.model, [m.requests for m in summary.models]
     (9, 'claude-x', [1])
     """
-    ledger = UsageLedger()
-    model = _scan(path, ledger, "main")
+    best: _Best = {}
+    model = _scan(path, best, "main")
     folder = subagent_dir(path)
     if folder.is_dir():
         for child in sorted(folder.glob("agent-*.jsonl")):
-            _scan(child, ledger, "subagent")
+            _scan(child, best, "subagent")
+    # Into the reader's own ledger once per response, with its final figures: the same
+    # totals and per-model rows as a full read.
+    ledger = UsageLedger()
+    for key, ((inputs, outputs, reads, writes), named, scope) in best.items():
+        usage = Usage(
+            input_tokens=inputs,
+            output_tokens=outputs,
+            cache_read_tokens=reads,
+            cache_write_tokens=writes,
+        )
+        ledger.record(key, usage, named, scope)
     return SessionSummary(
         transcript_id=transcript_id or path.stem,
         model=model,
