@@ -84,8 +84,14 @@ def fresh(entry: dict[str, Any], round_: int) -> dict[str, Any]:
     return out
 
 
+_COMPACT = (",", ":")
+
+
 def synthetic_transcript(path: Path, megabytes: float) -> int:
-    """Repeat the recorded fixtures (fresh ids each round) up to ``megabytes``; bytes written."""
+    """Repeat the recorded fixtures (fresh ids each round) up to ``megabytes``; bytes written.
+
+    Lines are written compact, as the CLI writes them (and as the fixtures recorded them).
+    """
     rounds = [fixture_entries(n) for n in ("tools.jsonl", "hello.jsonl", "paste.jsonl")]
     target = int(megabytes * 1024 * 1024)
     written = 0
@@ -95,7 +101,7 @@ def synthetic_transcript(path: Path, megabytes: float) -> int:
             for entries in rounds:
                 round_ += 1
                 for entry in entries:
-                    line = json.dumps(fresh(entry, round_)) + "\n"
+                    line = json.dumps(fresh(entry, round_), separators=_COMPACT) + "\n"
                     f.write(line)
                     written += len(line)
     return written

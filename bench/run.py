@@ -20,12 +20,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
 import remote
+import startup
+import summaries
 import versus
 from _support import Row, machine_rows
 
 SECTIONS = [
     "reader",
     "versus",
+    "summaries",
     "append",
     "dom",
     "append-cost",
@@ -33,6 +36,7 @@ SECTIONS = [
     "idle",
     "memory",
     "live",
+    "round-trip",
     "concurrent",
     "terminal",
     "remote",
@@ -53,6 +57,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="runs for idle and concurrent")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
+    parser.add_argument("--sessions", type=int, default=200, help="transcripts in a history")
+    parser.add_argument("--rounds", type=int, default=5, help="round trips against claude -p")
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
@@ -70,6 +76,7 @@ def main() -> int:
     jobs: dict[str, Callable[[], list[Row]]] = {
         "reader": lambda: cases.reader(args.megabytes, args.repeats),
         "versus": lambda: versus.versus(args.megabytes, args.repeats),
+        "summaries": lambda: summaries.summaries(args.sessions, args.megabytes, args.repeats),
         "append": lambda: cases.append_latency(args.probes),
         "dom": lambda: browser(args.probes),
         "append-cost": lambda: cases.append_cost(args.sizes, args.appends),
@@ -77,6 +84,7 @@ def main() -> int:
         "idle": lambda: cases.idle_cpu(args.runs, args.idle_seconds),
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
+        "round-trip": lambda: startup.round_trips(args.rounds),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._state import StateFacts, derive_state
-from .errors import AgentNotReadyError, RunEndedError, WaitTimeoutError
+from .errors import AgentNotReadyError, ReplyDroppedError, RunEndedError, WaitTimeoutError
 from .provider import (
     AgentProvider,
     LiveSignals,
@@ -73,6 +73,8 @@ class ChatSession:
         self.terminal = terminal
         self.blocker = blocker
         self._lock = threading.RLock()
+        # One send at a time: a submit is confirmed outside the run's lock.
+        self._send_lock = threading.Lock()
         self.lock = self._lock
         """The run's lock: reading, listener calls and dialog answers happen under it."""
         self._changed = threading.Condition(self._lock)
@@ -422,20 +424,51 @@ class ChatSession:
                     self.refresh()
 
     def send(self, text: str, *, counts_as_work: bool = True) -> None:
-        """Type ``text`` into the agent and submit it."""
-        with self._lock:
-            if self._ended:
-                raise RunEndedError("the agent has ended; start a new run")
-            if self._interrupted_at is not None:
-                # Interrupted before any answer: the TUI put that prompt back in its box.
-                self.provider.discard_restored_input(self.terminal)
-            self.provider.reply(self.terminal, text)
-            self._interrupted_at = None
-            if counts_as_work:
-                self._pending_since = time.monotonic()
-            state = self._state_locked()
-            self._emit(ChatEvent([], False, state, self.transcript_id))
-            self._changed.notify_all()
+        """Type ``text`` into the agent and submit it.
+
+        Into an idle agent the submit is confirmed by the CLI where it can say so (the
+        provider's :meth:`~lab_widget.provider.AgentProvider.submit`); raises
+        :class:`~lab_widget.errors.ReplyDroppedError` when it never did. In any other state
+        the paced recipe plays once: a reply while the agent works is best effort (the TUI
+        may queue it until its turn ends).
+        """
+        with self._send_lock:
+            with self._lock:
+                if self._ended:
+                    raise RunEndedError("the agent has ended; start a new run")
+                if self._interrupted_at is not None:
+                    # Interrupted before any answer: the TUI put that prompt back in its box.
+                    self.provider.discard_restored_input(self.terminal)
+                    self._interrupted_at = None
+                # Only an idle prompt box gets the confirmed submit: its repeated Enter
+                # must never reach a picker (a dialog) or a turn's queue.
+                idle = self._state_locked() == "idle"
+                if counts_as_work:
+                    # Set before the paste: a fast answer may be read while the submit is
+                    # still being confirmed, and must end the pending send.
+                    self._pending_since = time.monotonic()
+                if not idle:
+                    self.provider.reply(self.terminal, text)
+                    confirmed: bool | None = None
+            if idle:
+                # Outside the lock: the tailer keeps reading while the CLI confirms.
+                try:
+                    confirmed = self.provider.submit(self.context, self.terminal, text)
+                except BaseException:
+                    self._pending_since = None
+                    raise
+            with self._lock:
+                state = self._state_locked()
+                self._emit(ChatEvent([], False, state, self.transcript_id))
+                self._changed.notify_all()
+            if confirmed is False:
+                with self._lock:
+                    self._pending_since = None
+                raise ReplyDroppedError(
+                    f"{self.provider.meta.display_name} did not take the message: it never "
+                    "confirmed it was submitted. It may still be in its prompt box; look in "
+                    "the run's terminal."
+                )
 
     def interrupt(self) -> None:
         """Stop the current turn."""

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from ._export import export
 from ._home import run_records
+from ._pricing import enrich_summary
 from ._transcripts import read_transcript
-from .provider import AgentProvider, RunContext, get_provider, provider_ids
-from .schema import Chat
+from .provider import AgentProvider, RunContext, TranscriptRef, get_provider, provider_ids
+from .schema import Chat, SessionSummary
 
 __all__ = ["SessionInfo", "SessionList", "history"]
 
@@ -57,6 +58,13 @@ class SessionInfo:
     size_bytes: int
     first_prompt: str | None = None
     model: str | None = None
+
+    def summary(self) -> SessionSummary:
+        """The session's tokens per model and their estimated cost, sub-agents included,
+        read without building its messages (a usage-only scan where the provider has one).
+        """
+        ref = TranscriptRef(transcript_id=self.transcript_id, path=self.path)
+        return enrich_summary(get_provider(self.provider_id).usage_summary(ref))
 
     def open(self) -> Chat:
         """The whole conversation, read from the transcript (see :func:`read_transcript`)."""

@@ -68,6 +68,7 @@ from ._seam import (
     TranscriptRef,
 )
 from ._spawn import api_base_url, isolated_home
+from ._submit import SpoolWatch, SubmitWatch
 from ._tui import CommandScan, TuiCouplings, TuiProvider
 from ._turn_facts import TurnFactsLog
 from ._usage import UsageLedger
@@ -107,8 +108,10 @@ __all__ = [
     "SeedLayout",
     "SpawnPlan",
     "SpawnRequest",
+    "SpoolWatch",
     "StartupBlocker",
     "StartupScreens",
+    "SubmitWatch",
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",

@@ -24,6 +24,7 @@ from ..errors import LabWidgetError
 from ..schema import Dialog, DialogAnswer, ScrubPattern, SeedMeta
 from ._dialogs import APPROVE, APPROVE_ALWAYS, REJECT
 from ._seam import Terminal
+from ._submit import SubmitWatch
 
 __all__ = [
     "ApprovalKeys",
@@ -122,16 +123,39 @@ class PasteTiming(Coupling):
     """Seconds a submitted prompt has to start its turn before the submit key is pressed
     once more, for a TUI that drops a submit it got too early (the provider checks)."""
 
-    def submit(self, terminal: Terminal, text: str) -> None:
-        """Put ``text`` into the prompt box and submit it."""
+    confirm_waits: tuple[float, ...] = ()
+    """Seconds to wait for the CLI's confirmation that the prompt was submitted after each
+    press of ``submit_key``, in order (the key is pressed again after each wait but the
+    last); empty: the CLI has no such confirmation and ``submit_delay`` paces the key."""
+
+    def is_typed(self, text: str) -> bool:
+        """Whether ``text`` is a one-line command this TUI gets typed, not pasted."""
         stripped = text.strip()
-        if (
+        return (
             self.typed_command_delay is not None
             and stripped.startswith("/")
             and "\n" not in stripped
-        ):
-            terminal.type_text(stripped)
-            _sleep(self.typed_command_delay)
+        )
+
+    def submit_confirmed(self, terminal: Terminal, text: str, watch: SubmitWatch) -> bool:
+        """Paste ``text`` and press the submit key until ``watch`` confirms the submit.
+
+        The paste goes once: only the key is repeated, which an empty prompt box ignores
+        (the CLI submitted the text, or never took the key). False when no confirmation
+        came within :attr:`confirm_waits`.
+        """
+        terminal.paste(text)
+        for wait in self.confirm_waits:
+            terminal.keys(self.submit_key)
+            if watch.wait(wait):
+                return True
+        return False
+
+    def submit(self, terminal: Terminal, text: str) -> None:
+        """Put ``text`` into the prompt box and submit it."""
+        if self.is_typed(text):
+            terminal.type_text(text.strip())
+            _sleep(self.typed_command_delay or 0.0)
         else:
             terminal.paste(text)
             _sleep(self.submit_delay)

@@ -295,6 +295,17 @@ class AgentProvider(ABC):
         """
         return []
 
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
+        """The session's tokens (``usage``, ``models``), as its reader totals them.
+
+        The default reads the transcript whole; a provider whose files let it count the
+        responses without building messages overrides it with that cheaper scan (history
+        and summaries over many sessions call this once per session).
+        """
+        reader = self.open_reader(ref)
+        reader.read()
+        return reader.summary
+
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         """Optional: ``(first prompt, model)`` of a transcript, read cheaply.
 
@@ -342,6 +353,17 @@ class AgentProvider(ABC):
     @abstractmethod
     def reply(self, terminal: Terminal, text: str) -> None:
         """Type a user message (or slash command) and submit it."""
+
+    def submit(self, context: RunContext, terminal: Terminal, text: str) -> bool | None:
+        """Type a user message into an idle agent and submit it, confirmed by the CLI.
+
+        True once the CLI's own structured record says the prompt was submitted; False when
+        it never said so (the chat raises :class:`~lab_widget.errors.ReplyDroppedError`);
+        ``None`` when this CLI, or this kind of input (a slash command), has no such record
+        and :meth:`reply` played its paced recipe. The default is the last.
+        """
+        self.reply(terminal, text)
+        return None
 
     @abstractmethod
     def interrupt(self, terminal: Terminal) -> None:

@@ -24,6 +24,7 @@ from ._seam import (
     Terminal,
     TranscriptRef,
 )
+from ._submit import SubmitWatch
 
 __all__ = ["CommandScan", "TuiCouplings", "TuiProvider"]
 
@@ -120,6 +121,26 @@ class TuiProvider(AgentProvider):
 
     def reply(self, terminal: Terminal, text: str) -> None:
         self.couplings.PASTE.submit(terminal, text)
+
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
+        """What confirms that ``text`` was submitted, begun before it is pasted (``None``:
+        nothing does, and :meth:`reply` paces it). A slash command never gets one: a CLI
+        records a builtin command its own way, if at all.
+        """
+        return None
+
+    def submit(self, context: RunContext, terminal: Terminal, text: str) -> bool | None:
+        paste = self.couplings.PASTE
+        watch = None
+        if paste.confirm_waits and not text.lstrip().startswith("/"):
+            watch = self.submit_watch(context, text)
+        if watch is None:
+            self.reply(terminal, text)
+            return None
+        try:
+            return paste.submit_confirmed(terminal, text, watch)
+        finally:
+            watch.close()
 
     def interrupt(self, terminal: Terminal) -> None:
         self.couplings.INTERRUPT.play(terminal)

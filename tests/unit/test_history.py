@@ -131,3 +131,16 @@ def test_paste_prompt_is_unwrapped() -> None:
 def test_seam_default_is_empty(tmp_path: Path) -> None:
     fake = get_provider("fake")
     assert fake.sessions(tmp_path) == []
+
+
+def test_a_sessions_summary_is_its_tokens_and_cost_without_its_messages(
+    config: tuple[Path, Path],
+) -> None:
+    _, work = config
+    for info in history(work):
+        summary = info.summary()
+        full = info.open().session
+        assert summary.usage == full.usage
+        assert summary.models == full.models
+        assert summary.cost_usd_estimate == full.cost_usd_estimate
+    assert history(work)[0].summary().usage.output_tokens > 0

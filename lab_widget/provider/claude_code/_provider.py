@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from ._files import peek_session, project_dir, session_files, subagent_dir
 from ._signals import ClaudeSignals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
+from ._usage_scan import usage_summary
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -197,6 +197,9 @@ class ClaudeCodeProvider(kit.TuiProvider):
             return []
         return session_files(project_dir(Path(str(config)), str(context.cwd)))
 
+    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+        return usage_summary(ref.path, ref.transcript_id)
+
     def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
@@ -210,19 +213,14 @@ class ClaudeCodeProvider(kit.TuiProvider):
         ]
 
     def is_ready(self, context: kit.RunContext) -> bool:
-        # SessionStart fires a moment before the prompt box takes input; under load a paste
-        # sent at once was lost. Ready once the first SessionStart is READY.settle old.
-        spool = _SIGNALS.spool(context)
-        for path in sorted(spool.glob("*.json")) if spool.is_dir() else []:
-            if kit.load_json(path).get("hook_event_name") == "SessionStart":
-                try:
-                    age = time.time() - path.stat().st_mtime
-                except OSError:
-                    return False
-                return age >= _compat.READY.settle
-        return False
+        # The first SessionStart hook: the TUI reads its terminal by then (a paste sent
+        # sooner still lands; the submit key is pressed until the prompt is confirmed).
+        return any(r.get("hook_event_name") == "SessionStart" for r in _SIGNALS.records(context))
 
     # -- input -------------------------------------------------------------------------
+
+    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
     def answer(
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer

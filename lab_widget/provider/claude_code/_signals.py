@@ -80,17 +80,25 @@ class ClaudeSignals(HookSignals):
 
 
 _SWEPT = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification"}
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "Notification",
+        _compat.PROMPT_SUBMITTED,
+    }
 )
 
 
 def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Names of the records no answer of :class:`ClaudeSignals` depends on any more.
 
-    Kept: session records (they locate each epoch), the PreToolUse of every open call, and
-    the newest record of each kind the answers look back for (any, any but a Notification,
-    any tool or notification event). So the answers are the same after a sweep, now and
-    after any later record.
+    Kept: session records (they locate each epoch), the PreToolUse of every open call, the
+    newest record of each kind the answers look back for (any, any but a Notification,
+    any tool or notification event), and the newest submitted prompt (a send in progress
+    waits for it). So the answers are the same after a sweep, now and after any later
+    record.
 
     Examples
     --------
@@ -110,6 +118,8 @@ def sweepable(entries: list[tuple[str, dict[str, Any]]]) -> list[str]:
             newest["not a notification"] = i
         if event in _TOOL_OR_NOTIFICATION:
             newest["tool or notification"] = i
+        if event == _compat.PROMPT_SUBMITTED:
+            newest["prompt"] = i
     keep = set(newest.values())
     names = []
     for i, (name, record) in enumerate(entries):

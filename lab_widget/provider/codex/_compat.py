@@ -11,11 +11,21 @@ VERSION = kit.pinned("codex", "0.171.0")
 
 PASTE = kit.PasteTiming(
     submit_delay=0.25,
+    confirm_waits=(0.25, 0.5, 1.0, 2.0, 4.0),
     evidence=kit.Evidence(
-        VERSION, "live: every test, e.g. test_a_reply_is_answered_and_the_run_goes_idle"
+        VERSION,
+        "live: test_twenty_prompts_under_load_arrive_once_each, every test, e.g. "
+        "test_a_reply_is_answered_and_the_run_goes_idle",
     ),
 )
-"""A reply is a bracketed paste, then Enter 0.25 s later."""
+"""A prompt is a bracketed paste with Enter at once; the ``UserPromptSubmit`` hook
+(:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
+after 0.25, 0.5, 1, 2 s (4 s for the last). The paste is never repeated; an Enter on an
+empty prompt box does nothing. Slash commands (and replies while a turn runs) keep the
+paced recipe: a paste, Enter 0.25 s later."""
+
+PROMPT_SUBMITTED = "UserPromptSubmit"
+"""The hook event 0.171.0 fires once a prompt is submitted, before the model request."""
 
 INTERRUPT = kit.KeyRecipe(
     keys=("Escape",),
@@ -46,15 +56,18 @@ RESTORED_INPUT = None
 
 READY = kit.ReadySignal(
     signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
-    settle=0.5,
+    settle=0.0,
     evidence=kit.Evidence(
         VERSION,
         "measured: the marker appears about 2 s after spawn; a reply sent at once was taken "
         "4 times out of 4, one sent 0.3 s after spawn landed in the box but its Enter was "
-        "lost; live: test_a_reply_is_answered_and_the_run_goes_idle (not ready at spawn)",
+        "lost (the confirmed submit presses it again); live: "
+        "test_twenty_prompts_under_load_arrive_once_each, "
+        "test_a_reply_is_answered_and_the_run_goes_idle",
     ),
 )
-"""Seconds from the TUI registering its thread until a reply is sent."""
+"""The TUI takes a prompt from its thread marker on (no settle time): the confirmed submit
+(:data:`PASTE`) presses Enter until the TUI took it."""
 
 STARTUP = kit.StartupScreens(
     settle=4.0,

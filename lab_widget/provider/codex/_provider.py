@@ -196,8 +196,9 @@ class CodexProvider(kit.TuiProvider):
         ]
 
     def is_ready(self, context: kit.RunContext) -> bool:
-        # The TUI marks its thread in CODEX_HOME once it is up; the prompt box takes a
-        # paste a moment later. A marker older than the spawn is another session's.
+        # The TUI marks its thread in CODEX_HOME once it is up (a paste sent then lands;
+        # the confirmed submit repeats an Enter it took too early). A marker older than the
+        # spawn is another session's.
         since = float(_STATE.read(context).get("spawned_at") or 0.0)
         markers = self._codex_home(context) / _compat.THREAD_MARKERS
         try:
@@ -206,6 +207,9 @@ class CodexProvider(kit.TuiProvider):
         except OSError:
             return False
         return any(_compat.READY.settle <= age <= spawned_age + 1.0 for age in ages)
+
+    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
     # -- input -------------------------------------------------------------------------
 

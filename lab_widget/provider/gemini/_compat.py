@@ -12,29 +12,53 @@ VERSION = kit.pinned("gemini", "0.61.0")
 PASTE = kit.PasteTiming(
     submit_delay=0.4,
     retry_after=4.0,
+    confirm_waits=(0.5, 1.0, 2.0, 4.0),
     evidence=kit.Evidence(
         VERSION,
-        "live: every test; test_users_own_config_without_hooks_follows_the_session_file "
+        "live: test_twenty_prompts_under_load_arrive_once_each, every test; "
+        "test_users_own_config_without_hooks_follows_the_session_file "
         "(the retry without hooks)",
     ),
 )
-"""A reply is a bracketed paste, then Enter 0.4 s later. An Enter that arrives while the
-TUI still starts up is lost and the text stays in the prompt (seen in a loaded recording):
-a prompt that started no turn (no BeforeAgent hook; without hooks, nothing written to the
-session file) within 4 s gets one more Enter; a ``/clear`` has as long to open its new
-session (SessionStart hook)."""
+"""A prompt is a bracketed paste with Enter at once; the ``BeforeAgent`` hook
+(:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
+after 0.5, 1, 2 s (4 s for the last): an Enter that arrives while the TUI still starts up is
+lost and the text stays in the prompt (seen in a loaded recording), and an Enter on an empty
+prompt box does nothing. The paste is never repeated. Without hooks (a user's own config
+whose hooks do not fire) the paced recipe plays: Enter 0.4 s after the paste, and one more
+when nothing was written to the session file within 4 s; a ``/clear`` has as long to open
+its new session (SessionStart hook)."""
+
+PROMPT_SUBMITTED = "BeforeAgent"
+"""The hook event 0.61.0 fires once a submitted prompt starts its turn."""
 
 READY = kit.ReadySignal(
     signal="the run's SessionStart hook record, newer than the spawn",
-    settle=2.0,
+    settle=0.0,
     evidence=kit.Evidence(
-        VERSION, "live: every test, e.g. test_a_reply_is_answered_and_the_run_goes_idle"
+        VERSION,
+        "live: test_twenty_prompts_under_load_arrive_once_each (the first prompt sent at the "
+        "record, two busy processes beside), every test, e.g. "
+        "test_a_reply_is_answered_and_the_run_goes_idle",
     ),
 )
-"""Seconds from the SessionStart hook record until a reply is sent. The hook runs while
-the TUI still starts: an Enter sent 1 s after it was lost in a loaded recording (the reply
-then checks that its turn started, see ``PASTE.retry_after``). A ``/clear`` waits as long
-for its new session to take input."""
+"""The TUI takes a prompt from its SessionStart hook record on. The hook runs while the TUI
+still starts: an Enter sent 1 s after it was lost in a loaded recording, which the confirmed
+submit (:data:`PASTE`) presses again."""
+
+CLEAR_SETTLE = kit.ReadySignal(
+    signal="the new session's SessionStart hook record after a /clear (without hooks: none)",
+    settle=2.0,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_the_clear_command_opens_a_new_epoch_with_its_echo; measured: a prompt pasted "
+        "0.1 s after the clear's SessionStart record was wiped from the prompt box (1 of 6 "
+        "idle runs; no record says when the box is back)",
+    ),
+)
+"""Seconds from a ``/clear``'s new session until the next prompt: once the clear's hooks
+ran the TUI empties its prompt box, and no hook or file tells when. The one fixed pause left
+on Gemini CLI's send path, after a clear only."""
 
 READY_WITHOUT_HOOKS = kit.ReadySignal(
     signal="the run's session file (a run whose hooks do not fire), newer than the spawn",

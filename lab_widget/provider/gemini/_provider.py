@@ -189,8 +189,9 @@ class GeminiProvider(kit.TuiProvider):
         return paths
 
     def is_ready(self, context: kit.RunContext) -> bool:
-        # The SessionStart hook runs while the TUI starts; the prompt takes an Enter a
-        # moment after it. Without hooks the session file (written at start-up) tells.
+        # The SessionStart hook runs while the TUI starts: a paste sent then lands, and the
+        # confirmed submit repeats an Enter taken too early. Without hooks the session
+        # file (written at start-up) tells, a while later.
         since = float(_STATE.read(context).get("spawned_at") or 0.0)
         for record in _SIGNALS.records(context):
             if record.get("hook_event_name") == "SessionStart":
@@ -208,30 +209,43 @@ class GeminiProvider(kit.TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
+    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        if not self._hooked(context):
+            return None  # the paced reply checks the session file instead
+        return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
+
     def reply(self, terminal: kit.Terminal, text: str) -> None:
         spool, context = self._spool, self._context
-        hooked = spool is not None and bool(_count(spool, "SessionStart")[0])
-        before = _count(spool, "BeforeAgent", "SessionStart")
-        size = self._session_size(context)
-        wait = self.couplings.PASTE.retry_after or 0.0
-        self.couplings.PASTE.submit(terminal, text)
+        hooked = spool is not None and context is not None and self._hooked(context)
+        paste = self.couplings.PASTE
+        wait = paste.retry_after or 0.0
         if text.strip() in _compat.CLEAR_COMMANDS:
-            # The next reply must not reach the TUI before the new session is up.
-            if hooked:
-                _wait_for(lambda: _count(spool, "SessionStart")[0] > before[1], wait)
-            time.sleep(_compat.READY.settle)
+            # The next prompt must not reach the TUI before the new session is up.
+            if spool is not None and hooked:
+                with kit.SpoolWatch(spool, ("SessionStart",)) as opened:
+                    paste.submit(terminal, text)
+                    opened.wait(wait)
+            else:
+                paste.submit(terminal, text)
+            # It then empties its prompt box, and nothing says when (see CLEAR_SETTLE).
+            time.sleep(_compat.CLEAR_SETTLE.settle)
             return
         if text.lstrip().startswith("/"):
+            paste.submit(terminal, text)
             return
         # An Enter that arrives while the TUI still starts up is lost (the text stays in the
         # prompt): a prompt that started no turn (no BeforeAgent hook; without hooks, nothing
         # written to the session file) gets one more Enter. An empty prompt ignores it.
-        if hooked:
-            started = _wait_for(lambda: _count(spool, "BeforeAgent")[0] > before[0], wait)
+        if spool is not None and hooked:
+            with kit.SpoolWatch(spool, (_compat.PROMPT_SUBMITTED,)) as started_turn:
+                paste.submit(terminal, text)
+                started = started_turn.wait(wait)
         else:
+            size = self._session_size(context)
+            paste.submit(terminal, text)
             started = _wait_for(lambda: self._session_size(context) != size, wait)
         if not started:
-            terminal.keys(self.couplings.PASTE.submit_key)
+            terminal.keys(paste.submit_key)
 
     def _session_size(self, context: kit.RunContext | None) -> int:
         if context is None:
@@ -260,11 +274,6 @@ class GeminiProvider(kit.TuiProvider):
             session_resume=False,
             model_selection=True,
         )
-
-
-def _count(spool: Path | None, *events: str) -> tuple[int, ...]:
-    records = kit.spool_records(spool) if spool is not None else []
-    return tuple(sum(1 for r in records if r.get("hook_event_name") == e) for e in events)
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float) -> bool:

@@ -190,14 +190,17 @@ cores); a message typed between server and prompt was lost."""
 
 READY = kit.ReadySignal(
     signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
-    settle=1.5,
+    settle=0.0,
     evidence=kit.Evidence(
         VERSION,
         "measured: probe timing (tmux, curl, the log); live: test_approval_approve_then_reject "
-        "lost its first message with a server-only readiness and passes with the log line",
+        "lost its first message with a server-only readiness and passes with the log line; "
+        "test_twenty_prompts_under_load_arrive_once_each (the first prompt sent at the line, "
+        "two busy processes beside)",
     ),
 )
-"""Seconds from that line until the prompt takes input."""
+"""The TUI takes a prompt from that line on (no settle time): a paste sent then lands, and
+the confirmed submit (:data:`PASTE`) presses Enter until the server announces the message."""
 
 READY_WITHOUT_LOG = kit.ReadySignal(
     signal="the embedded server answering, when the log cannot be read",
@@ -213,15 +216,29 @@ READY_WITHOUT_LOG = kit.ReadySignal(
 PASTE = kit.PasteTiming(
     submit_delay=0.3,
     typed_command_delay=0.6,
+    confirm_waits=(0.25, 0.5, 1.0, 2.0, 4.0),
     evidence=kit.Evidence(
         VERSION,
-        "live: every test; typed commands: "
+        "live: test_twenty_prompts_under_load_arrive_once_each, every test; typed commands: "
         "test_the_clear_command_opens_a_new_epoch_with_its_echo[opencode]",
     ),
 )
-"""A reply is pasted, then Enter 0.3 s later. A one-line ``/command`` is typed instead (the
-TUI's command autocomplete reads typed keys) and Enter follows 0.6 s later, once its
-autocomplete row is selected: Enter then runs the highlighted command."""
+"""A prompt is pasted with Enter at once; the server's ``message.updated`` event for a new
+user message (:data:`PROMPT_SUBMITTED`, on ``GET /event``) confirms it, and while it has not
+come Enter is pressed again after 0.25, 0.5, 1, 2 s (4 s for the last); an Enter on an empty
+prompt box does nothing. The paste is never repeated. A one-line ``/command`` is typed
+instead (the TUI's command autocomplete reads typed keys) and Enter follows 0.6 s later,
+once its autocomplete row is selected: Enter then runs the highlighted command. A reply
+while a turn runs is pasted with Enter 0.3 s later."""
+
+EVENT_PATH = "/event"
+"""The server-sent event stream of the embedded server: ``data: {"type", "properties"}``
+lines, ``server.connected`` first."""
+
+PROMPT_SUBMITTED = "message.updated"
+"""The event a submitted prompt brings at once: ``properties.info`` is the new message,
+``role: "user"``, ``time.created`` in ms (a later update of the same message repeats it, with
+its old ``created``)."""
 
 INTERRUPT = kit.KeyRecipe(
     keys=("Escape", "Escape"),

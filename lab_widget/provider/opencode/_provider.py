@@ -12,6 +12,7 @@ from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, Provider
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
 from ._dialogs import answer_question
+from ._events import UserMessageWatch
 from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals
 from ._store import first_changes, folder_sessions, has_events, read_events
@@ -162,6 +163,15 @@ class OpenCodeProvider(kit.TuiProvider):
         return time.time() - up >= _compat.READY_WITHOUT_LOG.settle
 
     # -- input -------------------------------------------------------------------------
+
+    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        base = server_url(context)
+        if base is None:
+            return None
+        try:
+            return UserMessageWatch(base)
+        except (OSError, ValueError):
+            return None  # no stream to confirm by: the paced reply
 
     def answer(
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer

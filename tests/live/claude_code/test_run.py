@@ -50,9 +50,10 @@ def test_a_failed_call_is_closed_and_swept_from_the_hook_spool(
             return [json.loads(p.read_text())["hook_event_name"] for p in sorted(spool.iterdir())]
 
         # The failure closed its call (no PostToolUse comes for a non-zero exit), and the
-        # sweep left only the session record and the newest tool record.
-        assert retry_until(lambda: len(events()) == 2, 5), events()
-        assert events()[0] == "SessionStart" and "PreToolUse" not in events()
+        # sweep left only the session record, the newest prompt and the newest tool record.
+        assert retry_until(lambda: len(events()) == 3, 5), events()
+        assert events()[:2] == ["SessionStart", "UserPromptSubmit"]
+        assert "PreToolUse" not in events()
     finally:
         run.stop()
 

@@ -652,11 +652,7 @@ def test_ready_once_this_run_marks_its_thread(tmp_path: Path) -> None:
     assert not provider.is_ready(context)  # another session's marker
     mine = markers / "my-thread"
     mine.touch()
-    assert not provider.is_ready(context)  # just marked: not settled yet
-    os.utime(mine, (time.time() - 2, time.time() - 2))
-    (context.runtime_dir / "codex.json").write_text(
-        json.dumps({"codex_home": str(home), "spawned_at": spawned - 3})
-    )
+    # Ready at once: the confirmed submit repeats an Enter the TUI took too early.
     assert provider.is_ready(context)
 
 

@@ -1,0 +1,141 @@
+"""A session's tokens without its messages: the usage-only fast path for history and
+session summaries over many transcripts.
+
+Only lines that can carry an API response's usage are parsed (an ``assistant`` entry with
+``usage``: a byte test before any JSON), and they count exactly as the full reader counts
+them (:class:`~lab_widget.provider.UsageLedger`, keyed by the response's id, final figures
+once; sub-agents' transcripts with scope ``subagent``), so the totals are the reader's.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...schema import AgentScope, SessionSummary, Usage
+from .. import UsageLedger
+from ._files import subagent_dir
+
+__all__ = ["usage_summary"]
+
+_USAGE = b'"usage"'
+_ASSISTANT = b'"assistant"'
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(raw)  # what orjson refuses: a lone surrogate, a huge number
+        except ValueError:
+            return None
+
+
+def _count(raw: dict[str, Any], name: str) -> int:
+    value = raw.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+_Counts = tuple[int, int, int, int]
+"""Input, output, cache-read and cache-write tokens of one response."""
+_Best = dict[str, tuple[_Counts, str | None, AgentScope]]
+
+
+def _scan(path: Path, best: _Best, scope: AgentScope) -> str | None:
+    """Keep each response's final figures of one transcript in ``best`` (the ledger's rule:
+    a copy with fewer output tokens, or the same figures, is a stale one); the last model
+    it names.
+    """
+    try:
+        with path.open("rb") as f:
+            # Mapped, not read: the search runs over the page cache without a copy.
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
+    with data:
+        return _scan_bytes(data, best, scope)
+
+
+def _scan_bytes(data: mmap.mmap, best: _Best, scope: AgentScope) -> str | None:
+    model_seen: str | None = None
+    position = 0
+    # From one "usage" to the next, never line by line: the byte search runs in C over the
+    # file once, and only the lines it lands in are looked at.
+    while (hit := data.find(_USAGE, position)) >= 0:
+        start = data.rfind(b"\n", 0, hit) + 1
+        end = data.find(b"\n", hit)
+        end = len(data) if end < 0 else end
+        position = end + 1
+        line = data[start:end]
+        if _ASSISTANT not in line:
+            continue
+        entry = _loads(line)
+        if not isinstance(entry, dict) or entry.get("type") != "assistant":
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict) or entry.get("isApiErrorMessage"):
+            continue
+        raw = message.get("usage")
+        if not isinstance(raw, dict):
+            continue
+        key = str(message.get("id") or entry.get("requestId") or entry.get("uuid"))
+        model = message.get("model")
+        model = model if isinstance(model, str) and model != "<synthetic>" else None
+        counts = (
+            _count(raw, "input_tokens"),
+            _count(raw, "output_tokens"),
+            _count(raw, "cache_read_input_tokens"),
+            _count(raw, "cache_creation_input_tokens"),
+        )
+        old = best.get(key)
+        if old is None or not (counts[1] < old[0][1] or counts == old[0]):
+            best[key] = (counts, model or (old[1] if old else None), scope)
+        if model is not None:
+            model_seen = model
+    return model_seen
+
+
+def usage_summary(path: Path, transcript_id: str | None = None) -> SessionSummary:
+    r"""The usage of the session in ``path`` and its sub-agents, as the reader totals it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> line = (
+    ...     '{"type": "assistant", "message": {"id": "m1", "model": "claude-x", '
+    ...     '"usage": {"input_tokens": 3, "output_tokens": 5}}}'
+    ... )
+    >>> file = Path(tempfile.mkdtemp()) / "s.jsonl"
+    >>> _ = file.write_text(line + "\n" + line.replace("5}", "9}") + "\n")
+    >>> summary = usage_summary(file)
+    >>> summary.usage.output_tokens, summary.model, [m.requests for m in summary.models]
+    (9, 'claude-x', [1])
+    """
+    best: _Best = {}
+    model = _scan(path, best, "main")
+    folder = subagent_dir(path)
+    if folder.is_dir():
+        for child in sorted(folder.glob("agent-*.jsonl")):
+            _scan(child, best, "subagent")
+    # Into the reader's own ledger once per response, with its final figures: the same
+    # totals and per-model rows as a full read.
+    ledger = UsageLedger()
+    for key, ((inputs, outputs, reads, writes), named, scope) in best.items():
+        usage = Usage(
+            input_tokens=inputs,
+            output_tokens=outputs,
+            cache_read_tokens=reads,
+            cache_write_tokens=writes,
+        )
+        ledger.record(key, usage, named, scope)
+    return SessionSummary(
+        transcript_id=transcript_id or path.stem,
+        model=model,
+        usage=ledger.total,
+        models=ledger.models(),
+    )
