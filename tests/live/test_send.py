@@ -11,9 +11,8 @@ import pytest
 
 from lab_widget import Run, ScriptedModel
 from lab_widget.compat import PINS
-
-from .conftest import pinned_binary
-from .cpu_hog import cpu_hog
+from tests.support.binaries import pinned_binary
+from tests.support.cpu_hog import cpu_hog
 
 pytestmark = [pytest.mark.live]
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from lab_widget.provider import TranscriptRef, get_provider
+from tests.support.paths import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "claude-code"
+FIXTURES = ALL_FIXTURES / "claude-code"
 TRANSCRIPTS = sorted(p for p in FIXTURES.rglob("*.jsonl") if "subagents" not in p.parts)
 
 
