@@ -31,6 +31,7 @@ from ._couplings import (
     pinned,
 )
 from ._dialogs import (
+    ALWAYS_OUTCOME,
     APPROVE,
     APPROVE_ALWAYS,
     REJECT,
@@ -74,6 +75,7 @@ from ._usage import UsageLedger
 from ._values import as_dict, iso_time
 
 __all__ = [
+    "ALWAYS_OUTCOME",
     "APPROVE",
     "APPROVE_ALWAYS",
     "DEFAULT_PROVIDER",

@@ -231,9 +231,8 @@ APPROVAL = kit.ApprovalKeys(
     evidence=kit.Evidence(VERSION, "live: test_approval_approve_then_reject"),
 )
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
-selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
-"Approve" (played as "Allow once") and "Reject". Keys go 1 s after the request appears on
-the server."""
+selected: Enter allows it once; Esc rejects it. The chat answers through the server
+(``PERMISSION_REPLY_PATH``) instead; these keys are what a user types in the terminal."""
 
 DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
 
@@ -302,12 +301,58 @@ SEED = kit.SeedLayout(
 )
 """What a seed writes and excludes."""
 
-APPROVAL_PERMISSIONS = frozenset({"bash", "edit"})
-"""Permission names whose prompt the keys above answer: shell commands
-(``metadata.command``) and file edits, for the ``edit`` and ``write`` tools alike
-(``metadata.filepath`` and a unified ``metadata.diff``; the prompt shows the diff above the
-same three choices). Any other (web fetches, external folders) is reported as blocked, to
-be answered in the terminal."""
+PERMISSION_KINDS = (
+    "bash",
+    "edit",
+    "webfetch",
+    "websearch",
+    "external_directory",
+    "doom_loop",
+    "read",
+    "glob",
+    "grep",
+    "task",
+    "skill",
+    "lsp",
+    "todowrite",
+)
+"""Permission names the 1.18.33 binary asks with (``strings``: ``ask({permission: ...})``):
+shell commands (``metadata.command``), file edits for the ``edit`` and ``write`` tools alike
+(``metadata.filepath`` and a unified ``metadata.diff``), web fetches (``patterns: [url]``,
+``always: ["*"]``, ``metadata: {url, format, timeout}``), folders outside the project
+(``metadata: {command?, directories, patterns}`` or ``filepath``), a tool called again with
+the same input (``doom_loop``, ``metadata: {tool, input}``), and the tools a config may set
+to ``ask``. Every one, and any other name a later version adds, is shown with the same three
+choices ("Allow once", "Allow always", "Reject") and answered through the server; the chat
+shows the metadata it knows and the request's ``patterns`` otherwise."""
+
+EVENT_PATH = "/event"
+"""``GET`` streams the server's events (server-sent events, one ``data: {id, type,
+properties}`` line each), from the moment of connecting."""
+
+PERMISSION_ASKED = "permission.asked"
+PERMISSION_REPLIED = "permission.replied"
+"""A request opens with ``permission.asked`` (``properties``: the request as ``GET
+/permission`` lists it) and ends with ``permission.replied`` (``{sessionID, requestID,
+reply}``). 1.18.33's ``GET /permission`` answers 400 ("Expected JSON value, got undefined
+at [0]["metadata"]["timeout"]") while a web fetch without a timeout waits, so the stream
+is the source the signals fall back on (seen live: the probe behind
+``test_webfetch_permission_answered_from_the_chat``)."""
+
+PERMISSION_REPLY_PATH = "/permission/{id}/reply"
+"""``POST {"reply": "once" | "always" | "reject", "message"?}`` answers a pending request
+(``PermissionReplyBody`` in the binary); the TUI closes its prompt on the server's
+``permission.replied`` event and the call goes on (or fails "The user rejected
+permission ..."). Verified live: ``test_webfetch_permission_answered_from_the_chat``,
+``test_approval_approve_then_reject``."""
+
+PERMISSION_REPLIES = {"Approve": "once", "Approve always": "always", "Reject": "reject"}
+"""The chat's answers as the server's replies."""
+
+ALWAYS_SCOPE = "{what} until OpenCode is restarted"
+"""What "Allow always" covers, as the TUI says it: "This will allow <permission> until
+OpenCode is restarted." for ``always: ["*"]``, else the listed patterns; the rule lives in
+the running process (the pending requests it covers are answered with it)."""
 
 LOG_DIR = "opencode/log"
 """Under ``$XDG_DATA_HOME``: the CLI logs ``message=asking id=per_... permission=bash``

@@ -11,9 +11,10 @@ from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
-from ._dialogs import answer_question
+from ._dialogs import answer_permission, answer_question
+from ._permission_feed import feed_for
 from ._server import STATE, get_json, logged_after, server_url
-from ._signals import OpenCodeSignals
+from ._signals import OpenCodeSignals, pending_requests
 from ._store import first_changes, folder_sessions, has_events, read_events
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
@@ -153,6 +154,8 @@ class OpenCodeProvider(kit.TuiProvider):
         if not isinstance(up, float):
             if get_json(base + _compat.PERMISSION_PATH) is None:
                 return False
+            # Follow its events from now on: a request asked before would not be seen.
+            feed_for(base)
             up = state["server_up_at"] = time.time()
             STATE.write(context, state)
         since = float(str(state.get("spawned_at") or 0.0))
@@ -168,6 +171,9 @@ class OpenCodeProvider(kit.TuiProvider):
     ) -> None:
         if dialog.kind == "question":
             answer_question(context, dialog, answer)
+            return
+        if dialog.kind == "approval":
+            answer_permission(context, dialog, answer, pending_requests(context))
             return
         super().answer(context, terminal, dialog, answer)
 
