@@ -251,7 +251,7 @@ class ChatSession:
 
     def messages_locked(self) -> list[Message]:
         messages = self._reader.messages if self._reader else []
-        if self._mismatch or self._approvals:
+        if self._mismatch or self._approvals or self._chosen:
             messages = [self._overlay(m) for m in messages]
         return messages
 
@@ -274,6 +274,17 @@ class ChatSession:
                 )
             message = message.model_copy(update={"kind": "dialog", "dialog": approval})
         dialog = message.dialog
+        if (
+            dialog is not None
+            and dialog.kind == "approval"
+            and dialog.status == "answered"
+            and self._chosen.get(dialog.tool_id or "") == APPROVE_ALWAYS
+        ):
+            # The transcript tells approved from rejected only: the choice is the chat's.
+            dialog = dialog.model_copy(
+                update={"outcome": ALWAYS_OUTCOME, "answers": [Answer(selected=[APPROVE_ALWAYS])]}
+            )
+            message = message.model_copy(update={"dialog": dialog})
         if dialog is None or dialog.tool_id not in self._mismatch:
             return message
         warning = self._mismatch[dialog.tool_id or ""]
