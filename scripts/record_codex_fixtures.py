@@ -225,6 +225,29 @@ QUOTA_HEADERS = {
 }
 
 
+QUESTIONS = [
+    {
+        "id": "db",
+        "header": "Database",
+        "question": "Which database should we use?",
+        "options": [
+            {"label": "SQLite", "description": "a file"},
+            {"label": "Postgres", "description": "a server"},
+        ],
+    },
+    {
+        "id": "ui",
+        "header": "Interface",
+        "question": "Which interface?",
+        "options": [
+            {"label": "CLI", "description": "terminal"},
+            {"label": "Web", "description": "browser"},
+        ],
+    },
+]
+"""Plan mode's ``request_user_input`` questions (``plan_question``)."""
+
+
 def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None = None) -> Any:
     from lab_widget import Reply, Rule, ScriptedModel, ToolUse  # noqa: PLC0415
 
@@ -297,6 +320,13 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
             Rule(
                 "quota again",
                 Reply("Closer to the limit.", headers={"x-codex-primary-used-percent": "97"}),
+            ),
+            Rule(
+                "ask me",
+                [
+                    Reply(tools=[ToolUse("request_user_input", {"questions": QUESTIONS})]),
+                    Reply("Thanks, noted."),
+                ],
             ),
             Rule("hello", Reply("Hello from the scripted model.")),
         ],
@@ -524,6 +554,16 @@ def rate_limits(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
+def plan_question(run: Any, work: Path) -> None:
+    from lab_widget import FreeText  # noqa: PLC0415
+
+    run.send("/plan")
+    run.send("ask me")
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=60)
+    run.answer({"Database": "Postgres", "Interface": FreeText("a notebook widget")})
+    run.wait(timeout=60)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
     "tools": Scenario(tools),
@@ -542,6 +582,7 @@ SCENARIOS: dict[str, Scenario] = {
     "compact": Scenario(compact),
     "subagent": Scenario(subagent, needs=("subagents",), together=True),
     "rate_limits": Scenario(rate_limits, headers=QUOTA_HEADERS),
+    "plan_question": Scenario(plan_question, needs=("hooks",)),
 }
 
 
