@@ -740,3 +740,19 @@ def test_custom_toml_commands(tmp_path: Path, monkeypatch: Any) -> None:
     assert "/git:bad" not in specs
     assert specs["/clear"].role == "clear" and specs["/clear"].chat_safe
     assert not specs["/quit"].chat_safe
+
+
+def test_an_approved_mcp_call_carries_its_confirmation_from_the_hook_record() -> None:
+    r = PINNED.reader("mcp_approve", with_hooks=True)
+    [message] = [m for m in r.messages if m.dialog is not None]
+    assert message.kind == "dialog" and message.dialog is not None and message.tool is not None
+    assert message.tool.name == "mcp_labtools_lookup" and message.tool.status == "ok"
+    assert "widget -> found" in (message.tool.output or "")
+    dialog = message.dialog
+    assert (dialog.status, dialog.outcome) == ("answered", "approved")
+    assert dialog.questions[0].text == "Allow the MCP tool lookup of server labtools?"
+    assert dialog.tool_name == "mcp_labtools_lookup" and message.tool.id == dialog.tool_id
+    assert r.state == "idle"
+    confirm = [h for h in PINNED.hooks("mcp_approve") or [] if h.get("notification_type")]
+    assert confirm[0]["details"]["type"] == "mcp"
+    assert "toolArgs" not in confirm[0]["details"]  # the arguments are not reported
