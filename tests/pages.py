@@ -24,9 +24,11 @@ class _Page(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def served_page() -> Iterator[str]:
-    """The URL of a page holding :data:`PAGE_TEXT`, served while the block runs."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+def served_page(port: int = 0) -> Iterator[str]:
+    """The URL of a page holding :data:`PAGE_TEXT`, served while the block runs (on
+    ``port``, or any free one).
+    """
+    server = ThreadingHTTPServer(("127.0.0.1", port), _Page)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
