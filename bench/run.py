@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
+import dialogs
 import remote
 import versus
 from _support import Row, machine_rows
@@ -36,6 +37,7 @@ SECTIONS = [
     "concurrent",
     "terminal",
     "remote",
+    "dialogs",
 ]
 
 
@@ -54,6 +56,7 @@ def main() -> int:
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
+    parser.add_argument("--dialog-runs", type=int, default=5, help="runs per dialog figure")
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
 
@@ -80,6 +83,7 @@ def main() -> int:
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),
+        "dialogs": lambda: dialogs.dialogs(args.dialog_runs),
     }
     rows = machine_rows()
     started = time.perf_counter()

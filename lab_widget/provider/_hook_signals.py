@@ -185,6 +185,24 @@ def spool_entries(spool: Path) -> list[tuple[str, dict[str, Any]]]:
         return list(zip(state.names, state.records, strict=True))
 
 
+def reported_at(spool: Path, tool_use_id: str | None, event: str = "PreToolUse") -> float | None:
+    """When the hook first reported the call ``tool_use_id`` (``event``), in seconds since
+    the epoch: the spool's file names start with the hook's ``date +%s%N``.
+
+    Examples
+    --------
+    >>> reported_at(Path("/nonexistent/spool"), "t1") is None
+    True
+    """
+    if tool_use_id is None:
+        return None
+    for name, record in spool_entries(spool):
+        if record.get("tool_use_id") == tool_use_id and record.get("hook_event_name") == event:
+            stamp = name.split("-", 1)[0]
+            return int(stamp) / 1e9 if stamp.isdigit() else None
+    return None
+
+
 def spool_records(spool: Path) -> list[dict[str, Any]]:
     """The records of a hook spool, oldest first (see :func:`spool_entries`).
 

@@ -106,7 +106,7 @@ never): a user's own setting must not dismiss a dialog while the notebook user p
 PICKER = kit.PickerPacing(
     settle=1.5,
     key_delay=0.3,
-    tab_settle=1.5,
+    tab_settle=0.5,
     evidence=kit.Evidence(VERSION, "live: every recipe in tests/test_live_dialogs.py"),
 )
 """The pickers re-render after each key: keys go 1.5 s after the PreToolUse signal (the

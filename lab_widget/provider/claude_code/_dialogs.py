@@ -261,12 +261,14 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     return steps
 
 
-def play(terminal: Terminal, steps: list[Step]) -> None:
-    """Type a recipe, paced so the TUI takes each key before the next."""
-    # The hook reports the dialog before its picker takes keys, and a new tab needs the
-    # same time: keys sent at once were lost in live runs.
+def play(terminal: Terminal, steps: list[Step], reported: float | None = None) -> None:
+    """Type a recipe, paced so the TUI takes each key before the next; ``reported`` is
+    when the hook reported the dialog (the settle counts from then).
+    """
+    # The hook reports the dialog before its picker takes keys, and a new tab needs time
+    # too: keys sent at once were lost in live runs. No hook says a tab was drawn.
     pace = _compat.PICKER
-    time.sleep(pace.settle)
+    pace.wait_open(reported)
     for step in steps:
         if step.text is not None:
             terminal.type_text(step.text)

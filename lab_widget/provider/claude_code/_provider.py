@@ -227,7 +227,11 @@ class ClaudeCodeProvider(kit.TuiProvider):
     def answer(
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
-        play(terminal, recipe(dialog, answer))
+        play(
+            terminal,
+            recipe(dialog, answer),
+            kit.reported_at(_SIGNALS.spool(context), dialog.tool_id),
+        )
 
     # -- auth, capabilities ------------------------------------------------------------
 

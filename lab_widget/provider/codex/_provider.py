@@ -223,7 +223,8 @@ class CodexProvider(kit.TuiProvider):
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         if dialog.kind == "question":
-            play(terminal, recipe(dialog, answer))
+            reported = kit.reported_at(_SIGNALS.spool(context), dialog.tool_id)
+            play(terminal, recipe(dialog, answer), reported)
             return
         super().answer(context, terminal, dialog, answer)
 

@@ -142,10 +142,12 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     return steps
 
 
-def play(terminal: Terminal, steps: list[Step]) -> None:
-    """Type a recipe at the picker's pace (``_compat.QUESTION_PICKER``)."""
+def play(terminal: Terminal, steps: list[Step], reported: float | None = None) -> None:
+    """Type a recipe at the picker's pace (``_compat.QUESTION_PICKER``); ``reported`` is
+    when the hook reported the call (the settle counts from then).
+    """
     pace = _compat.QUESTION_PICKER
-    time.sleep(pace.settle)
+    pace.wait_open(reported)
     for step in steps:
         if step.text is not None:
             terminal.type_text(step.text)
