@@ -25,13 +25,19 @@ _CLAUDE_QUESTIONS = [
         "question": "Which database should we use?",
         "header": "Database",
         "multiSelect": False,
-        "options": [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}],
+        "options": [
+            {"label": "SQLite", "description": "a file"},
+            {"label": "Postgres", "description": "a server"},
+        ],
     },
     {
         "question": "Which interface?",
         "header": "Interface",
         "multiSelect": False,
-        "options": [{"label": "CLI", "description": "terminal"}, {"label": "Web", "description": "browser"}],
+        "options": [
+            {"label": "CLI", "description": "terminal"},
+            {"label": "Web", "description": "browser"},
+        ],
     },
 ]
 _CODEX_QUESTIONS = [
