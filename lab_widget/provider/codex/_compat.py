@@ -200,18 +200,22 @@ TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after i
 APPROVAL = kit.ApprovalKeys(
     approve="y",
     reject="Escape",
+    approve_always="p",
     settle=1.5,
     evidence=kit.Evidence(
         VERSION,
         "live: test_approval_approve_runs_the_command, "
-        "test_approval_reject_leaves_the_command_unrun",
+        "test_approval_reject_leaves_the_command_unrun, "
+        "test_approval_always_is_not_asked_again",
     ),
 )
 """"Would you like to run the following command?" lists "1. Yes, proceed (y)",
 "2. Yes, and don't ask again for commands that start with ... (p)" and "3. No, and tell
-Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
-turn (``turn_aborted``). Keys go 1.5 s after the PermissionRequest hook (a key sent 0.5 s
-after it was lost in a live run)."""
+Codex what to do differently (esc)". ``y`` runs it once; ``p`` runs it and stops asking
+for commands with that prefix in this session (0.171.0 takes the whole command as the
+prefix; the hook names none, so the chat says "commands that start the same way"); Esc
+declines it and ends the turn (``turn_aborted``). Keys go 1.5 s after the
+PermissionRequest hook (a key sent 0.5 s after it was lost in a live run)."""
 
 APPROVAL_TOOLS = frozenset({"Bash"})
 """PermissionRequest tool names whose prompt the recipe above answers (shell commands);
