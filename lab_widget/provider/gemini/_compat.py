@@ -192,6 +192,15 @@ ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM, MCP_CONFIRM, INFO_CO
 ``exit_plan_mode``'s dialogs are their own, serialised with only ``type`` and ``title``)
 goes to the terminal: the hook carries neither the questions nor the plan."""
 
+UNREPORTED_DIALOGS = {
+    "ask_user": "asks you questions (ask_user) it does not report outside its screen",
+    "exit_plan_mode": "asks you to approve its plan (exit_plan_mode), which it does not "
+    "report outside its screen",
+}
+"""Confirmation types whose dialog the TUI draws itself (``handlesOwnUI`` in the 0.61.0
+bundle) and whose Notification carries only ``{type, title}``: the run is ``needs_input``
+with this reason."""
+
 MCP_PREFIX = "mcp_"
 """An MCP tool's function name: ``mcp_<server>_<tool>``."""
 
