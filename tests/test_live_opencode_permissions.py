@@ -97,3 +97,32 @@ def test_webfetch_rejected_fetches_nothing(lab_home: Path, workdir: Path) -> Non
             assert status == "error" and PAGE_TEXT not in output
         finally:
             run.stop()
+
+
+def planning() -> ScriptedModel:
+    turn = [Reply("The plan is ready.", tools=[ToolUse("plan_exit", {})]), Reply("Building.")]
+    return ScriptedModel(rules=[Rule("make a plan", turn)], fallback="Staying in plan mode.")
+
+
+@pytest.mark.parametrize(("choice", "status"), [("approve", "answered"), ("reject", "rejected")])
+def test_plan_exit_answered_from_the_chat(
+    lab_home: Path, workdir: Path, choice: str, status: str
+) -> None:
+    run = Run("opencode", cwd=workdir, model=planning(), agent="plan")
+    try:
+        run.send("please make a plan", ready_timeout=90)
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None and dialog.kind == "plan" and dialog.tool_name == "plan_exit"
+        assert run.state == "question"
+        final = run.answer(choice)
+        assert final.status == status, final
+        tools = [m.tool for m in run.messages if m.tool]
+        assert run.wait_for(lambda r: r.state == "idle", timeout=60), (tools, run.screen())
+        [call] = [m for m in run.messages if m.tool and m.tool.name == "plan_exit"]
+        assert call.kind == "dialog" and call.dialog is not None
+        assert call.tool is not None and call.tool.status == (
+            "ok" if choice == "approve" else "error"
+        )
+    finally:
+        run.stop()

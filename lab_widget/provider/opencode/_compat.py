@@ -87,7 +87,12 @@ REJECTED_ERROR = "The user rejected permission"
 ``error: "The user rejected permission to use this specific tool call."``; its message
 finishes with ``tool-calls`` and the turn ends there (no further message)."""
 
-REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError")
+QUESTION_DISMISSED_ERROR = "The user dismissed this question"
+"""A question answered "No" by ``plan_exit`` (or dismissed) fails its call with this error
+(``RejectedError`` of the question service) and the turn ends there, as after a rejected
+permission (seen live: ``test_plan_exit_answered_from_the_chat``)."""
+
+REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError", QUESTION_DISMISSED_ERROR)
 """Every version's wording of it: 1.2.27 writes ``PermissionRejectedError({"_tag":
 "PermissionRejectedError"})`` (fixture ``v1.2.27/reject``)."""
 
@@ -234,7 +239,7 @@ APPROVAL = kit.ApprovalKeys(
 selected: Enter allows it once; Esc rejects it. The chat answers through the server
 (``PERMISSION_REPLY_PATH``) instead; these keys are what a user types in the terminal."""
 
-DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question", "plan")
 
 SUBAGENT_KEY = "sessionId"
 """The ``task`` tool (``{description, prompt, subagent_type: "general" | ...}``, offered by
@@ -267,6 +272,28 @@ options: [{label, description}], multiple}]}``; a "Type your own answer" choice 
 every question. While it waits, its tool part is ``running`` in the event log; once
 answered, ``completed`` with ``metadata.answers`` (one list of strings per question: option
 labels, or the text typed); dismissed (Esc), ``error``."""
+
+PLAN_EXIT_TOOL = "plan_exit"
+"""The plan agent's tool to end planning (``--agent plan``, or Tab in the TUI): it asks,
+through the same question service as the question tool (``GET /question``, tied to the
+call by ``tool.callID``), "Plan at <path> is complete. Would you like to switch to the build
+agent and start implementing?" (header "Build Agent", options "Yes" / "No", no typed
+answer). "Yes" completes the call and switches to the build agent; "No" fails it
+(``RejectedError``). Its part's input is empty: the plan is the file the path names."""
+
+PLAN_REPLIES = {"Approve": "Yes", "Reject": "No"}
+"""The chat's plan answers as the options ``plan_exit`` asks with."""
+
+PLAN_AGENT_FLAG = "--agent"
+"""Starts the TUI with an agent (``plan``) instead of the default ``build``."""
+
+PLAN_AGENT = "plan"
+
+PLAN_MODE_ENV = {"OPENCODE_EXPERIMENTAL_PLAN_MODE": "1"}
+"""1.18.33 offers ``plan_exit`` to the plan agent only with this flag
+(``experimentalPlanMode`` in the binary); without it a call is "Model tried to call
+unavailable tool 'plan_exit'" (seen live) and the plan agent ends its turn in text. A run
+started with ``agent="plan"`` sets it."""
 
 QUESTION_PATH = "/question"
 """``GET`` lists the questions the agent waits on: ``[{id, sessionID, questions,

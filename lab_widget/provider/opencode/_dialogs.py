@@ -22,8 +22,10 @@ from ._server import get_json, server_url
 
 __all__ = [
     "answer_permission",
+    "answer_plan",
     "answer_question",
     "approval_dialog",
+    "plan_dialog",
     "question_dialog",
     "recorded_answers",
 ]
@@ -60,6 +62,38 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     return Dialog(
         kind="question", questions=questions, tool_id=call_id, tool_name=_compat.QUESTION_TOOL
     )
+
+
+def plan_dialog(call_id: str | None) -> Dialog:
+    """``plan_exit``'s question as a plan dialog: Approve switches to the build agent.
+
+    Examples
+    --------
+    >>> d = plan_dialog("call_1")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('plan', 'call_1', ['Approve', 'Reject'])
+    """
+    question = Question(
+        header="Plan",
+        text="The plan is complete. Switch to the build agent and start implementing?",
+        options=[
+            Option(label="Approve", description="Switch to the build agent and implement it"),
+            Option(label="Reject", description="Stay with the plan agent to refine it"),
+        ],
+        free_text=False,
+    )
+    return Dialog(
+        kind="plan", questions=[question], tool_id=call_id, tool_name=_compat.PLAN_EXIT_TOOL
+    )
+
+
+def answer_plan(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> None:
+    """Answer ``plan_exit``'s question with the option the chat's answer stands for."""
+    chosen = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    reply = _compat.PLAN_REPLIES.get(chosen)
+    if reply is None:
+        raise LabWidgetError(f"no reply for {chosen!r}")
+    answer_question(context, dialog, DialogAnswer(answers=[Answer(selected=[reply])]))
 
 
 def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:

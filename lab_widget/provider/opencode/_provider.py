@@ -11,7 +11,7 @@ from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
-from ._dialogs import answer_permission, answer_question
+from ._dialogs import answer_permission, answer_plan, answer_question
 from ._permission_feed import feed_for
 from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals, pending_requests
@@ -84,6 +84,11 @@ class OpenCodeProvider(kit.TuiProvider):
             },
         )
         argv = [str(request.binary), *_compat.SERVER_FLAGS, str(port)]
+        agent = request.options.get("agent")
+        if isinstance(agent, str) and agent:
+            argv += [_compat.PLAN_AGENT_FLAG, agent]
+            if agent == _compat.PLAN_AGENT:
+                env.update(_compat.PLAN_MODE_ENV)  # else the plan agent has no plan_exit
         if model:
             argv += ["--model", model]
         return kit.SpawnPlan(
@@ -174,6 +179,9 @@ class OpenCodeProvider(kit.TuiProvider):
             return
         if dialog.kind == "approval":
             answer_permission(context, dialog, answer, pending_requests(context))
+            return
+        if dialog.kind == "plan":
+            answer_plan(context, dialog, answer)
             return
         super().answer(context, terminal, dialog, answer)
 
