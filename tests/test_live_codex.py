@@ -209,7 +209,8 @@ def test_view_of_a_codex_run(
         view = run.view
         assert (view.provider_name, view.clear_command) == ("Codex", "/new")
         names = [c["name"] for c in view.commands]
-        assert names == ["/new", "/init", "/compact", "/stop"]
+        # /plan is chat-safe: its question picker is answered from the chat.
+        assert names == ["/new", "/init", "/compact", "/plan", "/stop"]
         assert next(c for c in view.commands if c["name"] == "/new")["role"] == "clear"
         run.send("hello")
         assert run.wait(timeout=60) == "idle", run.screen()
