@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
+import dialogs
 import remote
 import startup
 import summaries
@@ -40,6 +41,7 @@ SECTIONS = [
     "concurrent",
     "terminal",
     "remote",
+    "dialogs",
 ]
 
 
@@ -60,6 +62,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=200, help="transcripts in a history")
     parser.add_argument("--rounds", type=int, default=5, help="round trips against claude -p")
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
+    parser.add_argument("--dialog-runs", type=int, default=5, help="runs per dialog figure")
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
 
@@ -88,6 +91,7 @@ def main() -> int:
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),
+        "dialogs": lambda: dialogs.dialogs(args.dialog_runs),
     }
     rows = machine_rows()
     started = time.perf_counter()

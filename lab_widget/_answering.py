@@ -33,6 +33,9 @@ def play_answer(
             raise DialogNotAnswerableError(f"answer this dialog in the terminal: {attach_command}")
         intended = normalise_answer(dialog, answers)
         chat.provider.answer(chat.context, terminal, dialog, intended)
+        if dialog.kind == "approval" and intended.answers and intended.answers[0].selected:
+            # Only once it was sent: a failed answer leaves the prompt to the terminal.
+            chat.note_chosen(dialog.tool_id, intended.answers[0].selected[0])
     return dialog, intended
 
 

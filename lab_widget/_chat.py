@@ -12,6 +12,8 @@ from pathlib import Path
 from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, ReplyDroppedError, RunEndedError, WaitTimeoutError
 from .provider import (
+    ALWAYS_OUTCOME,
+    APPROVE_ALWAYS,
     AgentProvider,
     LiveSignals,
     ReadResult,
@@ -21,7 +23,7 @@ from .provider import (
     TranscriptReader,
     TranscriptRef,
 )
-from .schema import Dialog, Message, SessionSummary, State
+from .schema import Answer, Dialog, Message, SessionSummary, State
 
 __all__ = ["ChatEvent", "ChatSession", "Epoch"]
 
@@ -99,6 +101,8 @@ class ChatSession:
         self._past: list[Epoch] = []
         # Tool calls that stopped at a permission prompt: their messages show as dialogs.
         self._approvals: dict[str, Dialog] = {}
+        # The answer chosen for each of them ("Approve always" is not in the transcript).
+        self._chosen: dict[str, str] = {}
         self._signature: object = None
         self.stopped = False
         """Set when the run was stopped from Python (so its end is not the agent's doing)."""
@@ -249,7 +253,7 @@ class ChatSession:
 
     def messages_locked(self) -> list[Message]:
         messages = self._reader.messages if self._reader else []
-        if self._mismatch or self._approvals:
+        if self._mismatch or self._approvals or self._chosen:
             messages = [self._overlay(m) for m in messages]
         return messages
 
@@ -260,14 +264,29 @@ class ChatSession:
             if tool.status != "running":
                 # How it was answered is the provider's to read from the call's result.
                 outcome = self.provider.approval_outcome(tool)
+                chosen = self._chosen.get(tool.id)
+                always = outcome == "approved" and chosen == APPROVE_ALWAYS
+                said = ALWAYS_OUTCOME if always else outcome
                 approval = approval.model_copy(
                     update={
                         "status": "rejected" if outcome == "rejected" else "answered",
-                        "outcome": outcome,
+                        "outcome": said,
+                        "answers": [Answer(selected=[chosen])] if chosen else approval.answers,
                     }
                 )
             message = message.model_copy(update={"kind": "dialog", "dialog": approval})
         dialog = message.dialog
+        if (
+            dialog is not None
+            and dialog.kind == "approval"
+            and dialog.status == "answered"
+            and self._chosen.get(dialog.tool_id or "") == APPROVE_ALWAYS
+        ):
+            # The transcript tells approved from rejected only: the choice is the chat's.
+            dialog = dialog.model_copy(
+                update={"outcome": ALWAYS_OUTCOME, "answers": [Answer(selected=[APPROVE_ALWAYS])]}
+            )
+            message = message.model_copy(update={"dialog": dialog})
         if dialog is None or dialog.tool_id not in self._mismatch:
             return message
         warning = self._mismatch[dialog.tool_id or ""]
@@ -307,6 +326,12 @@ class ChatSession:
             if self._ended:
                 return None
             return self._pending_locked()
+
+    def note_chosen(self, tool_id: str | None, label: str) -> None:
+        """Remember the option a permission prompt was answered with (shown once it ends)."""
+        if tool_id:
+            with self._lock:
+                self._chosen[tool_id] = label
 
     def note_mismatch(self, tool_id: str, warning: str) -> None:
         """Show on a dialog's message that the agent recorded other answers than intended."""

@@ -230,6 +230,29 @@ QUOTA_HEADERS = {
 }
 
 
+QUESTIONS = [
+    {
+        "id": "db",
+        "header": "Database",
+        "question": "Which database should we use?",
+        "options": [
+            {"label": "SQLite", "description": "a file"},
+            {"label": "Postgres", "description": "a server"},
+        ],
+    },
+    {
+        "id": "ui",
+        "header": "Interface",
+        "question": "Which interface?",
+        "options": [
+            {"label": "CLI", "description": "terminal"},
+            {"label": "Web", "description": "browser"},
+        ],
+    },
+]
+"""Plan mode's ``request_user_input`` questions (``plan_question``)."""
+
+
 def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None = None) -> Any:
     from lab_widget import Reply, Rule, ScriptedModel, ToolUse  # noqa: PLC0415
     from lab_widget.scripted import ApiError  # noqa: PLC0415
@@ -307,6 +330,13 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
             Rule(
                 "over the quota",
                 Reply("Never sent.", error=ApiError("quota", retry_after=30)),
+            ),
+            Rule(
+                "ask me",
+                [
+                    Reply(tools=[ToolUse("request_user_input", {"questions": QUESTIONS})]),
+                    Reply("Thanks, noted."),
+                ],
             ),
             Rule("hello", Reply("Hello from the scripted model.")),
         ],
@@ -542,6 +572,16 @@ def quota(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
+def plan_question(run: Any, work: Path) -> None:
+    from lab_widget import FreeText  # noqa: PLC0415
+
+    run.send("/plan")
+    run.send("ask me")
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=60)
+    run.answer({"Database": "Postgres", "Interface": FreeText("a notebook widget")})
+    run.wait(timeout=60)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
     "tools": Scenario(tools),
@@ -561,6 +601,7 @@ SCENARIOS: dict[str, Scenario] = {
     "subagent": Scenario(subagent, needs=("subagents",), together=True),
     "rate_limits": Scenario(rate_limits, headers=QUOTA_HEADERS),
     "quota": Scenario(quota, needs=("pinned",)),
+    "plan_question": Scenario(plan_question, needs=("hooks",)),
 }
 
 

@@ -105,8 +105,41 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
             "subagent_type": "general-purpose",
         },
     )
+    make = ToolUse(
+        subagent_tool(version),
+        {
+            "description": "Make a file",
+            "prompt": "make the file",
+            "subagent_type": "general-purpose",
+        },
+    )
     return ScriptedModel(
         rules=[
+            Rule(
+                "make the file",
+                [
+                    Reply(
+                        "Making it.",
+                        tools=[
+                            ToolUse(
+                                "Bash",
+                                {"command": "touch made-by-subagent.txt", "description": "Make"},
+                            )
+                        ],
+                    ),
+                    Reply(tools=[ToolUse("SubagentHandback", {"message": "Made the file."})])
+                    if background
+                    else Reply("Made the file."),
+                ],
+            ),
+            Rule(
+                "hand the file over",
+                [
+                    Reply("I will ask a sub-agent.", tools=[make]),
+                    *([Reply("Waiting for the sub-agent.")] if background else []),
+                    Reply("The sub-agent made it."),
+                ],
+            ),
             Rule(
                 "count the files",
                 [
@@ -414,6 +447,27 @@ def rate_limited(run: Run) -> None:
     _save("rate_limited", run, run.transcript_path)
 
 
+def subagent_permission(run: Run) -> None:
+    # Asked in the default permission mode (see MODES): the sub-agent's command prompts.
+    run.send("please hand the file over")
+    assert run.wait(timeout=120) == "question"
+    # The spool as it stands while the prompt is open (answered records are swept).
+    spool = run._context.runtime_dir / "signals"
+    home = run._context.runtime_dir / "home"
+    records = [json.loads(p.read_text()) for p in sorted(spool.glob("*.json"))]
+    run.answer("approve")
+    assert run.wait_for(lambda r: any("made it" in m.text for m in r.messages), 120)
+    assert _settle(run) == "idle"
+    _save("subagent_permission", run, run.transcript_path)
+    lines = [_replace_paths(json.dumps(r), run, home) for r in records]
+    (OUT / "subagent_permission.hooks.jsonl").write_text("".join(f"{x}\n" for x in lines))
+    print(f"recorded subagent_permission.hooks.jsonl: {len(lines)} records")
+
+
+MODES: dict[str, str] = {"subagent_permission": "default"}
+"""Permission modes a scenario needs instead of the version's default."""
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tool,
@@ -428,6 +482,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "statusline": statusline,
     "substitution": substitution,
     "rate_limited": rate_limited,
+    "subagent_permission": subagent_permission,
 }
 OLDER = ("hello", "tools", "subagent", "thinking", "slow_tool", "image", "compact")
 """What is recorded from an older version: what its users' histories hold."""
@@ -463,7 +518,7 @@ def main(argv: list[str]) -> int:
                     cwd=work,
                     model=model,
                     name=f"record-{name}",
-                    permission_mode=mode,
+                    permission_mode=MODES.get(name, mode),
                 )
                 try:
                     SCENARIOS[name](run)

@@ -93,6 +93,13 @@ def script(work: Path) -> ScriptedModel:
     return ScriptedModel(
         rules=[
             Rule("write a file", [Reply("Writing.", tools=[write]), Reply("Written.")]),
+            Rule(
+                "look it up",
+                [
+                    Reply("Looking.", tools=[ToolUse("mcp_labtools_lookup", {"query": "widget"})]),
+                    Reply("Looked."),
+                ],
+            ),
             Rule("edit the file", [Reply("Editing.", tools=[replace]), Reply("Edited.")]),
             Rule(
                 "use a tool",
@@ -382,6 +389,26 @@ def compress(run: Run) -> None:
     run.wait(timeout=90)
 
 
+def mcp_approve(run: Run) -> None:
+    run.send("please look it up")
+    run.wait_for(lambda r: r.pending_dialog is not None, timeout=90)
+    run.answer("approve")
+    run.wait(timeout=90)
+
+
+MCP_SERVER = ROOT / "tests" / "mcp_server.py"
+"""The tests' stdio MCP server (one tool, ``lookup``, of server ``labtools``)."""
+
+SCENARIO_OPTIONS: dict[str, dict[str, Any]] = {
+    "mcp_approve": {
+        "settings": {
+            "mcpServers": {"labtools": {"command": sys.executable, "args": [str(MCP_SERVER)]}}
+        }
+    },
+}
+"""Run options a scenario needs beside the version's knobs."""
+
+
 SCENARIOS: dict[str, Callable[[Run], None]] = {
     "hello": hello,
     "tools": tools,
@@ -397,6 +424,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "image": image,
     "user_image": user_image,
     "compress": compress,
+    "mcp_approve": mcp_approve,
 }
 
 VERSION_SCENARIOS = ("hello", "tools", "thinking", "interrupt", "clear", *HOOKED_SCENARIOS)
@@ -460,7 +488,8 @@ def main(argv: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     try:
         for name in names:
-            for path in _record(name, SCENARIOS[name], out, knobs.options):
+            options = {**knobs.options, **SCENARIO_OPTIONS.get(name, {})}
+            for path in _record(name, SCENARIOS[name], out, options):
                 print(f"wrote {path.relative_to(ROOT)}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -29,6 +29,7 @@ import base64
 import json
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -90,10 +91,23 @@ PIXEL = base64.b64decode(
 """A 1x1 green PNG."""
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+PAGE_PORT = _free_port()
+"""Where ``webfetch`` serves the page its fetch reads (``tests/pages.py``)."""
+PAGE_URL = f"http://127.0.0.1:{PAGE_PORT}/page"
+
+
 def script(work: Path) -> ScriptedModel:
     tool = ToolUse("Bash", {"command": "echo tool-output-42", "description": "echo"})
+    fetch = ToolUse("webfetch", {"url": PAGE_URL, "format": "text"})
     return ScriptedModel(
         rules=[
+            Rule("fetch the page", [Reply("Fetching.", tools=[fetch]), Reply("Read.")]),
             Rule("use a tool", [Reply("Let me check.", tools=[tool]), Reply("Tool said 42.")]),
             Rule(
                 "over the quota",
@@ -299,6 +313,18 @@ def quota(run: Run) -> None:
     _idle(run)
 
 
+def webfetch(run: Run) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.pages import served_page  # noqa: PLC0415
+
+    with served_page(PAGE_PORT):
+        run.send("please fetch the page", ready_timeout=120)
+        run.wait_for(lambda r: r.pending_dialog is not None, timeout=120)
+        run.answer("approve")
+        run.wait_for(lambda r: _last(r) == "Read.", timeout=120)
+        _idle(run)
+
+
 SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "hello": (hello, {}),
     "tools": (tools, {}),
@@ -315,6 +341,7 @@ SCENARIOS: dict[str, tuple[Callable[[Run], None], dict[str, object]]] = {
     "image": (image, {}),
     "compact": (compact, {}),
     "quota": (quota, {}),
+    "webfetch": (webfetch, {"permission": {"webfetch": "ask"}}),
 }
 
 

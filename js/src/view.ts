@@ -495,6 +495,13 @@ export class ChatView {
     };
     arrange(this.#log, top);
     this.#groups = groups;
+    // A form the agent waits on (a sub-agent's permission prompt nested in its call's
+    // card, a call in a collapsed group) must be seen: open every fold around it.
+    for (const form of this.#log.querySelectorAll<HTMLElement>(".lw-dialog-form")) {
+      for (let p = form.parentElement; p && p !== this.#log; p = p.parentElement) {
+        if (p instanceof HTMLDetailsElement && !p.open) p.open = true;
+      }
+    }
   }
 
   // -- scrolling -------------------------------------------------------------

@@ -31,6 +31,7 @@ from ._couplings import (
     pinned,
 )
 from ._dialogs import (
+    ALWAYS_OUTCOME,
     APPROVE,
     APPROVE_ALWAYS,
     REJECT,
@@ -43,6 +44,7 @@ from ._hook_signals import (
     HookSignals,
     hook_command,
     open_calls,
+    reported_at,
     spool_drop,
     spool_entries,
     spool_records,
@@ -75,6 +77,7 @@ from ._usage import UsageLedger
 from ._values import as_dict, iso_time
 
 __all__ = [
+    "ALWAYS_OUTCOME",
     "APPROVE",
     "APPROVE_ALWAYS",
     "DEFAULT_PROVIDER",
@@ -142,6 +145,7 @@ __all__ = [
     "provider_ids",
     "read_head",
     "register",
+    "reported_at",
     "require_login",
     "spool_drop",
     "spool_entries",

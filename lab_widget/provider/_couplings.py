@@ -215,6 +215,14 @@ class PickerPacing(Coupling):
     tab_settle: float
     """Seconds after a key that moves to another tab, before the next key."""
 
+    def wait_open(self, reported: float | None) -> None:
+        """Wait until the picker has been open ``settle`` seconds: counted from when its
+        signal reported it (``reported``, seconds since the epoch), so a user who answers
+        after reading the question waits for nothing; the whole settle when unknown.
+        """
+        since = time.time() - reported if reported is not None else 0.0
+        _sleep(self.settle - max(0.0, since))
+
 
 @dataclass(frozen=True, kw_only=True)
 class StartupScreens(Coupling):

@@ -11,6 +11,7 @@ from ..schema import Answer, Dialog, Option, Question, ToolCall
 from ._seam import ApprovalOutcome
 
 __all__ = [
+    "ALWAYS_OUTCOME",
     "APPROVE",
     "APPROVE_ALWAYS",
     "REJECT",
@@ -23,6 +24,9 @@ APPROVE = "Approve"
 APPROVE_ALWAYS = "Approve always"
 REJECT = "Reject"
 """The answers a permission prompt offers in the chat, whatever the CLI's own wording."""
+
+ALWAYS_OUTCOME = "approved always"
+"""The recorded outcome of a prompt approved with "Approve always" (the CLI remembers it)."""
 
 
 def approval_dialog(

@@ -185,6 +185,27 @@ def spool_entries(spool: Path) -> list[tuple[str, dict[str, Any]]]:
         return list(zip(state.names, state.records, strict=True))
 
 
+def reported_at(spool: Path, tool_use_id: str | None, event: str = "PreToolUse") -> float | None:
+    """When the hook first reported the call ``tool_use_id`` (``event``), in seconds since
+    the epoch: the spool's file names start with the hook's ``date +%s%N``. With no call id
+    (an event that names none, as a PermissionRequest), the newest record of ``event``.
+
+    Examples
+    --------
+    >>> reported_at(Path("/nonexistent/spool"), "t1") is None
+    True
+    """
+    entries = [(n, r) for n, r in spool_entries(spool) if r.get("hook_event_name") == event]
+    if tool_use_id is None:
+        found = entries[-1:]
+    else:
+        found = [(n, r) for n, r in entries if r.get("tool_use_id") == tool_use_id][:1]
+    if not found:
+        return None
+    stamp = found[0][0].split("-", 1)[0]
+    return int(stamp) / 1e9 if stamp.isdigit() else None
+
+
 def spool_records(spool: Path) -> list[dict[str, Any]]:
     """The records of a hook spool, oldest first (see :func:`spool_entries`).
 

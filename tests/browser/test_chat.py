@@ -291,3 +291,43 @@ def test_slash_command_autocomplete(tmp_path: Path, lab_home: Path) -> None:
         [run] = lab_widget.runs()
         assert run.wait_for(lambda r: any(m.command == "/context" for m in r.messages), 30)
         run.stop()
+
+
+SUBAGENT_PERMISSION_CELL = """
+import tempfile
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+sub_turn = [
+    Reply("Making it.", tools=[ToolUse("Bash", {"command": "touch from-the-form.txt", "description": "Make"})]),
+    Reply(tools=[ToolUse("SubagentHandback", {"message": "Made the file."})]),
+]
+agent = {"description": "Make a file", "prompt": "make the file", "subagent_type": "general-purpose"}
+main_turn = [Reply("I will ask a sub-agent.", tools=[ToolUse("Agent", agent)]),
+             Reply("Waiting for the sub-agent."), Reply("The sub-agent reported.")]
+model = ScriptedModel(rules=[Rule("make the file", sub_turn), Rule("please delegate", main_turn)])
+run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model,
+          permission_mode="default")
+run
+"""
+
+
+def test_answer_a_sub_agents_permission_always_from_the_form(
+    tmp_path: Path, lab_home: Path
+) -> None:
+    with open_chat(tmp_path, lab_home, SUBAGENT_PERMISSION_CELL) as page:
+        send(page, "please delegate")
+        form = page.locator(".lw-chat .lw-dialog-form")
+        form.wait_for(timeout=90_000)
+        assert "Asked by the general-purpose sub-agent." in form.inner_text()
+        assert "touch from-the-form.txt" in form.inner_text()
+        form.locator("input[value='Approve always']").check()
+        page.click(".lw-chat .lw-dialog-submit")
+        outcome = page.locator(".lw-chat .lw-dialog[data-status='answered'] .lw-dialog-outcome")
+        outcome.wait_for(timeout=90_000)
+        assert "approved always" in outcome.inner_text()
+        # The answered prompt stays inside the Agent call's card, where it was asked.
+        nested = page.locator(".lw-chat .lw-subthread .lw-dialog[data-status='answered']")
+        assert nested.count() == 1
+        [run] = lab_widget.runs()
+        assert (run.cwd / "from-the-form.txt").exists()
+        run.stop()

@@ -109,7 +109,7 @@ def test_codex_row_declares_what_the_adapter_does(
     assert row.health == "not installed" and row.auth is None
     assert row.pinned_version == "0.171.0"
     caps = row.capabilities
-    assert (caps.live_signals, caps.dialog_kinds) == (True, ["approval"])
+    assert (caps.live_signals, caps.dialog_kinds) == (True, ["approval", "question"])
     assert (caps.session_resume, caps.model_selection, caps.models) == (False, True, [])
     # Both logins run in the CLI: no key field, since a key in the spawn's environment is
     # not a login to `codex login status`.

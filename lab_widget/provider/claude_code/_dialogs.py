@@ -85,17 +85,74 @@ def _summary(tool_input: Any) -> str:
     return ""
 
 
-def approval_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog:
-    """The permission prompt for a tool call (known from its PermissionRequest hook)."""
+def _suggested_scope(suggestions: Any) -> str | None:
+    """What "don't ask again" covers, from the hook's ``permission_suggestions`` (the first
+    one is the prompt's second row), in words.
+
+    Examples
+    --------
+    >>> _suggested_scope([{"type": "addRules", "rules": [{"toolName": "Bash",
+    ...     "ruleContent": "npm test:*"}], "behavior": "allow", "destination": "localSettings"}])
+    'always allow Bash(npm test:*) (saved in localSettings)'
+    >>> _suggested_scope([{"type": "addDirectories", "directories": ["/w"],
+    ...     "destination": "session"}])
+    'always allow access to /w (for this session)'
+    """
+    first = suggestions[0] if isinstance(suggestions, list) and suggestions else None
+    if not isinstance(first, dict):
+        return None
+    where = str(first.get("destination") or "")
+    scope = "for this session" if where == "session" else f"saved in {where}" if where else ""
+    kind = first.get("type")
+    if kind == "addRules":
+        rules = [
+            f"{r.get('toolName')}({r['ruleContent']})"
+            if r.get("ruleContent")
+            else r.get("toolName")
+            for r in first.get("rules") or []
+            if isinstance(r, dict)
+        ]
+        what = "always allow " + ", ".join(str(r) for r in rules)
+    elif kind == "addDirectories":
+        what = "always allow access to " + ", ".join(map(str, first.get("directories") or []))
+    elif kind == "setMode":
+        what = f"switch to {first.get('mode')} mode"
+    else:
+        return None
+    return f"{what} ({scope})" if scope else what
+
+
+def approval_for_tool(
+    name: str,
+    tool_input: Any,
+    tool_id: str | None,
+    *,
+    suggestions: Any = None,
+    agent_type: str | None = None,
+) -> Dialog:
+    """The permission prompt for a tool call (known from its PermissionRequest hook): the
+    second row's scope from the hook's ``permission_suggestions``, and the sub-agent that
+    asks, if one does (the hook's ``agent_type``).
+
+    Examples
+    --------
+    >>> d = approval_for_tool("Bash", {"command": "ls"}, "t1", agent_type="general-purpose")
+    >>> d.questions[0].text, d.body.splitlines()[0]
+    ('Allow Bash: ls?', 'Asked by the general-purpose sub-agent.')
+    """
     summary = _summary(tool_input)
+    scope = _suggested_scope(suggestions)
+    body = f"```\n{summary}\n```" if summary else ""
+    if agent_type:
+        body = f"Asked by the {agent_type} sub-agent.\n\n{body}".rstrip()
     return approval_dialog(
         f"Allow {name}" + (f": {summary}" if summary else "") + "?",
         approve="Run it this once",
-        approve_always="Run it, and don't ask again",
+        approve_always=f"Run it, and {scope}" if scope else "Run it, and don't ask again",
         reject="Don't run it",
         tool_id=tool_id,
         tool_name=name,
-        body=f"```\n{summary}\n```" if summary else "",
+        body=body,
     )
 
 
@@ -205,12 +262,14 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     return steps
 
 
-def play(terminal: Terminal, steps: list[Step]) -> None:
-    """Type a recipe, paced so the TUI takes each key before the next."""
-    # The hook reports the dialog before its picker takes keys, and a new tab needs the
-    # same time: keys sent at once were lost in live runs.
+def play(terminal: Terminal, steps: list[Step], reported: float | None = None) -> None:
+    """Type a recipe, paced so the TUI takes each key before the next; ``reported`` is
+    when the hook reported the dialog (the settle counts from then).
+    """
+    # The hook reports the dialog before its picker takes keys, and a new tab needs time
+    # too: keys sent at once were lost in live runs. No hook says a tab was drawn.
     pace = _compat.PICKER
-    time.sleep(pace.settle)
+    pace.wait_open(reported)
     for step in steps:
         if step.text is not None:
             terminal.type_text(step.text)

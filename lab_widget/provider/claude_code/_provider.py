@@ -225,7 +225,14 @@ class ClaudeCodeProvider(kit.TuiProvider):
     def answer(
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
-        play(terminal, recipe(dialog, answer))
+        spool = _SIGNALS.spool(context)
+        # A permission prompt opens with its PermissionRequest (which names no call), any
+        # other dialog with its tool's PreToolUse.
+        if dialog.kind == "approval":
+            reported = kit.reported_at(spool, None, "PermissionRequest")
+        else:
+            reported = kit.reported_at(spool, dialog.tool_id)
+        play(terminal, recipe(dialog, answer), reported)
 
     # -- auth, capabilities ------------------------------------------------------------
 

@@ -36,13 +36,31 @@ class ClaudeSignals(HookSignals):
         if last is not None and last.get("hook_event_name") == "PermissionRequest":
             # The prompt names the tool, not the call: it is the newest open call of it.
             name = last.get("tool_name")
-            call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
+            # A sub-agent's records carry its agent_id: the call is of the same agent.
+            agent_id = last.get("agent_id")
+            call = next(
+                (
+                    r
+                    for r in reversed(calls)
+                    if r.get("tool_name") == name and r.get("agent_id") == agent_id
+                ),
+                None,
+            )
             if call is not None:
                 # A question or plan tool may ask for permission too: it is still that dialog.
                 own = dialog_for_tool(str(name), call.get("tool_input"), call.get("tool_use_id"))
                 if own is not None:
                     return own
-                return approval_for_tool(str(name), last.get("tool_input"), call.get("tool_use_id"))
+                # A sub-agent's prompt names it (agent_id, agent_type): same keys, same
+                # picker, in the main TUI; its messages nest under the call by the reader.
+                agent = last.get("agent_type") if last.get("agent_id") else None
+                return approval_for_tool(
+                    str(name),
+                    last.get("tool_input"),
+                    call.get("tool_use_id"),
+                    suggestions=last.get("permission_suggestions"),
+                    agent_type=str(agent) if agent else None,
+                )
         for record in reversed(calls):
             dialog = dialog_for_tool(
                 str(record.get("tool_name")), record.get("tool_input"), record.get("tool_use_id")

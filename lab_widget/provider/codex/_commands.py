@@ -19,8 +19,8 @@ __all__ = ["BUILTIN_COMMANDS", "CURATED_OUT", "catalog", "command_sources"]
 
 CURATED_OUT: dict[str, str] = {
     # Run live in the pinned TUI (scripted model): /status and /recap print only into the
-    # terminal (the rollout keeps nothing), /plan switches to Plan mode, whose question
-    # picker (request_user_input) the chat cannot answer; /new, /init (a prompt), /compact
+    # terminal (the rollout keeps nothing); /plan switches to Plan mode, whose question
+    # picker (request_user_input) the chat answers; /new, /init (a prompt), /compact
     # (a compaction in the rollout) and /stop return to the prompt. The rest judged from
     # their descriptions in the TUI's own "/" menu: the chat must not offer what opens a
     # picker, panel or field it cannot see, or ends, moves or replaces the conversation.
@@ -45,7 +45,6 @@ CURATED_OUT: dict[str, str] = {
     "/worktree": "moves the conversation to another folder than the run's",
     "/config": "opens the settings panel",
     "/recap": "prints the recap only into the terminal; the rollout keeps nothing",
-    "/plan": "switches to Plan mode, whose question picker the chat cannot answer yet",
     "/voice": "starts voice input on the agent's machine",
     "/goal": "without an argument it opens the goal panel",
     "/agents": "opens the agent command center",

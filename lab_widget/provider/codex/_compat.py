@@ -121,10 +121,37 @@ SESSIONS_DIR = "sessions"
 """Rollouts live in ``CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``,
 created with the thread's first message."""
 
-DIALOG_KINDS: tuple[DialogKind, ...] = ("approval",)
-"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL``). Plan
-mode's question picker is curated out (``/plan``); other approvals (edits, network) are
-reported as blocked and answered in the terminal."""
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
+"""Dialogs the chat answers: the shell-command approval prompt (``APPROVAL``) and Plan
+mode's question picker (``QUESTION_*``); other approvals (edits, network) are reported as
+blocked and answered in the terminal."""
+
+QUESTION_TOOL = "request_user_input"
+"""The question tool: input ``{questions: [{id, header, question, options: [{label,
+description}]}]}``. Offered in every turn, but outside Plan mode (``/plan``) its call is
+answered at once "request_user_input is unavailable in Default mode"; in Plan mode the TUI
+opens its picker. The pending call is in the rollout (``function_call`` with its
+``call_id``) and the PreToolUse hook names it (``tool_use_id``) while the picker is open;
+its ``function_call_output`` carries the answers (``_questions.py``)."""
+
+QUESTION_NOTE_PREFIX = "user_note: "
+"""How the output records what was typed in a question's notes field, after the row
+("None of the above") it was typed on."""
+
+QUESTION_PICKER = kit.PickerPacing(
+    settle=1.0,
+    key_delay=0.3,
+    tab_settle=0.6,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_plan_mode_question_answered_from_the_chat, "
+        "test_plan_mode_two_questions_with_a_typed_answer",
+    ),
+)
+"""The picker is drawn after the PreToolUse hook that reports it; a key sent before it
+takes keys is lost. The TUI gives no signal that it did, so keys go ``settle`` seconds
+after the hook, ``key_delay`` apart, and ``tab_settle`` after a key that moves to the next
+question."""
 
 ATTRIBUTION_PATTERNS = (
     ScrubPattern(
@@ -190,18 +217,22 @@ TUI copies an app-server into ``CODEX_HOME`` and leaves a daemon running after i
 APPROVAL = kit.ApprovalKeys(
     approve="y",
     reject="Escape",
+    approve_always="p",
     settle=1.5,
     evidence=kit.Evidence(
         VERSION,
         "live: test_approval_approve_runs_the_command, "
-        "test_approval_reject_leaves_the_command_unrun",
+        "test_approval_reject_leaves_the_command_unrun, "
+        "test_approval_always_is_not_asked_again",
     ),
 )
 """"Would you like to run the following command?" lists "1. Yes, proceed (y)",
 "2. Yes, and don't ask again for commands that start with ... (p)" and "3. No, and tell
-Codex what to do differently (esc)". ``y`` runs it once; Esc declines it and ends the
-turn (``turn_aborted``). Keys go 1.5 s after the PermissionRequest hook (a key sent 0.5 s
-after it was lost in a live run)."""
+Codex what to do differently (esc)". ``y`` runs it once; ``p`` runs it and stops asking
+for commands with that prefix in this session (0.171.0 takes the whole command as the
+prefix; the hook names none, so the chat says "commands that start the same way"); Esc
+declines it and ends the turn (``turn_aborted``). Keys go 1.5 s after the
+PermissionRequest hook (a key sent 0.5 s after it was lost in a live run)."""
 
 APPROVAL_TOOLS = frozenset({"Bash"})
 """PermissionRequest tool names whose prompt the recipe above answers (shell commands);

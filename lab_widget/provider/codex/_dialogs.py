@@ -21,7 +21,7 @@ def approval_dialog(tool_name: str, tool_input: Any, tool_id: str | None) -> Dia
     --------
     >>> d = approval_dialog("Bash", {"command": "touch /x", "description": "Why?"}, "call_1")
     >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
-    ('approval', 'call_1', ['Approve', 'Reject'])
+    ('approval', 'call_1', ['Approve', 'Approve always', 'Reject'])
     """
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     reason = tool_input.get("description") if isinstance(tool_input, dict) else None
@@ -33,6 +33,7 @@ def approval_dialog(tool_name: str, tool_input: Any, tool_id: str | None) -> Dia
     return permission(
         _compat.APPROVAL_QUESTION,
         approve="Run it this once",
+        approve_always="Run it, and don't ask again for commands that start the same way",
         reject="Don't run it; the turn stops",
         tool_id=tool_id,
         tool_name=tool_name,

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from ... import provider as kit
 from ...compat import PINS
-from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
+from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
+from ._questions import play, recipe
 from ._rollouts import (
     folder_sessions,
     newest_rollout,
@@ -221,6 +222,15 @@ class CodexProvider(kit.TuiProvider):
             _compat.NEW_WORKTREE_PICKER.play(terminal)
 
     # -- auth, capabilities ------------------------------------------------------------
+
+    def answer(
+        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
+        if dialog.kind == "question":
+            reported = kit.reported_at(_SIGNALS.spool(context), dialog.tool_id)
+            play(terminal, recipe(dialog, answer), reported)
+            return
+        super().answer(context, terminal, dialog, answer)
 
     def auth(self) -> AuthDescriptor:
         return _auth.descriptor()

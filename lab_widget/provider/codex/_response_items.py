@@ -7,10 +7,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...schema import ToolCall
+from ...schema import Dialog, ToolCall
+from .. import describe_answers
 from .. import iso_time as _timestamp
 from . import _compat
 from ._items import arguments, message_content, reasoning_text, spawned_agent, tool_output
+from ._questions import question_dialog, recorded_answers
 from ._rollouts import is_context
 from ._threads import RolloutState, Thread
 
@@ -114,11 +116,14 @@ class ResponseItems(RolloutState):
             tool_input = {"input": payload.get("input")}
         name = str(payload.get("name") or kind)
         thread.structural = "working"
+        # A question call shows as its dialog from the start (the picker is open).
+        asks = name == _compat.QUESTION_TOOL
         message = self._add(
             thread,
-            kind="tool",
+            kind="dialog" if asks else "tool",
             role="assistant",
             tool=ToolCall(id=call_id, name=name, input=tool_input),
+            dialog=question_dialog(tool_input, call_id) if asks else None,
             native_id=payload.get("id"),
             timestamp=stamp,
             model=thread.model,
@@ -146,10 +151,29 @@ class ResponseItems(RolloutState):
                 self._spawned(thread, call_id, agent, stamp)
         tool = message.tool.model_copy(update=update)
         fields: dict[str, Any] = {"tool": tool}
+        if message.dialog is not None:
+            fields.update(self._answered(message.dialog, message.tool.input, output))
         if images:
             fields["attachments"] = [*message.attachments, *images]
         self._replace(message.model_copy(update=fields))
         thread.last_output = seq
+
+    @staticmethod
+    def _answered(dialog: Dialog, tool_input: Any, output: str) -> dict[str, Any]:
+        """A question call's message once its output came: the dialog with the recorded
+        answers, or a plain failed call when the tool refused (outside Plan mode).
+        """
+        recorded = recorded_answers(dialog, tool_input, output)
+        if recorded is None:
+            return {"kind": "tool", "dialog": None}
+        done = dialog.model_copy(
+            update={
+                "status": "answered",
+                "answers": recorded,
+                "outcome": describe_answers(dialog, recorded),
+            }
+        )
+        return {"dialog": done}
 
     def _spawned(
         self,

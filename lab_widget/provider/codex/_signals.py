@@ -8,14 +8,32 @@ is the newest PreToolUse of that tool not yet closed by a PostToolUse.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...schema import Dialog
 from .. import HookSignals, RunContext, open_calls
 from . import _compat
 from ._dialogs import approval_dialog
+from ._questions import question_dialog
 
 __all__ = ["CodexSignals"]
 
 _CLOSING = ("PostToolUse", "Stop", "UserPromptSubmit", "SessionStart")
+
+
+def _open_question(records: list[dict[str, Any]]) -> Dialog | None:
+    """The question picker open now: a question call's PreToolUse not yet closed (by its
+    PostToolUse, the turn's end or a new prompt).
+    """
+    start = max(
+        (i for i, r in enumerate(records) if r.get("hook_event_name") in _CLOSING[1:]),
+        default=-1,
+    )
+    calls = open_calls(records[start + 1 :], _CLOSING)
+    call = next((r for r in reversed(calls) if r.get("tool_name") == _compat.QUESTION_TOOL), None)
+    if call is None:
+        return None
+    return question_dialog(call.get("tool_input"), call.get("tool_use_id"))
 
 
 class CodexSignals(HookSignals):
@@ -23,6 +41,9 @@ class CodexSignals(HookSignals):
 
     def pending_dialog(self, context: RunContext) -> Dialog | None:
         records = self.records(context)
+        question = _open_question(records)
+        if question is not None:
+            return question
         if not records or records[-1].get("hook_event_name") != "PermissionRequest":
             return None  # anything after the request (a result, a new turn) answered it
         last = records[-1]

@@ -92,7 +92,7 @@ class RolloutState(TranscriptReader):
         message = Message(seq=len(self._messages), **fields)
         self._messages.append(message)
         self._changed[message.seq] = None
-        if message.role == "assistant" and message.kind in ("text", "tool"):
+        if message.role == "assistant" and message.kind in ("text", "tool", "dialog"):
             thread.response.append(message.seq)
         return message
 

@@ -202,8 +202,46 @@ EDIT_CONFIRM = "edit"
 and ``replace`` ("Confirm Edit: <name>") alike: ``details.filePath``, ``fileName`` and a
 unified ``fileDiff``."""
 
-ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM})
-"""Confirmation types the chat answers (the keys below); any other goes to the terminal."""
+MCP_CONFIRM = "mcp"
+"""``details.type`` of an MCP tool's confirmation ("Allow execution of MCP tool "<tool>" from
+server "<server>"?"): ``details.serverName``, ``toolName``, ``toolDisplayName`` ("<tool>
+(<server> MCP Server)"). The call's arguments are on the screen only: the Notification hook
+serialises no ``toolArgs`` (``toSerializableDetails`` in the 0.61.0 bundle) and no BeforeTool
+hook fires before the answer, so the dialog names the server and tool and says so. The call
+is recorded as ``mcp_<server>_<tool>`` (the function name the model is offered). Seen live:
+``test_mcp_tool_confirmation_answered_from_the_chat``."""
+
+INFO_CONFIRM = "info"
+"""``details.type`` of a web fetch's confirmation (``web_fetch``): ``details.prompt`` (the
+tool's ``prompt`` argument) and ``details.urls``."""
+
+ANSWERED_CONFIRMS = frozenset({SHELL_CONFIRM, EDIT_CONFIRM, MCP_CONFIRM, INFO_CONFIRM})
+"""Confirmation types the chat answers (the keys below). Any other type (``ask_user``'s and
+``exit_plan_mode``'s dialogs are their own, serialised with only ``type`` and ``title``)
+goes to the terminal: the hook carries neither the questions nor the plan."""
+
+UNREPORTED_DIALOGS = {
+    "ask_user": "asks you questions (ask_user) it does not report outside its screen",
+    "exit_plan_mode": "asks you to approve its plan (exit_plan_mode), which it does not "
+    "report outside its screen",
+}
+"""Confirmation types whose dialog the TUI draws itself (``handlesOwnUI`` in the 0.61.0
+bundle) and whose Notification carries only ``{type, title}``: the run is ``needs_input``
+with this reason."""
+
+MCP_PREFIX = "mcp_"
+"""An MCP tool's function name: ``mcp_<server>_<tool>``."""
+
+ALWAYS_CHOICES = {
+    SHELL_CONFIRM: "Allow for this session",
+    EDIT_CONFIRM: "Allow for this session",
+    INFO_CONFIRM: "Allow for this session",
+    MCP_CONFIRM: "Allow tool for this session",
+}
+"""The second row of each confirmation in a trusted folder (an isolated run trusts its
+folder), which ``APPROVAL.approve_always`` picks: the CLI then stops asking for that command
+root, file tool, fetch tool or MCP tool until it exits. Rows read from the 0.61.0 bundle
+(``ToolConfirmationMessage`` options); the MCP row seen live."""
 
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""
@@ -211,20 +249,24 @@ EDIT_TOOLS = frozenset({"write_file", "replace"})
 APPROVAL = kit.ApprovalKeys(
     approve="Enter",
     reject="Escape",
+    approve_always="2",
     settle=1.0,
     evidence=kit.Evidence(
         VERSION,
         "live: test_approval_approve_runs_the_command, "
         "test_approval_reject_leaves_the_command_unrun, "
         "test_edit_confirmation_approved_from_the_chat, "
-        "test_edit_confirmation_rejected_leaves_the_file_unwritten",
+        "test_edit_confirmation_rejected_leaves_the_file_unwritten, "
+        "test_mcp_tool_confirmation_answered_from_the_chat, "
+        "test_mcp_tool_allowed_for_the_session_is_not_asked_again",
     ),
 )
 """"Allow execution of [Shell]?" lists "1. Allow once" (preselected), "2. Allow for this
 session" and "3. No, suggest changes (esc)"; "Apply this change?" lists "1. Allow once"
 (preselected), "2. Allow for this session", "3. Modify with external editor" and "4. No,
 suggest changes (esc)". In both, Enter allows it once; Esc declines it and cancels the turn
-("Request cancelled."). Keys go 1 s after the Notification hook."""
+("Request cancelled."); the digit 2 picks "Allow for this session" (an MCP tool's
+"Allow tool for this session"). Keys go 1 s after the Notification hook."""
 
 APPROVAL_QUESTION = "Allow execution of [Shell]?"
 EDIT_QUESTION = "Apply this change?"

@@ -28,18 +28,22 @@ def confirmation_id(record: dict[str, Any]) -> str:
 
 
 def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
-    r"""A shell command's or a file edit's confirmation as a dialog.
+    r"""A confirmation (shell command, file edit, MCP tool, web fetch) as a dialog.
 
     Examples
     --------
     >>> d = approval_dialog({"type": "exec", "command": "touch /x"}, "confirm:t")
     >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
-    ('approval', 'confirm:t', ['Approve', 'Reject'])
+    ('approval', 'confirm:t', ['Approve', 'Approve always', 'Reject'])
     >>> e = approval_dialog({"type": "edit", "fileName": "a.txt", "fileDiff": "+hi\n"})
     >>> e.questions[0].text, e.tool_name, e.body
     ('Apply this change to a.txt?', 'edit', '```diff\n+hi\n```')
+    >>> m = approval_dialog({"type": "mcp", "serverName": "lab", "toolName": "lookup"})
+    >>> m.questions[0].text, m.tool_name, m.questions[0].options[1].description
+    ('Allow the MCP tool lookup of server lab?', 'mcp_lab_lookup', 'Allow tool for this session')
     """
-    if details.get("type") == _compat.EDIT_CONFIRM:
+    kind = details.get("type")
+    if kind == _compat.EDIT_CONFIRM:
         name = details.get("fileName") or details.get("filePath")
         diff = str(details.get("fileDiff") or "").rstrip("\n")
         text = _compat.EDIT_QUESTION
@@ -47,6 +51,20 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
             text = f"{text.removesuffix('?')} to {name}?"
         what, tool_name = "Make this change once", "edit"
         body = f"```diff\n{diff}\n```" if diff else ""
+    elif kind == _compat.MCP_CONFIRM:
+        server, tool = str(details.get("serverName") or ""), str(details.get("toolName") or "")
+        text = f"Allow the MCP tool {tool} of server {server}?"
+        what, tool_name = "Call it this once", f"{_compat.MCP_PREFIX}{server}_{tool}"
+        body = (
+            f"MCP server **{server}**, tool **{tool}**.\n\n"
+            "Its arguments show in the terminal only: the CLI does not report them."
+        )
+    elif kind == _compat.INFO_CONFIRM:
+        urls = [str(u) for u in details.get("urls") or []]
+        text = "Allow fetching " + (", ".join(urls) if urls else "from the web") + "?"
+        what, tool_name = "Fetch it this once", "web_fetch"
+        prompt = str(details.get("prompt") or "")
+        body = f"```\n{prompt}\n```" if prompt else ""
     else:
         command = details.get("command")
         text, what, tool_name = _compat.APPROVAL_QUESTION, "Run it this once", _compat.SHELL_TOOL
@@ -54,6 +72,7 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
     return permission(
         text,
         approve=what,
+        approve_always=_compat.ALWAYS_CHOICES.get(str(kind), _compat.ALWAYS_CHOICES["exec"]),
         reject="Don't do it; the turn stops",
         tool_id=tool_id,
         tool_name=tool_name,

@@ -55,26 +55,38 @@ class RecordMessages(TranscriptReader):
         return ""
 
     def _confirmation(self, call: dict[str, Any], since: str) -> dict[str, Any] | None:
-        """The spooled confirmation a shell or edit call waited on, if it waited on one."""
-        name = call.get("name")
-        if name == _compat.SHELL_TOOL:
-            kind, field, arg = _compat.SHELL_CONFIRM, "command", "command"
-        elif name in _compat.EDIT_TOOLS:
-            kind, field, arg = _compat.EDIT_CONFIRM, "filePath", "file_path"
-        else:
-            return None
+        """The spooled confirmation a call waited on, if it waited on one: tied to it by
+        what both name (the command, the file, the MCP tool, the fetch prompt).
+        """
+        name = str(call.get("name") or "")
+        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        assert isinstance(args, dict)
+
+        def matches(details: dict[str, Any]) -> bool:
+            kind = details.get("type")
+            if name == _compat.SHELL_TOOL:
+                return kind == _compat.SHELL_CONFIRM and details.get("command") == args.get(
+                    "command"
+                )
+            if name in _compat.EDIT_TOOLS:
+                return kind == _compat.EDIT_CONFIRM and details.get("filePath") == args.get(
+                    "file_path"
+                )
+            if kind == _compat.MCP_CONFIRM:
+                server, tool = details.get("serverName"), details.get("toolName")
+                return name in (f"{_compat.MCP_PREFIX}{server}_{tool}", tool)
+            if kind == _compat.INFO_CONFIRM:
+                return details.get("prompt") == args.get("prompt")
+            return False
+
         if self._turn_signals is None:
             return None
-        args = call.get("args")
-        value = args.get(arg) if isinstance(args, dict) else None
         ended = str(call.get("timestamp") or "9999")
         session = str(self._facts.get("session_id") or self.ref.transcript_id)
         found = [
             r
             for r in confirmations(self._turn_signals(), session)
-            if r["details"].get("type") == kind
-            and r["details"].get(field) == value
-            and since <= str(r.get("timestamp") or "") <= ended
+            if matches(r["details"]) and since <= str(r.get("timestamp") or "") <= ended
         ]
         return found[-1] if found else None
 

@@ -59,8 +59,10 @@ class GeminiProvider(kit.TuiProvider):
             home = kit.isolated_home(ctx)
             global_dir = home / _compat.GLOBAL_DIR
             global_dir.mkdir(parents=True, exist_ok=True)
+            extra = request.options.get("settings")
+            extra = extra if isinstance(extra, dict) else {}
             (global_dir / "settings.json").write_text(
-                json.dumps({**_compat.SETTINGS, **hooks}, indent=2)
+                json.dumps({**_compat.SETTINGS, **extra, **hooks}, indent=2)
             )
             (global_dir / "trustedFolders.json").write_text(
                 json.dumps({str(ctx.cwd): "TRUST_FOLDER"})

@@ -80,6 +80,11 @@ class GeminiSignals(HookSignals):
         record = _open_permission(self.records(context))
         if record is None or self.pending_dialog(context) is not None:
             return None
+        details = record.get("details")
+        kind = details.get("type") if isinstance(details, dict) else None
+        unreported = _compat.UNREPORTED_DIALOGS.get(str(kind))
+        if unreported is not None:
+            return f"Gemini CLI {unreported}; answer it in the terminal."
         what = str(record.get("message") or "a tool needs confirmation")
         return f"Gemini CLI asks for confirmation ({what}); answer it in the terminal."
 

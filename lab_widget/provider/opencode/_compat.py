@@ -87,7 +87,12 @@ REJECTED_ERROR = "The user rejected permission"
 ``error: "The user rejected permission to use this specific tool call."``; its message
 finishes with ``tool-calls`` and the turn ends there (no further message)."""
 
-REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError")
+QUESTION_DISMISSED_ERROR = "The user dismissed this question"
+"""A question answered "No" by ``plan_exit`` (or dismissed) fails its call with this error
+(``RejectedError`` of the question service) and the turn ends there, as after a rejected
+permission (seen live: ``test_plan_exit_answered_from_the_chat``)."""
+
+REJECTED_ERRORS = (REJECTED_ERROR, "PermissionRejectedError", QUESTION_DISMISSED_ERROR)
 """Every version's wording of it: 1.2.27 writes ``PermissionRejectedError({"_tag":
 "PermissionRejectedError"})`` (fixture ``v1.2.27/reject``)."""
 
@@ -268,11 +273,10 @@ APPROVAL = kit.ApprovalKeys(
     evidence=kit.Evidence(VERSION, "live: test_approval_approve_then_reject"),
 )
 """"Permission required" lists "Allow once", "Allow always", "Reject" with "Allow once"
-selected: Enter allows it once; Esc rejects it. The dialog offers the chat's usual
-"Approve" (played as "Allow once") and "Reject". Keys go 1 s after the request appears on
-the server."""
+selected: Enter allows it once; Esc rejects it. The chat answers through the server
+(``PERMISSION_REPLY_PATH``) instead; these keys are what a user types in the terminal."""
 
-DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question")
+DIALOG_KINDS: tuple[DialogKind, ...] = ("approval", "question", "plan")
 
 SUBAGENT_KEY = "sessionId"
 """The ``task`` tool (``{description, prompt, subagent_type: "general" | ...}``, offered by
@@ -305,6 +309,28 @@ options: [{label, description}], multiple}]}``; a "Type your own answer" choice 
 every question. While it waits, its tool part is ``running`` in the event log; once
 answered, ``completed`` with ``metadata.answers`` (one list of strings per question: option
 labels, or the text typed); dismissed (Esc), ``error``."""
+
+PLAN_EXIT_TOOL = "plan_exit"
+"""The plan agent's tool to end planning (``--agent plan``, or Tab in the TUI): it asks,
+through the same question service as the question tool (``GET /question``, tied to the
+call by ``tool.callID``), "Plan at <path> is complete. Would you like to switch to the build
+agent and start implementing?" (header "Build Agent", options "Yes" / "No", no typed
+answer). "Yes" completes the call and switches to the build agent; "No" fails it
+(``RejectedError``). Its part's input is empty: the plan is the file the path names."""
+
+PLAN_REPLIES = {"Approve": "Yes", "Reject": "No"}
+"""The chat's plan answers as the options ``plan_exit`` asks with."""
+
+PLAN_AGENT_FLAG = "--agent"
+"""Starts the TUI with an agent (``plan``) instead of the default ``build``."""
+
+PLAN_AGENT = "plan"
+
+PLAN_MODE_ENV = {"OPENCODE_EXPERIMENTAL_PLAN_MODE": "1"}
+"""1.18.33 offers ``plan_exit`` to the plan agent only with this flag
+(``experimentalPlanMode`` in the binary); without it a call is "Model tried to call
+unavailable tool 'plan_exit'" (seen live) and the plan agent ends its turn in text. A run
+started with ``agent="plan"`` sets it."""
 
 QUESTION_PATH = "/question"
 """``GET`` lists the questions the agent waits on: ``[{id, sessionID, questions,
@@ -339,12 +365,58 @@ SEED = kit.SeedLayout(
 )
 """What a seed writes and excludes."""
 
-APPROVAL_PERMISSIONS = frozenset({"bash", "edit"})
-"""Permission names whose prompt the keys above answer: shell commands
-(``metadata.command``) and file edits, for the ``edit`` and ``write`` tools alike
-(``metadata.filepath`` and a unified ``metadata.diff``; the prompt shows the diff above the
-same three choices). Any other (web fetches, external folders) is reported as blocked, to
-be answered in the terminal."""
+PERMISSION_KINDS = (
+    "bash",
+    "edit",
+    "webfetch",
+    "websearch",
+    "external_directory",
+    "doom_loop",
+    "read",
+    "glob",
+    "grep",
+    "task",
+    "skill",
+    "lsp",
+    "todowrite",
+)
+"""Permission names the 1.18.33 binary asks with (``strings``: ``ask({permission: ...})``):
+shell commands (``metadata.command``), file edits for the ``edit`` and ``write`` tools alike
+(``metadata.filepath`` and a unified ``metadata.diff``), web fetches (``patterns: [url]``,
+``always: ["*"]``, ``metadata: {url, format, timeout}``), folders outside the project
+(``metadata: {command?, directories, patterns}`` or ``filepath``), a tool called again with
+the same input (``doom_loop``, ``metadata: {tool, input}``), and the tools a config may set
+to ``ask``. Every one, and any other name a later version adds, is shown with the same three
+choices ("Allow once", "Allow always", "Reject") and answered through the server; the chat
+shows the metadata it knows and the request's ``patterns`` otherwise."""
+
+EVENT_PATH = "/event"
+"""``GET`` streams the server's events (server-sent events, one ``data: {id, type,
+properties}`` line each), from the moment of connecting."""
+
+PERMISSION_ASKED = "permission.asked"
+PERMISSION_REPLIED = "permission.replied"
+"""A request opens with ``permission.asked`` (``properties``: the request as ``GET
+/permission`` lists it) and ends with ``permission.replied`` (``{sessionID, requestID,
+reply}``). 1.18.33's ``GET /permission`` answers 400 ("Expected JSON value, got undefined
+at [0]["metadata"]["timeout"]") while a web fetch without a timeout waits, so the stream
+is the source the signals fall back on (seen live: the probe behind
+``test_webfetch_permission_answered_from_the_chat``)."""
+
+PERMISSION_REPLY_PATH = "/permission/{id}/reply"
+"""``POST {"reply": "once" | "always" | "reject", "message"?}`` answers a pending request
+(``PermissionReplyBody`` in the binary); the TUI closes its prompt on the server's
+``permission.replied`` event and the call goes on (or fails "The user rejected
+permission ..."). Verified live: ``test_webfetch_permission_answered_from_the_chat``,
+``test_approval_approve_then_reject``."""
+
+PERMISSION_REPLIES = {"Approve": "once", "Approve always": "always", "Reject": "reject"}
+"""The chat's answers as the server's replies."""
+
+ALWAYS_SCOPE = "{what} until OpenCode is restarted"
+"""What "Allow always" covers, as the TUI says it: "This will allow <permission> until
+OpenCode is restarted." for ``always: ["*"]``, else the listed patterns; the rule lives in
+the running process (the pending requests it covers are answered with it)."""
 
 LOG_DIR = "opencode/log"
 """Under ``$XDG_DATA_HOME``: the CLI logs ``message=asking id=per_... permission=bash``

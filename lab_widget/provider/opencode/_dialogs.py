@@ -1,8 +1,8 @@
 """OpenCode's permission prompt and question tool as dialogs, and how each is answered.
 
-A permission prompt (known from the embedded server, ``_signals.py``) is answered by keys
-(``_compat.APPROVAL``). A question is in the store (its tool part, with the questions), and
-is answered through the server's own reply endpoint.
+A permission prompt of any kind (known from the embedded server, ``_signals.py``) and a
+question (in the store: its tool part, with the questions) are both answered through the
+server's own reply endpoints: a structured reply cannot land on the wrong row.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from . import _compat
 from ._server import get_json, server_url
 
 __all__ = [
+    "answer_permission",
+    "answer_plan",
     "answer_question",
     "approval_dialog",
+    "plan_dialog",
     "question_dialog",
     "recorded_answers",
 ]
@@ -59,6 +62,38 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     return Dialog(
         kind="question", questions=questions, tool_id=call_id, tool_name=_compat.QUESTION_TOOL
     )
+
+
+def plan_dialog(call_id: str | None) -> Dialog:
+    """``plan_exit``'s question as a plan dialog: Approve switches to the build agent.
+
+    Examples
+    --------
+    >>> d = plan_dialog("call_1")
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('plan', 'call_1', ['Approve', 'Reject'])
+    """
+    question = Question(
+        header="Plan",
+        text="The plan is complete. Switch to the build agent and start implementing?",
+        options=[
+            Option(label="Approve", description="Switch to the build agent and implement it"),
+            Option(label="Reject", description="Stay with the plan agent to refine it"),
+        ],
+        free_text=False,
+    )
+    return Dialog(
+        kind="plan", questions=[question], tool_id=call_id, tool_name=_compat.PLAN_EXIT_TOOL
+    )
+
+
+def answer_plan(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> None:
+    """Answer ``plan_exit``'s question with the option the chat's answer stands for."""
+    chosen = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    reply = _compat.PLAN_REPLIES.get(chosen)
+    if reply is None:
+        raise LabWidgetError(f"no reply for {chosen!r}")
+    answer_question(context, dialog, DialogAnswer(answers=[Answer(selected=[reply])]))
 
 
 def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:
@@ -100,7 +135,118 @@ def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -
         raise DialogChangedError("the agent no longer waits on this question")
     answers = [[*a.selected, *([a.text] if a.text else [])] for a in answer.answers]
     url = base + _compat.QUESTION_REPLY_PATH.format(id=urllib.parse.quote(str(request["id"])))
-    body = json.dumps({"answers": answers}).encode()
+    _post(url, {"answers": answers})
+
+
+def _file_name(path: object) -> str:
+    return str(path or "").rsplit("/", 1)[-1] or "a file"
+
+
+def _fenced(text: object, lang: str = "") -> str:
+    text = str(text or "").rstrip("\n")
+    return f"```{lang}\n{text}\n```" if text else ""
+
+
+def _asked(permission_name: str, metadata: dict[str, Any], patterns: list[str]) -> tuple[str, str]:
+    """What a permission request asks, and the markdown shown under it."""
+    if permission_name == "edit":
+        name = _file_name(metadata.get("filepath"))
+        return f"apply this edit to {name}?", _fenced(metadata.get("diff"), "diff")
+    if permission_name == "bash":
+        return "run this shell command?", _fenced(metadata.get("command"))
+    if permission_name == "webfetch":
+        url = str(metadata.get("url") or (patterns[0] if patterns else ""))
+        fmt = metadata.get("format")
+        return f"fetch {url}?", _fenced(url + (f"\n(as {fmt})" if fmt else ""))
+    if permission_name == "external_directory":
+        folders = metadata.get("directories") or metadata.get("filepath") or patterns
+        shown = folders if isinstance(folders, list) else [folders]
+        body = "\n".join(str(f) for f in shown)
+        if metadata.get("command"):
+            body += f"\n\n{metadata['command']}"
+        return "work outside the project folder?", _fenced(body)
+    if permission_name == "doom_loop":
+        tool = str(metadata.get("tool") or (patterns[0] if patterns else "a tool"))
+        body = _fenced(json.dumps(metadata.get("input"), indent=2, ensure_ascii=False), "json")
+        return f"{tool} was called again with the same input; go on?", body
+    what = ", ".join(patterns) if patterns else ""
+    return f"use {permission_name}" + (f" ({what})" if what else "") + "?", _fenced(
+        json.dumps(metadata, indent=2, ensure_ascii=False) if metadata else "", "json"
+    )
+
+
+def _always_scope(request: dict[str, Any], permission_name: str) -> str:
+    """What "Allow always" covers, in the TUI's own words (``_compat.ALWAYS_SCOPE``)."""
+    always = [str(p) for p in request.get("always") or []]
+    if always == ["*"] or not always:
+        return _compat.ALWAYS_SCOPE.format(what=permission_name)
+    return _compat.ALWAYS_SCOPE.format(what=", ".join(always))
+
+
+def approval_dialog(request: dict[str, Any]) -> Dialog:
+    r"""A permission request, of any kind, as a dialog.
+
+    Examples
+    --------
+    >>> d = approval_dialog({"permission": "bash", "metadata": {"command": "ls"},
+    ...                      "always": ["ls *"], "tool": {"callID": "call_1"}})
+    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
+    ('approval', 'call_1', ['Approve', 'Approve always', 'Reject'])
+    >>> d.questions[0].options[1].description
+    'Allow always: ls * until OpenCode is restarted'
+    >>> e = approval_dialog({"permission": "edit", "metadata": {"filepath": "/w/a.txt",
+    ...                      "diff": "+hi\n"}, "tool": {"callID": "call_2"}})
+    >>> e.questions[0].text, e.tool_name, e.body
+    ('Permission required: apply this edit to a.txt?', 'edit', '```diff\n+hi\n```')
+    >>> w = approval_dialog({"permission": "webfetch", "patterns": ["http://x/"],
+    ...                      "metadata": {"url": "http://x/", "format": "text"},
+    ...                      "always": ["*"], "tool": {"callID": "c3"}})
+    >>> w.questions[0].text, w.questions[0].options[1].description
+    ('Permission required: fetch http://x/?', 'Allow always: webfetch until OpenCode is restarted')
+    """
+    metadata = as_dict(request.get("metadata"))
+    tool = as_dict(request.get("tool"))
+    permission_name = str(request.get("permission") or "bash")
+    patterns = [str(p) for p in request.get("patterns") or []]
+    asked, body = _asked(permission_name, metadata, patterns)
+    return permission(
+        f"Permission required: {asked}",
+        approve="Allow once",
+        approve_always=f"Allow always: {_always_scope(request, permission_name)}",
+        reject="Reject; the turn stops",
+        tool_id=str(tool.get("callID")) if tool.get("callID") else str(request.get("id") or ""),
+        tool_name=permission_name,
+        body=body,
+    )
+
+
+def answer_permission(
+    context: RunContext, dialog: Dialog, answer: DialogAnswer, pending: list[dict[str, Any]]
+) -> None:
+    """Reply to the request of ``dialog`` among the ``pending`` ones through the run's
+    server (``_compat.PERMISSION_REPLY_PATH``): once, always or reject, as chosen.
+    """
+    base = server_url(context)
+    request = next(
+        (
+            r
+            for r in pending
+            if dialog.tool_id in (as_dict(r.get("tool")).get("callID"), r.get("id"))
+        ),
+        None,
+    )
+    if base is None or request is None:
+        raise DialogChangedError("the agent no longer waits on this permission")
+    chosen = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
+    reply = _compat.PERMISSION_REPLIES.get(chosen)
+    if reply is None:
+        raise LabWidgetError(f"no reply for {chosen!r}")
+    url = base + _compat.PERMISSION_REPLY_PATH.format(id=urllib.parse.quote(str(request["id"])))
+    _post(url, {"reply": reply})
+
+
+def _post(url: str, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
     headers = {"Content-Type": "application/json"}
     try:
         req = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -108,40 +254,3 @@ def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -
             response.read()
     except (OSError, urllib.error.URLError) as exc:
         raise LabWidgetError(f"the agent's server did not take the answer: {exc}") from exc
-
-
-def approval_dialog(request: dict[str, Any]) -> Dialog:
-    r"""A shell command's or a file edit's permission request as a dialog.
-
-    Examples
-    --------
-    >>> d = approval_dialog({"permission": "bash", "metadata": {"command": "ls"},
-    ...                      "tool": {"callID": "call_1"}})
-    >>> d.kind, d.tool_id, [o.label for o in d.questions[0].options]
-    ('approval', 'call_1', ['Approve', 'Reject'])
-    >>> e = approval_dialog({"permission": "edit", "metadata": {"filepath": "/w/a.txt",
-    ...                      "diff": "+hi\n"}, "tool": {"callID": "call_2"}})
-    >>> e.questions[0].text, e.tool_name, e.body
-    ('Permission required: apply this edit to a.txt?', 'edit', '```diff\n+hi\n```')
-    """
-    metadata = as_dict(request.get("metadata"))
-    tool = as_dict(request.get("tool"))
-    permission_name = str(request.get("permission") or "bash")
-    if permission_name == "edit":
-        path = str(metadata.get("filepath") or "")
-        name = path.rsplit("/", 1)[-1] or "a file"
-        diff = str(metadata.get("diff") or "").rstrip("\n")
-        text, what = f"Permission required: apply this edit to {name}?", "make this change"
-        body = f"```diff\n{diff}\n```" if diff else ""
-    else:
-        command = metadata.get("command")
-        text, what = "Permission required: run this shell command?", "run it this once"
-        body = f"```\n{command}\n```" if command else ""
-    return permission(
-        text,
-        approve=f"Allow once: {what}",
-        reject="Don't do it; the turn stops",
-        tool_id=str(tool.get("callID")) if tool.get("callID") else None,
-        tool_name=permission_name,
-        body=body,
-    )

@@ -19,6 +19,7 @@ from ._parts import (
     COMPACTED,
     attachments,
     hidden_reasoning,
+    plan_fields,
     question_fields,
     rejected,
     stamp,
@@ -309,6 +310,8 @@ class SessionMapping(TranscriptReader):
         }
         if part.get("tool") == _compat.QUESTION_TOOL:
             fields.update(question_fields(state, tool))
+        elif part.get("tool") == _compat.PLAN_EXIT_TOOL:
+            fields.update(plan_fields(tool))
         if tool.agent_id is not None:
             self._child(tool.agent_id, tool.id)
             if tool.status != "running":

@@ -11,16 +11,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...schema import Attachment, ToolCall, Usage
-from .. import as_dict, describe_answers
+from ...schema import Answer, Attachment, ToolCall, Usage
+from .. import APPROVE, REJECT, as_dict, describe_answers
 from . import _compat
-from ._dialogs import question_dialog, recorded_answers
+from ._dialogs import plan_dialog, question_dialog, recorded_answers
 
 __all__ = [
     "COMPACTED",
     "attachments",
     "hidden_reasoning",
     "load_json_file",
+    "plan_fields",
     "question_fields",
     "rejected",
     "stamp",
@@ -68,6 +69,28 @@ def question_fields(state: dict[str, Any], tool: ToolCall) -> dict[str, Any]:
         )
     elif tool.status == "error":
         dialog = dialog.model_copy(update={"status": "dismissed", "outcome": "dismissed"})
+    return {"kind": "dialog", "dialog": dialog}
+
+
+def plan_fields(tool: ToolCall) -> dict[str, Any]:
+    """``plan_exit``'s part as a plan dialog: pending while it asks, then how it ended."""
+    dialog = plan_dialog(tool.id)
+    if tool.status == "ok":
+        dialog = dialog.model_copy(
+            update={
+                "status": "answered",
+                "answers": [Answer(selected=[APPROVE])],
+                "outcome": "approved",
+            }
+        )
+    elif tool.status == "error":
+        dialog = dialog.model_copy(
+            update={
+                "status": "rejected",
+                "answers": [Answer(selected=[REJECT])],
+                "outcome": "rejected",
+            }
+        )
     return {"kind": "dialog", "dialog": dialog}
 
 

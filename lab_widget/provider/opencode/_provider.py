@@ -11,10 +11,11 @@ from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
-from ._dialogs import answer_question
+from ._dialogs import answer_permission, answer_plan, answer_question
 from ._events import UserMessageWatch
+from ._permission_feed import feed_for
 from ._server import STATE, get_json, logged_after, server_url
-from ._signals import OpenCodeSignals
+from ._signals import OpenCodeSignals, pending_requests
 from ._store import first_changes, folder_sessions, has_events, read_events
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
@@ -84,6 +85,11 @@ class OpenCodeProvider(kit.TuiProvider):
             },
         )
         argv = [str(request.binary), *_compat.SERVER_FLAGS, str(port)]
+        agent = request.options.get("agent")
+        if isinstance(agent, str) and agent:
+            argv += [_compat.PLAN_AGENT_FLAG, agent]
+            if agent == _compat.PLAN_AGENT:
+                env.update(_compat.PLAN_MODE_ENV)  # else the plan agent has no plan_exit
         if model:
             argv += ["--model", model]
         return kit.SpawnPlan(
@@ -154,6 +160,8 @@ class OpenCodeProvider(kit.TuiProvider):
         if not isinstance(up, float):
             if get_json(base + _compat.PERMISSION_PATH) is None:
                 return False
+            # Follow its events from now on: a request asked before would not be seen.
+            feed_for(base)
             up = state["server_up_at"] = time.time()
             STATE.write(context, state)
         since = float(str(state.get("spawned_at") or 0.0))
@@ -178,6 +186,12 @@ class OpenCodeProvider(kit.TuiProvider):
     ) -> None:
         if dialog.kind == "question":
             answer_question(context, dialog, answer)
+            return
+        if dialog.kind == "approval":
+            answer_permission(context, dialog, answer, pending_requests(context))
+            return
+        if dialog.kind == "plan":
+            answer_plan(context, dialog, answer)
             return
         super().answer(context, terminal, dialog, answer)
 

@@ -3,7 +3,8 @@
 OpenCode 1.18.33 writes no permission request into its store (the tool part stays
 ``running`` until the answer), so the structured signal is the embedded server the run
 starts on a fixed port: ``GET /permission`` lists the pending requests, each naming the
-tool call (``tool.callID``) it holds.
+tool call (``tool.callID``) it holds; where that list fails, the server's event stream
+(``_permission_feed.py``) holds the same requests.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ...schema import Dialog
 from .. import LiveSignals, RunContext
 from . import _compat
 from ._dialogs import approval_dialog
+from ._permission_feed import feed_for
 from ._server import get_json, server_url
 
 __all__ = ["OpenCodeSignals", "pending_requests"]
@@ -37,6 +39,11 @@ def pending_requests(context: RunContext) -> list[dict[str, Any]]:
         return []
     run = str(context.runtime_dir)
     value = get_json(base + _compat.PERMISSION_PATH)
+    # A server that answers is followed from then on; where the list fails (see
+    # _permission_feed), the stream holds the same requests.
+    feed = feed_for(base, start=isinstance(value, list))
+    if not isinstance(value, list) and feed is not None and feed.wait_connected(0):
+        value = feed.requests()
     if not isinstance(value, list):
         with _answers_lock:
             return list(_answers.get(run, []))
@@ -49,20 +56,23 @@ def pending_requests(context: RunContext) -> list[dict[str, Any]]:
     return requests
 
 
+def _answerable(request: dict[str, Any]) -> bool:
+    """Any named request the server can take a reply for (``_compat.PERMISSION_KINDS``)."""
+    return isinstance(request.get("permission"), str) and bool(request.get("id"))
+
+
 class OpenCodeSignals(LiveSignals):
     """Pending permission requests, asked of the run's embedded server."""
 
     def pending_dialog(self, context: RunContext) -> Dialog | None:
         for request in pending_requests(context):
-            if request.get("permission") in _compat.APPROVAL_PERMISSIONS:
+            if _answerable(request):
                 return approval_dialog(request)
         return None
 
     def blocked(self, context: RunContext) -> str | None:
         requests = pending_requests(context)
-        if not requests or any(
-            r.get("permission") in _compat.APPROVAL_PERMISSIONS for r in requests
-        ):
+        if not requests or any(_answerable(r) for r in requests):
             return None
         what = requests[0].get("permission") or "a tool"
         return f"OpenCode asks for permission to use {what}; answer it in the terminal."

@@ -196,3 +196,85 @@ def test_tool_approval_reject(lab_home: Path, workdir: Path) -> None:
         assert not (workdir / "made-by-agent.txt").exists()
     finally:
         run.stop()
+
+
+def delegating(command: str) -> ScriptedModel:
+    sub_turn = [
+        Reply("Making it.", tools=[ToolUse("Bash", {"command": command, "description": "Make"})]),
+        Reply(tools=[ToolUse("SubagentHandback", {"message": "Made the file."})]),
+    ]
+    agent = {
+        "description": "Make a file",
+        "prompt": "make the file",
+        "subagent_type": "general-purpose",
+    }
+    main_turn = [
+        Reply("I will ask a sub-agent.", tools=[ToolUse("Agent", agent)]),
+        Reply("Waiting for the sub-agent."),
+        Reply("The sub-agent reported."),
+    ]
+    return ScriptedModel(
+        rules=[Rule("make the file", sub_turn), Rule("please delegate", main_turn)]
+    )
+
+
+def subagent_permission(workdir: Path) -> Run:
+    model = delegating("touch made-by-subagent.txt")
+    run = Run("claude-code", cwd=workdir, model=model, permission_mode="default")
+    run.send("please delegate")
+    assert run.wait(timeout=90) == "question", run.screen()
+    dialog = run.pending_dialog
+    assert dialog is not None and dialog.kind == "approval" and dialog.tool_name == "Bash"
+    assert "touch made-by-subagent.txt" in dialog.questions[0].text
+    assert dialog.body.startswith("Asked by the general-purpose sub-agent.")
+    return run
+
+
+def nested_dialog(run: Run) -> Any:
+    agent = next(m for m in run.messages if m.tool is not None and m.tool.name == "Agent")
+    assert agent.tool is not None
+    [message] = [m for m in run.subagents[agent.tool.id] if m.tool and m.tool.name == "Bash"]
+    assert message.parent_tool_id == agent.tool.id
+    return message
+
+
+def test_subagent_permission_approved_from_the_chat(lab_home: Path, workdir: Path) -> None:
+    run = subagent_permission(workdir)
+    try:
+        final = run.answer("approve")
+        assert (final.kind, final.status, final.outcome) == ("approval", "answered", "approved")
+        assert run.wait(timeout=90) == "idle", run.screen()
+        assert (workdir / "made-by-subagent.txt").exists()
+        message = nested_dialog(run)
+        assert message.kind == "dialog" and message.dialog.outcome == "approved"
+        assert message.tool.status == "ok"
+    finally:
+        run.stop()
+
+
+def test_subagent_permission_rejected_from_the_chat(lab_home: Path, workdir: Path) -> None:
+    run = subagent_permission(workdir)
+    try:
+        final = run.answer("reject")
+        assert (final.status, final.outcome) == ("rejected", "rejected")
+        assert not (workdir / "made-by-subagent.txt").exists()
+        message = nested_dialog(run)
+        assert message.dialog.status == "rejected"
+    finally:
+        run.stop()
+
+
+def test_tool_approval_always_names_its_scope(lab_home: Path, workdir: Path) -> None:
+    run = permission_run(workdir)
+    try:
+        dialog = run.pending_dialog
+        assert dialog is not None
+        always = dialog.questions[0].options[1]
+        assert always.label == "Approve always" and always.description.startswith("Run it, and ")
+        final = run.answer("approve_always")
+        assert (final.status, final.outcome) == ("answered", "approved always"), final
+        assert final.answers is not None and final.answers[0].selected == ["Approve always"]
+        assert run.wait(timeout=60) == "idle"
+        assert (workdir / "made-by-agent.txt").exists()
+    finally:
+        run.stop()

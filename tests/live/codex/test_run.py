@@ -103,7 +103,8 @@ def test_view_of_a_codex_run(
         view = run.view
         assert (view.provider_name, view.clear_command) == ("Codex", "/new")
         names = [c["name"] for c in view.commands]
-        assert names == ["/new", "/init", "/compact", "/stop"]
+        # /plan is chat-safe: its question picker is answered from the chat.
+        assert names == ["/new", "/init", "/compact", "/plan", "/stop"]
         assert next(c for c in view.commands if c["name"] == "/new")["role"] == "clear"
         run.send("hello")
         assert run.wait(timeout=60) == "idle", run.screen()
@@ -422,5 +423,31 @@ def test_a_long_command_shows_running_then_its_whole_output(lab_home: Path, work
         assert call is not None
         assert call.status == "ok" and "a\nb" in (call.output or "")
         assert ("running", None) in seen and all(progress is None for _, progress in seen)
+    finally:
+        run.stop()
+
+
+def test_approval_always_is_not_asked_again(lab_home: Path, workdir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "outside" / "always.txt"
+    target.parent.mkdir()
+    model = script(escalate=escalated(target), again=escalated(target))
+    run = Run("codex", cwd=workdir, model=model)
+    try:
+        run.send("please escalate")
+        assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
+        dialog = run.pending_dialog
+        assert dialog is not None
+        assert [o.label for o in dialog.questions[0].options][1] == "Approve always"
+        final = run.answer("approve_always")
+        assert (final.status, final.outcome) == ("answered", "approved always"), final
+        assert run.wait(timeout=60) == "idle", run.screen()
+        assert target.exists()
+        target.unlink()
+        # 0.171.0 remembers the whole command as the prefix: the same command runs unasked.
+        run.send("and again")
+        assert run.wait_for(lambda r: target.exists(), timeout=60), run.screen()
+        assert run.wait(timeout=60) == "idle", run.screen()
+        kinds = [m.kind for m in run.messages if m.tool and m.tool.name == "exec_command"]
+        assert kinds == ["dialog", "tool"], kinds
     finally:
         run.stop()

@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 
 from lab_widget import read_transcript
 from lab_widget.compat import PINS
-from lab_widget.provider import TranscriptRef
+from lab_widget.provider import RunContext, TranscriptRef
 from lab_widget.provider.claude_code import ClaudeTranscriptReader, project_slug
+from lab_widget.provider.claude_code._signals import ClaudeSignals
 from lab_widget.schema import subagent_threads
 from tests.support.paths import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
-ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl"))
+ALL = sorted(p.name for p in CLAUDE.glob("*.jsonl") if not p.name.endswith(".hooks.jsonl"))
 # Sessions whose sub-agents sit beside them: their messages interleave by arrival.
 SINGLE = [name for name in ALL if not (CLAUDE / name.removesuffix(".jsonl")).is_dir()]
 
@@ -565,3 +566,26 @@ def test_progress_of_a_running_command_shows_until_its_result(tmp_path: Path) ->
     reader.read()
     done = next(m.tool for m in reader.messages if m.tool is not None)
     assert done.status == "ok" and done.progress is None and "step 4" in (done.output or "")
+
+
+def test_a_sub_agents_permission_prompt_is_its_own_call_nested_under_the_agent(
+    tmp_path: Path,
+) -> None:
+    spool = tmp_path / "signals"
+    spool.mkdir()
+    hooks = (CLAUDE / "subagent_permission.hooks.jsonl").read_text().splitlines()
+    for index, line in enumerate(hooks):
+        (spool / f"{index:04d}.json").write_text(line)
+    context = RunContext(run_id="r", cwd=Path("/fixture/work"), runtime_dir=tmp_path)
+    dialog = ClaudeSignals().pending_dialog(context)
+    assert dialog is not None and dialog.kind == "approval" and dialog.tool_name == "Bash"
+    assert dialog.body.startswith("Asked by the general-purpose sub-agent.")
+    assert "touch made-by-subagent.txt" in dialog.questions[0].text
+    # The transcript nests the call it asked about under the sub-agent's Agent call.
+    c = chat("subagent_permission.jsonl")
+    call = next(m for m in c.messages if m.tool is not None and m.tool.name == "Agent")
+    assert call.tool is not None
+    nested = c.subagents[call.tool.id]
+    [bash] = [m for m in nested if m.tool is not None and m.tool.name == "Bash"]
+    assert bash.tool is not None and bash.tool.id == dialog.tool_id
+    assert bash.tool.status == "ok" and bash.parent_tool_id == call.tool.id

@@ -821,3 +821,31 @@ def test_history_lists_an_isolated_runs_sessions(
     )
     found = history("/fixture/work", provider="codex")
     assert {info.transcript_id for info in found} == set(prompts)
+
+
+def test_plan_mode_question_is_pending_while_its_picker_is_open(tmp_path: Path) -> None:
+    context = _context(tmp_path, "plan_question.hooks.jsonl")
+    records = [json.loads(line) for line in (CODEX / "plan_question.hooks.jsonl").open()]
+    opened = next(i for i, r in enumerate(records) if r.get("tool_name") == "request_user_input")
+    signals = CodexSignals()
+    assert signals.pending_dialog(context) is None  # answered: its PostToolUse closed it
+    _spool_prefix(context, opened + 1)
+    dialog = signals.pending_dialog(context)
+    assert dialog is not None and dialog.kind == "question"
+    assert [q.header for q in dialog.questions] == ["Database", "Interface"]
+    assert [o.label for o in dialog.questions[0].options] == ["SQLite", "Postgres"]
+    assert dialog.tool_id == records[opened]["tool_use_id"]
+
+
+def test_plan_mode_question_records_its_answers() -> None:
+    c = chat(CODEX / "plan_question.jsonl")
+    [message] = [m for m in c.messages if m.dialog is not None]
+    dialog = message.dialog
+    assert message.kind == "dialog" and dialog is not None and dialog.status == "answered"
+    assert dialog.answers is not None
+    assert [(a.selected, a.text) for a in dialog.answers] == [
+        (["Postgres"], None),
+        ([], "a notebook widget"),
+    ]
+    assert dialog.outcome == "Database → Postgres; Interface → a notebook widget"
+    assert c.messages[-1].text == "Thanks, noted." and c.state == "idle"

@@ -739,3 +739,43 @@ def test_custom_toml_commands(tmp_path: Path, monkeypatch: Any) -> None:
     assert "/git:bad" not in specs
     assert specs["/clear"].role == "clear" and specs["/clear"].chat_safe
     assert not specs["/quit"].chat_safe
+
+
+def test_an_approved_mcp_call_carries_its_confirmation_from_the_hook_record() -> None:
+    r = PINNED.reader("mcp_approve", with_hooks=True)
+    [message] = [m for m in r.messages if m.dialog is not None]
+    assert message.kind == "dialog" and message.dialog is not None and message.tool is not None
+    assert message.tool.name == "mcp_labtools_lookup" and message.tool.status == "ok"
+    assert "widget -> found" in (message.tool.output or "")
+    dialog = message.dialog
+    assert (dialog.status, dialog.outcome) == ("answered", "approved")
+    assert dialog.questions[0].text == "Allow the MCP tool lookup of server labtools?"
+    assert dialog.tool_name == "mcp_labtools_lookup" and message.tool.id == dialog.tool_id
+    assert r.state == "idle"
+    confirm = [h for h in PINNED.hooks("mcp_approve") or [] if h.get("notification_type")]
+    assert confirm[0]["details"]["type"] == "mcp"
+    assert "toolArgs" not in confirm[0]["details"]  # the arguments are not reported
+
+
+@pytest.mark.parametrize(
+    ("kind", "says"), [("ask_user", "asks you questions"), ("exit_plan_mode", "its plan")]
+)
+def test_dialogs_the_cli_does_not_report_are_blocked_with_the_reason(
+    tmp_path: Path, kind: str, says: str
+) -> None:
+    # Their Notification carries only type and title (toSerializableDetails, 0.61.0).
+    context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path)
+    spool = tmp_path / "signals"
+    spool.mkdir()
+    record = {
+        "hook_event_name": "Notification",
+        "notification_type": "ToolPermission",
+        "session_id": "s",
+        "message": "Tool requires confirmation",
+        "details": {"type": kind, "title": "Ask"},
+    }
+    (spool / "0001-1.json").write_text(json.dumps(record))
+    signals = GeminiSignals()
+    assert signals.pending_dialog(context) is None
+    reason = signals.blocked(context)
+    assert reason is not None and says in reason and "terminal" in reason

@@ -1042,3 +1042,15 @@ def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_an_approved_web_fetch_read_its_page(tmp_path: Path) -> None:
+    # The permission request itself is never stored (it lives on the server): the store
+    # keeps the call, which ran once approved.
+    reader = read(tmp_path, "webfetch.jsonl")
+    [tool] = [m.tool for m in reader.messages if m.tool is not None]
+    assert (tool.name, tool.status) == ("webfetch", "ok")
+    assert tool.input["format"] == "text" and tool.input["url"].endswith("/page")
+    assert "fetched-page-marker-77" in (tool.output or "")
+    assert texts(reader.messages)[-1] == ("assistant", "Read.")
+    assert reader.state == "idle"
