@@ -396,7 +396,7 @@ def mcp_approve(run: Run) -> None:
     run.wait(timeout=90)
 
 
-MCP_SERVER = ROOT / "tests" / "mcp_server.py"
+MCP_SERVER = ROOT / "tests" / "support" / "mcp_server.py"
 """The tests' stdio MCP server (one tool, ``lookup``, of server ``labtools``)."""
 
 SCENARIO_OPTIONS: dict[str, dict[str, Any]] = {

@@ -98,7 +98,7 @@ def _free_port() -> int:
 
 
 PAGE_PORT = _free_port()
-"""Where ``webfetch`` serves the page its fetch reads (``tests/pages.py``)."""
+"""Where ``webfetch`` serves the page its fetch reads (``tests/support/pages.py``)."""
 PAGE_URL = f"http://127.0.0.1:{PAGE_PORT}/page"
 
 
@@ -315,7 +315,7 @@ def quota(run: Run) -> None:
 
 def webfetch(run: Run) -> None:
     sys.path.insert(0, str(ROOT))
-    from tests.pages import served_page  # noqa: PLC0415
+    from tests.support.pages import served_page  # noqa: PLC0415
 
     with served_page(PAGE_PORT):
         run.send("please fetch the page", ready_timeout=120)

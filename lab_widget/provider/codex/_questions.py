@@ -2,7 +2,7 @@
 call's questions, the keys that answer them, and the answers its output records.
 
 Couplings pinned to 0.171.0 (``_compat.QUESTION_*``) and verified live
-(``tests/test_live_codex_questions.py``):
+(``tests/live/codex/test_questions.py``):
 
 - The picker shows one question at a time ("Question 1/2"), its options numbered, then a
   row "None of the above" the client adds. A fresh question starts on its first row.

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-
-from . import mcp_server
-from .pages import served_page
+from tests.support import mcp_server
+from tests.support.pages import served_page
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("gemini_binary")]
 

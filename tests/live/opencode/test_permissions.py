@@ -5,16 +5,16 @@ real pinned binary's embedded server, verified in its store.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-
-from .pages import PAGE_TEXT, served_page
+from tests.support.pages import PAGE_TEXT, served_page
 
 pytestmark = [pytest.mark.live, pytest.mark.usefixtures("opencode_binary")]
 
-FETCH_ASK = {"permission": {"webfetch": "ask"}}
+FETCH_ASK: dict[str, Any] = {"permission": {"webfetch": "ask"}}
 """Run option: OpenCode asks before every web fetch."""
 
 

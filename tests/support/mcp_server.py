@@ -2,7 +2,7 @@
 line (``lookup: <query> -> found``) and appends each call to the file named by
 ``LAB_WIDGET_TEST_MCP_LOG`` (if set), so a test can tell whether the tool really ran.
 
-Run as ``python tests/mcp_server.py``; it speaks newline-delimited JSON-RPC 2.0 as the MCP
+Run as ``python tests/support/mcp_server.py``; it speaks newline-delimited JSON-RPC 2.0 as the MCP
 stdio transport does.
 """
 

@@ -110,7 +110,7 @@ def test_default_mode_question_is_refused_not_stuck(lab_home: Path, workdir: Pat
 
         def refused(r: Run) -> bool:
             calls = [m.tool for m in r.messages if m.tool and m.tool.name == "request_user_input"]
-            return bool(calls) and calls[0] is not None and calls[0].status != "running"
+            return bool(calls) and calls[0].status != "running"
 
         # Its PreToolUse hook may report the picker for the instant before the refusal.
         assert run.wait_for(refused, timeout=90), run.screen()
