@@ -1014,6 +1014,9 @@ def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if not self.path.startswith(_compat.PERMISSION_PATH):
+                self.send_error(404)  # the event stream: this server has none
+                return
             if not answers:
                 self.send_error(503)
                 return
