@@ -55,10 +55,14 @@ class PermissionFeed:
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
         try:
             conn.request("GET", _compat.EVENT_PATH, headers={"Accept": "text/event-stream"})
-            # The server sends its headers with the first event, not on connecting: the
-            # request is in, so from here on no request goes unannounced.
-            self._connected.set()
+            # The server sends its headers with its first event, ``server.connected``, at
+            # once on subscribing: from then on no request goes unannounced. A server that
+            # refuses the stream is no feed (its empty list would hide open requests).
             stream = conn.getresponse()
+            if stream.status != 200:
+                _log.debug("event stream of %s refused: %s", self.base, stream.status)
+                return
+            self._connected.set()
             for raw in stream:
                 self._take(raw)
         except (OSError, http.client.HTTPException, ValueError) as exc:
