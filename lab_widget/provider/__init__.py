@@ -25,6 +25,7 @@ from ._couplings import (
     KeyRecipe,
     PasteTiming,
     PickerPacing,
+    PickerStep,
     ReadySignal,
     SeedLayout,
     StartupScreens,
@@ -38,6 +39,7 @@ from ._dialogs import (
     approval_dialog,
     approval_said_in_result,
     describe_answers,
+    picker_options,
 )
 from ._files import RunFile, json_lines, load_json, read_head
 from ._hook_signals import (
@@ -103,6 +105,7 @@ __all__ = [
     "ModelWatch",
     "PasteTiming",
     "PickerPacing",
+    "PickerStep",
     "ProviderMeta",
     "ReadResult",
     "ReadySignal",
@@ -141,6 +144,7 @@ __all__ = [
     "load_json",
     "merge_commands",
     "open_calls",
+    "picker_options",
     "pinned",
     "provider_ids",
     "read_head",

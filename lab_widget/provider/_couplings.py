@@ -204,6 +204,11 @@ class ApprovalKeys(Coupling):
         terminal.keys(key)
 
 
+PickerStep = tuple[str | None, str | None, bool]
+"""One step of a picker recipe: text to type or a key to send, and whether it moves to
+another tab (or question)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class PickerPacing(Coupling):
     """How fast a TUI's picker takes keys: it redraws after each one."""
@@ -222,6 +227,20 @@ class PickerPacing(Coupling):
         """
         since = time.time() - reported if reported is not None else 0.0
         _sleep(self.settle - max(0.0, since))
+
+    def play(
+        self, terminal: Terminal, steps: Sequence[PickerStep], reported: float | None = None
+    ) -> None:
+        """Type a recipe at this pace, once the picker has been open long enough: text is
+        typed, keys sent, and a step that moves to another tab waits ``tab_settle``.
+        """
+        self.wait_open(reported)
+        for text, key, moves_on in steps:
+            if text is not None:
+                terminal.type_text(text)
+            elif key is not None:
+                terminal.keys(key)
+            _sleep(self.tab_settle if moves_on else self.key_delay)
 
 
 @dataclass(frozen=True, kw_only=True)

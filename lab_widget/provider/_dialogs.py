@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from ..schema import Answer, Dialog, Option, Question, ToolCall
 from ._seam import ApprovalOutcome
+from ._values import as_dict
 
 __all__ = [
     "ALWAYS_OUTCOME",
@@ -18,6 +19,7 @@ __all__ = [
     "approval_dialog",
     "approval_said_in_result",
     "describe_answers",
+    "picker_options",
 ]
 
 APPROVE = "Approve"
@@ -82,3 +84,19 @@ def approval_said_in_result(tool: ToolCall, word: str = "rejected") -> ApprovalO
     """
     failed = tool.status == "error" and word in (tool.output or "")
     return "rejected" if failed else "approved"
+
+
+def picker_options(question: object) -> list[Option]:
+    """The labelled options of a question as a tool's input lists them
+    (``{"options": [{"label", "description"}, ...]}``); unlabelled ones are left out.
+
+    Examples
+    --------
+    >>> [o.label for o in picker_options({"options": [{"label": "A"}, {"description": "?"}]})]
+    ['A']
+    """
+    return [
+        Option(label=str(o.get("label")), description=str(o.get("description") or ""))
+        for o in map(as_dict, as_dict(question).get("options") or [])
+        if o.get("label")
+    ]

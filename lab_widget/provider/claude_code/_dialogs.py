@@ -21,7 +21,6 @@ Couplings pinned to 2.1.332 (``_compat.py``) and verified live
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -268,11 +267,4 @@ def play(terminal: Terminal, steps: list[Step], reported: float | None = None) -
     """
     # The hook reports the dialog before its picker takes keys, and a new tab needs time
     # too: keys sent at once were lost in live runs. No hook says a tab was drawn.
-    pace = _compat.PICKER
-    pace.wait_open(reported)
-    for step in steps:
-        if step.text is not None:
-            terminal.type_text(step.text)
-        elif step.key is not None:
-            terminal.keys(step.key)
-        time.sleep(pace.tab_settle if step.switches_tab else pace.key_delay)
+    _compat.PICKER.play(terminal, [(s.text, s.key, s.switches_tab) for s in steps], reported)

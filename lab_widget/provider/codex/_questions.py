@@ -17,12 +17,11 @@ Couplings pinned to 0.171.0 (``_compat.QUESTION_*``) and verified live
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import Terminal, as_dict
+from ...schema import Answer, Dialog, DialogAnswer, Question
+from .. import Terminal, as_dict, picker_options
 from . import _compat
 
 __all__ = ["Step", "play", "question_dialog", "recipe", "recorded_answers"]
@@ -42,11 +41,7 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     questions = []
     for raw in as_dict(tool_input).get("questions") or []:
         item = as_dict(raw)
-        options = [
-            Option(label=str(o.get("label")), description=str(o.get("description") or ""))
-            for o in map(as_dict, item.get("options") or [])
-            if o.get("label")
-        ]
+        options = picker_options(item)
         questions.append(
             Question(
                 header=str(item.get("header") or ""),
@@ -125,6 +120,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
 
     Examples
     --------
+    >>> from lab_widget.schema import Option
     >>> q = Question(header="DB", text="Which?", options=[Option(label="A"), Option(label="B")])
     >>> d = Dialog(kind="question", questions=[q, q], tool_id="c")
     >>> a = DialogAnswer(answers=[Answer(selected=["B"]), Answer(text="mine")])
@@ -146,11 +142,4 @@ def play(terminal: Terminal, steps: list[Step], reported: float | None = None) -
     """Type a recipe at the picker's pace (``_compat.QUESTION_PICKER``); ``reported`` is
     when the hook reported the call (the settle counts from then).
     """
-    pace = _compat.QUESTION_PICKER
-    pace.wait_open(reported)
-    for step in steps:
-        if step.text is not None:
-            terminal.type_text(step.text)
-        elif step.key is not None:
-            terminal.keys(step.key)
-        time.sleep(pace.tab_settle if step.moves_on else pace.key_delay)
+    _compat.QUESTION_PICKER.play(terminal, [(s.text, s.key, s.moves_on) for s in steps], reported)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import RunContext, as_dict
+from .. import RunContext, as_dict, picker_options
 from .. import approval_dialog as permission
 from . import _compat
 from ._server import get_json, server_url
@@ -45,11 +45,7 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     questions = []
     for raw in as_dict(tool_input).get("questions") or []:
         item = as_dict(raw)
-        options = [
-            Option(label=str(o.get("label")), description=str(o.get("description") or ""))
-            for o in map(as_dict, item.get("options") or [])
-            if o.get("label")
-        ]
+        options = picker_options(item)
         questions.append(
             Question(
                 header=str(item.get("header") or ""),
