@@ -57,10 +57,16 @@ def test_watch_and_type_into_the_real_tui(lab_home: Path, workdir: Path) -> None
         stream.start(110, 35)
         stream.request_screen("v")
         assert retry_until(lambda: watcher.seen("Claude Code"), 30), watcher.output[-2000:]
+
+        def on_alternate_screen() -> bool:
+            # The run is ready at its first hook, a moment before the TUI switches screens.
+            stream.request_screen("v")
+            return bool(watcher.screens) and watcher.screens[-1].modes.get("alternate_on") == 1
+
+        # The pinned version draws on the alternate screen and hides its cursor.
+        assert retry_until(on_alternate_screen, 30), watcher.screens[-1].modes
         screen = watcher.screens[-1]
         assert (screen.cols, screen.rows) == (110, 35)
-        # The pinned version draws on the alternate screen and hides its cursor.
-        assert screen.modes.get("alternate_on") == 1
         assert screen.modes.get("cursor_flag") == 0
         # Take over: type a prompt the way a terminal would, key by key, then Enter.
         for ch in "hello from the terminal":

@@ -115,13 +115,14 @@ def test_claude_status_line_facts_reach_the_session_turns_header_and_metrics(
     model = ScriptedModel(rules=rules("Bash"), headers=CLAUDE_QUOTA, api_key=mint_gateway_token())
     run = Run("claude-code", cwd=workdir, model=model)
     try:
-        run.send("hello")
-        assert run.wait(timeout=120) == "idle", run.screen()
-        assert run.wait_for(lambda r: r.session.vendor_cost_usd is not None, 30), run.screen()
-        run.send("please use a tool")
-        assert run.wait(timeout=120) == "idle", run.screen()
-        run.send("nearly spent")
-        assert run.wait(timeout=120) == "idle", run.screen()
+        for prompt in ("hello", "please use a tool", "nearly spent"):
+            run.send(prompt)
+            assert run.wait(timeout=120) == "idle", run.screen()
+            # The status line reports a turn when the CLI gets to run it, after the turn:
+            # the next prompt waits for it, as a user reading the answer would.
+            assert run.wait_for(
+                lambda r: bool(r.turns) and r.turns[-1].vendor_cost_usd is not None, 30
+            ), run.turns
 
         def settled(r: Run) -> bool:
             s = r.session

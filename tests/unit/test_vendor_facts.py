@@ -425,3 +425,27 @@ def test_claude_code_request_refused_at_its_rate_limit_says_so_and_records_the_l
     )
     assert limit.observed_at is not None and limit.used_percent is None
     assert chat.session.usage.output_tokens == 0  # the synthetic entry bills nothing
+
+
+def test_a_turn_the_status_line_skipped_gives_no_cost_to_it_or_the_next(tmp_path: Path) -> None:
+    # Turn p1 was over before the CLI ran its status command, and p2 came at once: the
+    # payload of p2 holds what both cost. Neither turn gets that sum as its own.
+    spool = tmp_path / "statusline.jsonl"
+    payloads = [("s", None, 0), ("s", "p2", 0.03), ("s", "p3", 0.05)]
+    spool.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "at": 1,
+                    "status": {"session_id": s, "prompt_id": p, "cost": {"total_cost_usd": c}},
+                }
+            )
+            + "\n"
+            for s, p, c in payloads
+        )
+    )
+    reader = StatusSpool(spool)
+    reader.read()
+    assert reader.turn_costs("s", ["p1", "p2", "p3"]) == {"p3": Decimal("0.02")}
+    # Without the transcript's order, the payloads' own order is all there is.
+    assert reader.turn_costs("s") == {"p2": Decimal("0.03"), "p3": Decimal("0.02")}

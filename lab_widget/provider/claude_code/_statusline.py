@@ -232,13 +232,23 @@ class StatusSpool:
         """The newest payload of ``session_id``."""
         return self._latest.get(session_id) if session_id is not None else None
 
-    def turn_costs(self, session_id: str | None) -> dict[str, Decimal]:
-        """Prompt id -> what the CLI's running cost grew by during that prompt."""
+    def turn_costs(
+        self, session_id: str | None, order: list[str] | None = None
+    ) -> dict[str, Decimal]:
+        """Prompt id -> what the CLI's running cost grew by during that prompt.
+
+        ``order`` is every prompt of the session in turn order (the transcript's). The
+        status line runs when the CLI gets to it: a quick turn followed at once by the next
+        may leave no payload of its own, and then the next payload's growth spans both
+        turns; neither is given a cost rather than one given both.
+        """
         prompts = self._per_prompt.get(session_id or "", {})
         costs: dict[str, Decimal] = {}
-        before = Decimal(0)
-        for prompt, total in prompts.items():
-            costs[prompt] = total - before
+        before: Decimal | None = Decimal(0)
+        for prompt in order if order is not None else list(prompts):
+            total = prompts.get(prompt)
+            if total is not None and before is not None:
+                costs[prompt] = total - before
             before = total
         return costs
 
@@ -257,7 +267,8 @@ class StatusSpool:
             update["rate_limits"] = list(kept.values())
         if status.context_window is not None:
             update["context_window"] = status.context_window
-        costs = self.turn_costs(summary.transcript_id)
+        order = [f.prompt_id for f in summary.turn_facts if f.prompt_id]
+        costs = self.turn_costs(summary.transcript_id, order)
         if costs and summary.turn_facts:
             update["turn_facts"] = [self._costed(fact, costs) for fact in summary.turn_facts]
         return summary.model_copy(update=update) if update else summary
