@@ -41,7 +41,7 @@ def install(provider_id: str, version: str) -> Path:
     target = cache_dir() / f"{pin.npm_package.replace('/', '+')}@{version}"
     binary = target / "node_modules" / ".bin" / pin.binary
     if binary.exists():
-        return target
+        return _checked(target, binary, version)
     npm = shutil.which("npm")
     if npm is None:
         raise SystemExit("npm is needed to install another CLI version")
@@ -61,6 +61,14 @@ def install(provider_id: str, version: str) -> Path:
     )
     if not binary.exists():
         raise SystemExit(f"{pin.npm_package}@{version} installed no {pin.binary} binary")
+    return _checked(target, binary, version)
+
+
+def _checked(target: Path, binary: Path, version: str) -> Path:
+    """``target``, once its CLI says it is ``version`` (a cache folder can hold another)."""
+    shown = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
+    if version not in shown.stdout:
+        raise SystemExit(f"{binary} says {shown.stdout.strip()!r}, not {version}")
     return target
 
 

@@ -6,8 +6,8 @@ Usage::
 
 Without ``--version`` the pinned Gemini CLI of the tools folder plays every scenario and the
 fixtures go to ``tests/fixtures/gemini/``. With ``--version`` that version is installed with
-npm into ``<versions dir>/@google+gemini-cli@<version>`` (``--versions-dir``, else
-``$LAB_WIDGET_VERSIONS``, else ``~/.cache/lab_widget/versions``; never into the repository)
+npm into ``<versions dir>/@google+gemini-cli@<version>`` (``--versions-dir``, else the cache of
+``scripts/cli_versions.py``; never into the repository)
 and records into ``tests/fixtures/gemini/v<version>/``: the scenarios that version can play
 (``VERSION_SCENARIOS``) and a ``manifest.json`` of its own.
 
@@ -28,7 +28,6 @@ import base64
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +38,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import cli_versions  # noqa: E402
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
@@ -431,29 +433,15 @@ VERSION_SCENARIOS = ("hello", "tools", "thinking", "interrupt", "clear", *HOOKED
 """What an older version records (the pinned one records every scenario)."""
 
 
-def versions_dir(given: str | None) -> Path:
+def versions_dir(given: str | None) -> None:
+    """Install other versions into ``given`` instead of the shared versions cache."""
     if given:
-        return Path(given).expanduser()
-    env = os.environ.get("LAB_WIDGET_VERSIONS")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "lab_widget" / "versions"
+        os.environ["LAB_WIDGET_CLI_CACHE"] = str(Path(given).expanduser())
 
 
-def install(version: str, root: Path) -> Path:
-    """The folder holding ``version`` (installed with npm when missing): a tools folder."""
-    folder = root / f"{PACKAGE.replace('/', '+')}@{version}"
-    binary = folder / "node_modules" / ".bin" / PINS["gemini"].binary
-    if not binary.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "package.json").write_text('{"name": "recorded-cli", "private": true}\n')
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{PACKAGE}@{version}"],
-            cwd=folder,
-            check=True,
-        )
-    shown = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
-    if version not in shown.stdout:
-        raise SystemExit(f"{binary} says {shown.stdout.strip()!r}, not {version}")
-    return folder
+def install(version: str) -> Path:
+    """A tools folder holding ``version`` (installed with npm when missing)."""
+    return cli_versions.install("gemini", version)
 
 
 def _deep_merge(target: dict[str, Any], extra: dict[str, Any]) -> None:
@@ -475,7 +463,8 @@ def main(argv: list[str]) -> None:
     knobs = VERSION_KNOBS.get(args.version, Knobs())
     names = args.scenarios or (list(SCENARIOS) if pinned else list(VERSION_SCENARIOS))
     if not pinned:
-        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version, versions_dir(args.versions_dir)))
+        versions_dir(args.versions_dir)
+        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version))
         _deep_merge(gemini_compat.SETTINGS, knobs.settings)
         if knobs.unhooked_ready is not None:
             names = [n for n in names if n not in HOOKED_SCENARIOS]

@@ -12,8 +12,8 @@ JSON lines ``{"seq", "id", "type", "data"}`` into ``tests/fixtures/opencode/<sce
 CLI version.
 
 With ``--version`` that version is installed with npm into
-``<versions dir>/opencode-ai@<version>`` (``--versions-dir``, else ``$LAB_WIDGET_VERSIONS``,
-else ``~/.cache/lab_widget/versions``; never into the repository) and records into
+``<versions dir>/opencode-ai@<version>`` (``--versions-dir``, else the cache of
+``scripts/cli_versions.py``; never into the repository) and records into
 ``tests/fixtures/opencode/v<version>/``: ``schema.sql`` (the DDL of every table as that
 version created it) and ``<scenario>.store.jsonl``, the stored history whatever its form:
 ``{"table": "session" | "message" | "part" | "event", "row": {column: value}}`` lines for a
@@ -31,7 +31,6 @@ import os
 import shutil
 import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -40,6 +39,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import cli_versions  # noqa: E402
 
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run import _runner  # noqa: E402
@@ -499,29 +501,15 @@ VERSION_SCENARIOS = ("hello", "tools", "interrupt", "new", "approve", "reject")
 """What an older version records (the pinned one records every scenario)."""
 
 
-def versions_dir(given: str | None) -> Path:
+def versions_dir(given: str | None) -> None:
+    """Install other versions into ``given`` instead of the shared versions cache."""
     if given:
-        return Path(given).expanduser()
-    env = os.environ.get("LAB_WIDGET_VERSIONS")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "lab_widget" / "versions"
+        os.environ["LAB_WIDGET_CLI_CACHE"] = str(Path(given).expanduser())
 
 
-def install(version: str, root: Path) -> Path:
-    """The folder holding ``version`` (installed with npm when missing): a tools folder."""
-    folder = root / f"{PACKAGE}@{version}"
-    binary = folder / "node_modules" / ".bin" / PINS["opencode"].binary
-    if not binary.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "package.json").write_text('{"name": "recorded-cli", "private": true}\n')
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{PACKAGE}@{version}"],
-            cwd=folder,
-            check=True,
-        )
-    shown = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
-    if version not in shown.stdout:
-        raise SystemExit(f"{binary} says {shown.stdout.strip()!r}, not {version}")
-    return folder
+def install(version: str) -> Path:
+    """A tools folder holding ``version`` (installed with npm when missing)."""
+    return cli_versions.install("opencode", version)
 
 
 def main(argv: list[str]) -> None:
@@ -534,7 +522,8 @@ def main(argv: list[str]) -> None:
     out = FIXTURES if pinned else FIXTURES / f"v{args.version}"
     names = args.scenarios or (list(SCENARIOS) if pinned else list(VERSION_SCENARIOS))
     if not pinned:
-        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version, versions_dir(args.versions_dir)))
+        versions_dir(args.versions_dir)
+        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version))
     # A CLI that updates itself would install globally: keep any such write in a scratch
     # folder of this recording.
     scratch = tempfile.mkdtemp(prefix="record-opencode-npm-")
