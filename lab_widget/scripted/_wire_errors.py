@@ -7,23 +7,14 @@ bodies), like the compat pins: the vendors' names in it are wire identifiers, ne
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
 from ._script import ApiError
 from ._wire import WireResponse
 
-__all__ = [
-    "ErrorBody",
-    "error_response",
-    "generate_content_error",
-    "messages_error",
-    "openai_error",
-]
+__all__ = ["ErrorBody", "generate_content_error", "messages_error", "openai_error"]
 
 ErrorBody = Callable[[ApiError], WireResponse]
 """How one wire API answers with an error."""
-
-_Wire = Literal["anthropic", "responses", "chat", "gemini"]
 
 _OPENAI_CODES = {
     "rate_limit": "rate_limit_exceeded",
@@ -35,89 +26,90 @@ _GEMINI_STATUS = {
     "quota": "RESOURCE_EXHAUSTED",
     "overloaded": "UNAVAILABLE",
 }
+_QUOTA_IDS = {
+    "rate_limit": ("generate_content_requests", "GenerateRequestsPerMinutePerProjectPerModel"),
+    "quota": (
+        "generate_content_free_tier_requests",
+        "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+    ),
+}
+
+
+def _headers(error: ApiError) -> dict[str, str]:
+    return {} if error.retry_after is None else {"retry-after": str(error.retry_after)}
 
 
 def messages_error(error: ApiError) -> WireResponse:
-    """The Messages API's error answer."""
-    return error_response(error, "anthropic")
-
-
-def openai_error(error: ApiError) -> WireResponse:
-    """The Responses and Chat Completions APIs' error answer."""
-    return error_response(error, "chat")
-
-
-def generate_content_error(error: ApiError) -> WireResponse:
-    """The Generative Language API's error answer."""
-    return error_response(error, "gemini")
-
-
-def error_response(error: ApiError, wire: _Wire) -> WireResponse:
-    """The HTTP answer ``wire``'s API gives for ``error``.
+    """The Messages API's error answer.
 
     Examples
     --------
-    >>> r = error_response(ApiError(retry_after=30), "gemini")
-    >>> r.status, r.json_body["error"]["status"], r.headers
-    (429, 'RESOURCE_EXHAUSTED', {'retry-after': '30'})
-    >>> error_response(ApiError("quota"), "chat").json_body["error"]["code"]
+    >>> r = messages_error(ApiError("overloaded"))
+    >>> r.status, r.json_body["error"]["type"]
+    (529, 'overloaded_error')
+    """
+    kind = "overloaded_error" if error.kind == "overloaded" else "rate_limit_error"
+    body = {"type": "error", "error": {"type": kind, "message": error.text}}
+    return WireResponse(json_body=body, status=error.status, headers=_headers(error))
+
+
+def openai_error(error: ApiError) -> WireResponse:
+    """The Responses and Chat Completions APIs' error answer.
+
+    Examples
+    --------
+    >>> openai_error(ApiError("quota")).json_body["error"]["code"]
     'insufficient_quota'
     """
-    headers = {} if error.retry_after is None else {"retry-after": str(error.retry_after)}
-    if wire == "anthropic":
-        kind = "overloaded_error" if error.kind == "overloaded" else "rate_limit_error"
-        body: dict[str, object] = {
-            "type": "error",
-            "error": {"type": kind, "message": error.text},
-        }
-        return WireResponse(json_body=body, status=error.status, headers=headers)
-    if wire == "gemini":
-        status = 503 if error.kind == "overloaded" else 429
-        details: list[dict[str, object]] = []
-        if error.kind != "overloaded":
-            details.append(
-                {
-                    "@type": "type.googleapis.com/google.rpc.QuotaFailure",
-                    "violations": [
-                        {
-                            "quotaMetric": "generativelanguage.googleapis.com/"
-                            + (
-                                "generate_content_requests"
-                                if error.kind == "rate_limit"
-                                else "generate_content_free_tier_requests"
-                            ),
-                            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel"
-                            if error.kind == "rate_limit"
-                            else "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
-                        }
-                    ],
-                }
-            )
-        if error.retry_after is not None:
-            details.append(
-                {
-                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
-                    "retryDelay": f"{error.retry_after}s",
-                }
-            )
-        body = {
-            "error": {
-                "code": status,
-                "message": error.text,
-                "status": _GEMINI_STATUS[error.kind],
-                "details": details,
-            }
-        }
-        return WireResponse(json_body=body, status=status, headers=headers)
-    code = _OPENAI_CODES[error.kind]
     body = {
         "error": {
             "message": error.text,
             "type": "insufficient_quota" if error.kind == "quota" else "requests",
             "param": None,
-            "code": code,
+            "code": _OPENAI_CODES[error.kind],
         }
     }
-    return WireResponse(
-        json_body=body, status=503 if error.kind == "overloaded" else 429, headers=headers
-    )
+    status = 503 if error.kind == "overloaded" else 429
+    return WireResponse(json_body=body, status=status, headers=_headers(error))
+
+
+def generate_content_error(error: ApiError) -> WireResponse:
+    """The Generative Language API's error answer.
+
+    Examples
+    --------
+    >>> r = generate_content_error(ApiError(retry_after=30))
+    >>> r.status, r.json_body["error"]["status"], r.headers
+    (429, 'RESOURCE_EXHAUSTED', {'retry-after': '30'})
+    """
+    status = 503 if error.kind == "overloaded" else 429
+    details: list[dict[str, object]] = []
+    if error.kind in _QUOTA_IDS:
+        metric, quota_id = _QUOTA_IDS[error.kind]
+        details.append(
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [
+                    {
+                        "quotaMetric": f"generativelanguage.googleapis.com/{metric}",
+                        "quotaId": quota_id,
+                    }
+                ],
+            }
+        )
+    if error.retry_after is not None:
+        details.append(
+            {
+                "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                "retryDelay": f"{error.retry_after}s",
+            }
+        )
+    body = {
+        "error": {
+            "code": status,
+            "message": error.text,
+            "status": _GEMINI_STATUS[error.kind],
+            "details": details,
+        }
+    }
+    return WireResponse(json_body=body, status=status, headers=_headers(error))
