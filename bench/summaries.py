@@ -17,7 +17,7 @@ from _support import Row, fixture_entries, fresh
 
 from lab_widget import history
 from lab_widget.provider.claude_code._files import project_slug
-from tests.oracle import ccusage
+from tests.support.oracle import ccusage
 
 __all__ = ["summaries"]
 
