@@ -124,7 +124,7 @@ class Connection:
         self._pending: dict[int, _Pending] = {}
         # Weak: a run nobody holds any more goes (its finalizer releases it on the host).
         self._sinks: weakref.WeakValueDictionary[str, Sink] = weakref.WeakValueDictionary()
-        self._sockets = Sockets(self._send_quietly)
+        self._sockets = Sockets(self._write)
         self._stderr: deque[str] = deque(maxlen=40)
         self._last_error: Exception | None = None
         self.peer: dict[str, Any] = {}
@@ -250,9 +250,6 @@ class Connection:
                 proc.stdin.flush()
             except (OSError, ValueError):
                 pass  # the reader sees the end of the pipe and reconnects
-
-    def _send_quietly(self, message: dict[str, Any]) -> None:
-        self._write(message)
 
     def _read(self, lines: _Lines, generation: int, stream: IO[bytes]) -> None:
         with stream:
@@ -408,6 +405,12 @@ class Connection:
         with self._lock:
             self._sinks.pop(run_id, None)
         self.close_if_idle()
+
+    def release(self, run_id: str) -> None:
+        """Tell the worker to stop following ``run_id`` (no answer awaited), and detach it."""
+        if not self._closed:
+            self._write({"kind": "request", "id": 0, "op": "release", "run": run_id, "args": {}})
+            self.detach(run_id)
 
     def close_if_idle(self) -> None:
         """Close the connection when no run follows it any more."""

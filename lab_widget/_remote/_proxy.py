@@ -1,16 +1,12 @@
 """The kernel side of a run on another host: a :class:`~lab_widget.Run` whose agent, tmux
 session, reader and tailer live in a worker there.
 
-``Run(..., host=...)`` returns one. It keeps a mirror of what the worker's run shows (the
-messages by seq, the state, the transcript id, the earlier conversations and the facts a
-view reads: state reason, pending dialog, session, commands), updated by the worker's events
-in pipe order, so reading it costs no round trip and the chat view, the runs dashboard and
-the magics work on it unchanged. Acting (send, wait, answer, clear, interrupt, stop, diff,
-commit) is a request to the worker.
-
-When the pipe drops, the connection re-adopts the run on a new worker and the mirror takes
-the new worker's snapshot: listeners get the messages that differ (none twice, none lost;
-seqs are stable across re-reads) as one event.
+``Run(..., host=...)`` returns one. What it shows comes from a mirror of the worker's run
+(:mod:`~lab_widget._remote._mirror`, read through :mod:`~lab_widget._remote._surface`),
+updated by the worker's events in pipe order, so reading it costs no round trip and the chat
+view, the runs dashboard and the magics work on it unchanged. This module builds it (start
+or adopt), follows the worker (its snapshots and events, re-adoption after a reconnect) and
+acts: send, wait, answer, clear, interrupt, stop, diff, commit are requests to the worker.
 
 A scripted model stays in this kernel: the worker listens on the host's loopback and the
 agent's requests reach the model through the pipe (:mod:`lab_widget._remote._forward`).
@@ -24,7 +20,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,22 +28,21 @@ from urllib.parse import urlsplit
 import orjson
 
 from .._answers import UserAnswer
-from .._chat import ChatEvent, Epoch
 from .._context import expand
 from .._launch import _safe_name
 from .._live import announce, find, register
 from .._run import Run
-from .._runner import TmuxTerminal
 from .._sandbox import Sandbox
-from .._seed import Seed, Workspace
-from .._turns import derive_turns
-from ..errors import LabWidgetError, RunNotFoundError, WorkspaceError
-from ..provider import Endpoint, TranscriptRef, default_provider, get_provider
-from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
+from .._seed import Seed
+from ..errors import LabWidgetError, RunNotFoundError
+from ..provider import Endpoint, default_provider, get_provider
+from ..schema import Dialog, State
 from ..scripted import ScriptedModel
 from ._connection import Connection, connect
+from ._mirror import Mirror
 from ._pane import HostTmux, RemoteTerminal
-from ._protocol import encode_answer, strings
+from ._protocol import encode_answer
+from ._surface import MirroredRun, RemoteWorkspace
 from ._transports import Host, parse_host
 
 __all__ = ["RemoteRun", "RemoteWorkspace"]
@@ -61,37 +56,7 @@ SLACK = 30.0
 """Seconds a request may take beyond the time the worker was asked to wait."""
 
 
-def _ref(data: Mapping[str, Any]) -> TranscriptRef:
-    return TranscriptRef(str(data.get("transcript_id")), Path(str(data.get("path"))))
-
-
-def _messages(data: object) -> list[Message]:
-    return [Message.model_validate(m) for m in data] if isinstance(data, list) else []
-
-
-class RemoteWorkspace(Workspace):
-    """A remote run's workspace as its record describes it; git runs on the host."""
-
-    _run: RemoteRun
-
-    def diff(self) -> str:
-        """The workspace's changes since the run started (see :meth:`Run.diff`)."""
-        return self._run.diff()
-
-    def commit(self, message: str) -> str:
-        """Commit every change on the host (see :meth:`Run.commit`)."""
-        return self._run.commit(message)
-
-    def changes(self) -> list[str]:
-        """``git status --porcelain`` lines of the workspace on the host."""
-        return list(strings(self._run._request("changes", retry=True)))
-
-    def cleanup(self, *, discard: bool = False) -> list[str]:
-        """Refused: a remote workspace is cleaned up with ``run.stop(cleanup=True)``."""
-        raise WorkspaceError("clean up a workspace on another host with run.stop(cleanup=True)")
-
-
-class RemoteRun(Run, remote=True):
+class RemoteRun(MirroredRun, remote=True):
     """A run whose agent lives on another host (``Run(..., host=...)``).
 
     It has the whole :class:`~lab_widget.Run` surface. Paths (``cwd``,
@@ -153,29 +118,17 @@ class RemoteRun(Run, remote=True):
         self._host = host
         self._provider = get_provider(provider_id)
         self.scripted_model = None
-        self._lock = threading.RLock()
-        self._changed = threading.Condition(self._lock)
-        self._by_seq: dict[int, Message] = {}
-        self._ordered: list[Message] | None = None
-        self._state: State = "idle"
-        self._transcript_id: str | None = None
-        self._facts: dict[str, Any] = {}
-        self._dialog: Dialog | None = None
-        self._summary = SessionSummary()
-        self._command_specs: list[CommandSpec] = []
-        self._past: list[Epoch] = []
-        self._past_refs: list[TranscriptRef] = []
-        self._listeners: list[Callable[[ChatEvent], None]] = []
+        self._mirror = Mirror()
         self._remote_cwd = Path()
-        self._record_json: dict[str, Any] = {}
+        self._record_json = {}
         self._host_attach = ""
-        self._pane: RemoteTerminal | None = None
+        self._pane = None
         self._forward_port: int | None = None
         self._gone = False
         self._view = None
         self._view_lock = threading.Lock()
         self._run_id = ""
-        self._connection: Connection | None = None
+        self._connection = None
 
     def _follow(self, run_id: str, op: str, args: Mapping[str, Any], timeout: float) -> None:
         self._run_id = run_id
@@ -210,52 +163,11 @@ class RemoteRun(Run, remote=True):
         connection.close_if_idle()  # nothing follows it: let the worker go
         return found
 
-    # -- the mirror (applied on the connection's reader thread) -------------------------
-
-    def _apply_facts(self, facts: Mapping[str, Any]) -> None:
-        self._facts.update(facts)
-        if "pending_dialog" in facts:
-            raw = facts["pending_dialog"]
-            self._dialog = Dialog.model_validate(raw) if raw else None
-        if facts.get("session"):
-            self._summary = SessionSummary.model_validate(facts["session"])
-        if "commands" in facts:
-            self._command_specs = [CommandSpec.model_validate(c) for c in facts["commands"] or []]
-
-    def _emit(self, event: ChatEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("chat listener failed")
+    # -- following the worker (on the connection's reader thread) ----------------------
 
     def _apply_snapshot(self, value: Any) -> None:
-        first = not self._record_json
-        with self._lock:
-            fresh = {m.seq: m for m in _messages(value.get("messages"))}
-            transcript_id = value.get("transcript_id")
-            reset = (not first) and transcript_id != self._transcript_id
-            if reset:
-                # A clear happened while the pipe was down.
-                self._past.append(Epoch(self._transcript_id or "", self.messages))
-            vanished = not reset and any(seq not in fresh for seq in self._by_seq)
-            reset = reset or vanished
-            if reset:
-                changed = [fresh[s] for s in sorted(fresh)]
-            else:
-                changed = [fresh[s] for s in sorted(fresh) if self._by_seq.get(s) != fresh[s]]
-            self._by_seq, self._ordered = fresh, None
-            past = value.get("past") or []
-            if len(past) > len(self._past):  # a new worker knows only what it saw itself
-                self._past = [
-                    Epoch(str(e.get("transcript_id")), _messages(e.get("messages"))) for e in past
-                ]
-            refs = value.get("past_refs") or []
-            if len(refs) > len(self._past_refs):
-                self._past_refs = [_ref(r) for r in refs]
-            self._apply_facts(value.get("facts") or {})
-            self._state = value.get("state") or "idle"
-            self._transcript_id = transcript_id
+        with self._mirror.lock:
+            first = not self._record_json
             self._remote_cwd = Path(str(value.get("cwd") or "."))
             self._record_json = dict(value.get("record") or {})
             self._host_attach = str(value.get("attach_command") or "")
@@ -265,39 +177,11 @@ class RemoteRun(Run, remote=True):
                 self._pane = RemoteTerminal(runner, str(value.get("run_id")), self._host)
             port = value.get("forward_port")
             self._forward_port = port if isinstance(port, int) else self._forward_port
-            if not first:
-                self._emit(ChatEvent(changed, reset, self._state, transcript_id))
-            self._changed.notify_all()
+            self._mirror.take_snapshot(value, announce=not first)
 
     def on_event(self, message: dict[str, Any]) -> None:
         """Apply one of the worker's events (the connection calls it, in pipe order)."""
-        ended = False
-        with self._lock:
-            changed = _messages(message.get("changed"))
-            reset = bool(message.get("reset"))
-            if reset:
-                past = message.get("past")
-                if isinstance(past, dict):
-                    epoch = Epoch(str(past.get("transcript_id")), _messages(past.get("messages")))
-                else:
-                    epoch = Epoch(self._transcript_id or "", self.messages)
-                self._past.append(epoch)
-                ref = message.get("past_ref")
-                if isinstance(ref, dict):
-                    self._past_refs.append(_ref(ref))
-                self._by_seq = {m.seq: m for m in changed}
-            else:
-                for m in changed:
-                    self._by_seq[m.seq] = m
-            self._ordered = None
-            state: State = message.get("state") or self._state
-            ended = state == "ended" and self._state != "ended"
-            self._state = state
-            self._transcript_id = message.get("transcript_id")
-            self._apply_facts(message.get("facts") or {})
-            self._emit(ChatEvent(changed, reset, state, self._transcript_id))
-            self._changed.notify_all()
-        if ended:
+        if self._mirror.apply_event(message):
             announce(self, False)
 
     def reattach(self, connection: Connection) -> None:
@@ -315,7 +199,9 @@ class RemoteRun(Run, remote=True):
             )
         except RunNotFoundError:
             # The agent is gone from the host too (its tmux session ended meanwhile).
-            self.on_event({"state": "ended", "transcript_id": self._transcript_id, "changed": []})
+            self.on_event(
+                {"state": "ended", "transcript_id": self._mirror.transcript_id, "changed": []}
+            )
         except Exception:
             log.exception("re-adopting %s on %s failed", self.id, self._host.name)
 
@@ -327,173 +213,8 @@ class RemoteRun(Run, remote=True):
         parts = urlsplit(model.base_url)
         return (parts.hostname or "127.0.0.1", parts.port or 80)
 
-    def _request(
-        self,
-        op: str,
-        args: Mapping[str, Any] | Callable[[float | None], Mapping[str, Any]] | None = None,
-        *,
-        timeout: float | None = 60.0,
-        retry: bool = False,
-    ) -> Any:
-        connection = self._connection
-        if connection is None:
-            raise LabWidgetError("this run is not connected to its host")
-        return connection.request(op, self.id, args, timeout=timeout, retry=retry)
-
-    # -- what the run shows ------------------------------------------------------------
-
-    @property
-    def host(self) -> Host:
-        """Where the agent runs."""
-        return self._host
-
-    @property
-    def connected(self) -> bool:
-        """Whether the pipe to the host's worker is up now (it reconnects by itself)."""
-        return self._connection is not None and self._connection.connected
-
-    @property
-    def lock(self) -> threading.RLock:
-        """The lock the mirror is updated under; events are delivered holding it."""
-        return self._lock
-
-    @property
-    def id(self) -> str:
-        """The run's id (its tmux session name on the host)."""
-        return self._run_id
-
-    @property
-    def cwd(self) -> Path:
-        """The folder the agent works in, on the host."""
-        return self._remote_cwd
-
-    @property
-    def state(self) -> State:
-        """``idle | working | needs_input | question | ended``, as the worker last said."""
-        return self._state
-
-    @property
-    def messages(self) -> list[Message]:
-        """The current conversation, oldest first."""
-        with self._lock:
-            if self._ordered is None:
-                self._ordered = [self._by_seq[s] for s in sorted(self._by_seq)]
-            return list(self._ordered)
-
-    @property
-    def session(self) -> SessionSummary:
-        """The session summary as the worker computed it (costs included)."""
-        return self._summary
-
-    @property
-    def turns(self) -> list[Any]:
-        """The current conversation's turns (see :attr:`Run.turns`)."""
-        with self._lock:
-            return derive_turns(self.messages, self._summary, self._state)
-
-    @property
-    def transcript_id(self) -> str | None:
-        """The id of the current epoch."""
-        return self._transcript_id
-
-    @property
-    def transcript_path(self) -> Path | None:
-        """The agent's transcript file on the host."""
-        path = self._facts.get("transcript_path")
-        return Path(path) if path else None
-
-    @property
-    def attach_command(self) -> str:
-        """A command that opens the agent's TUI on the host from a terminal here."""
-        return self._host.attach(self._host_attach) if self._host_attach else ""
-
-    @property
-    def needs_input_reason(self) -> str | None:
-        """Why the run is ``needs_input``, when it is."""
-        reason = self._facts.get("needs_input_reason")
-        return str(reason) if reason else None
-
-    @property
-    def state_reason(self) -> str:
-        """Why the run needs input or has ended; empty otherwise."""
-        return str(self._facts.get("state_reason") or "")
-
-    @property
-    def pane(self) -> TmuxTerminal:
-        """The agent's tmux session on the host, as the chat view's terminal pane shows it
-        (its control-mode client runs there, through the transport).
-        """
-        if self._pane is None:
-            raise LabWidgetError("this run has not heard from its host yet")
-        return self._pane
-
     def _tmux(self, args: dict[str, Any]) -> str:
         return str(self._request("tmux", args))
-
-    @property
-    def commands(self) -> list[CommandSpec]:
-        """The slash commands the run offers (as of its last idle moment)."""
-        return list(self._command_specs)
-
-    @property
-    def past_epochs(self) -> list[TranscriptRef]:
-        """The transcripts (on the host) of the conversations before each clear."""
-        with self._lock:
-            return list(self._past_refs)
-
-    @property
-    def past_conversations(self) -> list[Epoch]:
-        """The conversations before each clear, as this kernel saw them."""
-        with self._lock:
-            return list(self._past)
-
-    @property
-    def pending_dialog(self) -> Dialog | None:
-        """The dialog the agent waits on, if any."""
-        return self._dialog
-
-    @property
-    def workspace(self) -> Workspace:
-        """The run's workspace as its record on the host describes it; ``diff`` and
-        ``commit`` run there.
-        """
-        record = self._record_json.get("workspace") or {"cwd": str(self._remote_cwd)}
-        base = Workspace.from_record(record, self._provider.seed_meta())
-        workspace = RemoteWorkspace(**{k: getattr(base, k) for k in base.__dataclass_fields__})
-        workspace._run = self
-        return workspace
-
-    def history(self) -> list[Chat]:
-        """The conversations before each clear, read again on the host."""
-        value = self._request("history", retry=True)
-        return [Chat.model_validate(c) for c in value or []]
-
-    def chat(self) -> Chat:
-        """A snapshot: messages, state, session summary and turns."""
-        with self._lock:
-            messages, state, session = self.messages, self._state, self._summary
-        return Chat(
-            messages=messages,
-            state=state,
-            session=session,
-            turns=derive_turns(messages, session, state),
-        )
-
-    def screen(self) -> str:
-        """The TUI's visible screen on the host, for diagnostics."""
-        return str(self._request("screen", retry=True))
-
-    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
-        """Call ``listener`` with every change; returns an unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
 
     # -- acting ------------------------------------------------------------------------
 
@@ -525,17 +246,6 @@ class RemoteRun(Run, remote=True):
         )
         # The result left the worker after every event it waited for: the mirror has them.
         return state  # type: ignore[no-any-return]
-
-    def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
-        """Block until ``predicate(run)`` holds (re-checked on every event)."""
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while not predicate(self):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(min(left, 1.0))
-            return True
 
     def answer(
         self,
@@ -571,13 +281,7 @@ class RemoteRun(Run, remote=True):
             self._request("stop", {"cleanup": cleanup, "discard": discard}, timeout=60.0)
         finally:
             self._gone = True
-            with self._lock:
-                was = self._state
-                self._state = "ended"
-                if was != "ended":
-                    self._facts.setdefault("state_reason", "This run was stopped.")
-                    self._emit(ChatEvent([], False, "ended", self._transcript_id))
-                self._changed.notify_all()
+            self._mirror.end("This run was stopped.")
             connection, self._connection = self._connection, None
             if connection is not None:
                 connection.detach(self.id)
@@ -594,8 +298,4 @@ class RemoteRun(Run, remote=True):
 
 def _release(connection: Connection, run_id: str) -> None:
     # The run object is gone: the worker stops following the agent (which lives on).
-    if not connection._closed:
-        connection._send_quietly(
-            {"kind": "request", "id": 0, "op": "release", "run": run_id, "args": {}}
-        )
-        connection.detach(run_id)
+    connection.release(run_id)
