@@ -1,9 +1,10 @@
 """The kernel's pipe to a host's worker: one per host, shared by the runs there.
 
-A :class:`Connection` starts the worker through its :class:`Host`'s command prefix, shakes
-hands (refusing a worker of another protocol, lab_widget version or CLI pins with
-:class:`~lab_widget.errors.WorkerVersionError`), then multiplexes requests (futures by id),
-the runs' events (to each run's :class:`Sink`) and forwarded TCP connections.
+A :class:`Connection` starts the worker through its :class:`Host`'s command prefix and shakes
+hands (:mod:`~lab_widget._remote._handshake`: a worker of another protocol, lab_widget version
+or CLI pins is refused with :class:`~lab_widget.errors.WorkerVersionError`), then
+multiplexes requests (futures by id), the runs' events (to each run's :class:`Sink`) and
+forwarded TCP connections.
 
 When the pipe drops (the transport exited: a killed ``ssh``, a network cut noticed by ssh's
 keep-alives, a pod restart) the agents live on under tmux on the host. The connection starts
@@ -18,8 +19,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import os
-import select
 import socket
 import subprocess
 import threading
@@ -27,24 +26,19 @@ import time
 import warnings
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from ..errors import ConnectionLostError, HostUnreachableError, WorkerVersionError
 from ._forward import Sockets
-from ._protocol import decode, encode, error_from_json, hello, mismatch, warning_categories
+from ._handshake import HANDSHAKE_TIMEOUT, Lines, kill, start_worker
+from ._protocol import decode, encode, error_from_json, warning_categories
 from ._transports import Host
 
 __all__ = ["HANDSHAKE_TIMEOUT", "HEARTBEAT", "Connection", "Sink", "connect"]
 
 log = logging.getLogger(__name__)
-
-HANDSHAKE_TIMEOUT = 60.0
-"""Seconds for the worker's ``hello`` (the transport's connection, Python's start-up)."""
-
-STDERR_DRAIN = 2.0
-"""Seconds a failed start waits for the rest of the worker's stderr."""
 
 HEARTBEAT = 15.0
 """Seconds between pings; a pipe that answers none for twice that is taken for dead."""
@@ -75,35 +69,6 @@ class _Pending:
     error: Mapping[str, Any] | None = None
     warnings: list[dict[str, str]] = field(default_factory=list)
     dropped: bool = False
-
-
-class _Lines:
-    """Lines from a raw pipe, read with ``os.read`` so a first line can have a deadline."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._fd = stream.fileno()
-        self._buffer = b""
-
-    def read(self, deadline: float | None = None) -> bytes | None:
-        """The next line; ``b""`` at the end of the pipe, ``None`` when the deadline passed."""
-        while b"\n" not in self._buffer:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
-                    return None
-            try:
-                chunk = os.read(self._fd, 1 << 16)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return b""
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line + b"\n"
-
-    def __iter__(self) -> Iterator[bytes]:
-        while line := self.read():
-            yield line
 
 
 class Connection:
@@ -150,95 +115,22 @@ class Connection:
         """Whether the pipe is up now."""
         return self._connected
 
-    def _stderr_text(self) -> str:
-        return "\n".join(self._stderr).strip()
-
-    def _read_stderr(self, stream: IO[bytes]) -> None:
-        with stream:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode(errors="replace").rstrip()
-                self._stderr.append(line)
-                log.debug("%s: %s", self.host.name, line)
-
     def _connect(self) -> int:
-        try:
-            proc = subprocess.Popen(
-                self.host.worker_argv(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=self.host.process_env(),
-                bufsize=0,
-                # Its own session: an interrupt sent to the kernel's process group must not
-                # reach the transport.
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise HostUnreachableError(
-                f"could not run the transport for {self.host.name}: {exc}"
-            ) from exc
-        assert proc.stdout is not None and proc.stderr is not None and proc.stdin is not None
-        self._stderr.clear()
-        errors = threading.Thread(
-            target=self._read_stderr, args=(proc.stderr,), name="lab-widget-worker-err", daemon=True
-        )
-        errors.start()
-        lines = _Lines(proc.stdout)
-        first = lines.read(time.monotonic() + HANDSHAKE_TIMEOUT)
-        mine = hello()
-        if not first:
-            self._kill(proc)
-            proc.stdout.close()
-            # Its stdout can end before its last words on stderr are read: let the reader
-            # drain them (bounded, since a transport's own children may hold the pipe open).
-            errors.join(STDERR_DRAIN)
-            said = self._stderr_text()
-            why = "no answer" if first is None else "the worker ended"
-            raise HostUnreachableError(
-                f"could not start the worker on {self.host.name} ({why})"
-                + (f":\n{said}" if said else "")
-            )
-        theirs = decode(first)
-        problems = mismatch(mine, theirs)
-        if problems:
-            self._kill(proc)
-            proc.stdout.close()
-            raise WorkerVersionError(
-                f"the worker on {self.host.name} does not match this kernel: "
-                + "; ".join(problems)
-                + ". Install the same lab_widget (and its pinned CLIs) on both sides."
-            )
-        try:
-            proc.stdin.write(encode(mine))
-            proc.stdin.flush()
-        except OSError as exc:
-            self._kill(proc)
-            proc.stdout.close()
-            raise HostUnreachableError(f"the worker on {self.host.name} went away: {exc}") from exc
+        started = start_worker(self.host, self._stderr)
         with self._lock:
-            self._proc = proc
+            self._proc = started.proc
             self._generation += 1
             generation = self._generation
             self._connected = True
-            self.peer = theirs
+            self.peer = started.peer
             self._lock.notify_all()
         threading.Thread(
             target=self._read,
-            args=(lines, generation, proc.stdout),
+            args=(started.lines, generation, started.proc.stdout),
             name="lab-widget-worker-in",
             daemon=True,
         ).start()
         return generation
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(OSError):
-            proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
 
     def _write(self, message: Mapping[str, Any]) -> None:
         proc = self._proc
@@ -251,12 +143,12 @@ class Connection:
             except (OSError, ValueError):
                 pass  # the reader sees the end of the pipe and reconnects
 
-    def _read(self, lines: _Lines, generation: int, stream: IO[bytes]) -> None:
+    def _read(self, lines: Lines, generation: int, stream: IO[bytes]) -> None:
         with stream:
             self._read_lines(lines)
         self._dropped(generation)
 
-    def _read_lines(self, lines: _Lines) -> None:
+    def _read_lines(self, lines: Lines) -> None:
         for line in lines:
             try:
                 message = decode(line)
@@ -328,7 +220,7 @@ class Connection:
             item.done.set()
         self._sockets.close_all()
         if proc is not None:
-            self._kill(proc)
+            kill(proc)
         if not self._closed:
             log.warning("the connection to %s dropped", self.host.name)
         if start:
@@ -374,7 +266,7 @@ class Connection:
             except (ConnectionLostError, HostUnreachableError):
                 if proc is not None and proc is self._proc:
                     log.warning("%s did not answer a ping: reconnecting", self.host.name)
-                    self._kill(proc)  # its reader sees the end and reconnects
+                    kill(proc)  # its reader sees the end and reconnects
 
     def close(self) -> None:
         """Let the worker go (it exits; the agents live on under tmux)."""
@@ -388,7 +280,7 @@ class Connection:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                self._kill(proc)
+                kill(proc)
         with _registry_lock:
             if _connections.get(self.host) is self:
                 del _connections[self.host]
