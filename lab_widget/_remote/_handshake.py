@@ -75,6 +75,13 @@ def kill(proc: subprocess.Popen[bytes]) -> None:
             proc.stdin.close()
 
 
+def _abandon(proc: subprocess.Popen[bytes]) -> None:
+    # A start that failed: nothing reads the worker's stdout any more.
+    kill(proc)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 @dataclass
 class Started:
     """A worker that shook hands: its process, the lines it sends, and its ``hello``."""
@@ -124,8 +131,7 @@ def start_worker(host: Host, said: deque[str]) -> Started:
     first = lines.read(time.monotonic() + HANDSHAKE_TIMEOUT)
     mine = hello()
     if not first:
-        kill(proc)
-        proc.stdout.close()
+        _abandon(proc)
         # Its stdout can end before its last words on stderr are read: let the reader
         # drain them (bounded, since a transport's own children may hold the pipe open).
         errors.join(STDERR_DRAIN)
@@ -137,8 +143,7 @@ def start_worker(host: Host, said: deque[str]) -> Started:
     theirs = decode(first)
     problems = mismatch(mine, theirs)
     if problems:
-        kill(proc)
-        proc.stdout.close()
+        _abandon(proc)
         raise WorkerVersionError(
             f"the worker on {host.name} does not match this kernel: "
             + "; ".join(problems)
@@ -148,7 +153,6 @@ def start_worker(host: Host, said: deque[str]) -> Started:
         proc.stdin.write(encode(mine))
         proc.stdin.flush()
     except OSError as exc:
-        kill(proc)
-        proc.stdout.close()
+        _abandon(proc)
         raise HostUnreachableError(f"the worker on {host.name} went away: {exc}") from exc
     return Started(proc, lines, theirs)

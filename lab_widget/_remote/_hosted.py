@@ -15,17 +15,36 @@ from typing import Any
 
 import orjson
 
-from .._chat import _PENDING_GRACE, ChatEvent
+from .._chat import _PENDING_GRACE, ChatEvent, Epoch
 from .._run import Run
-from ..schema import Message
+from ..provider import TranscriptRef
+from ..schema import CommandSpec, Dialog, Message
 from ._forward import Listener, Send
 
-__all__ = ["Hosted", "dump"]
+__all__ = ["Hosted", "commands_json", "dialog_json", "dump"]
 
 
 def dump(messages: list[Message]) -> list[dict[str, Any]]:
     """Messages as the protocol carries them."""
     return [m.model_dump(mode="json", exclude_none=True) for m in messages]
+
+
+def dialog_json(dialog: Dialog | None) -> dict[str, Any] | None:
+    """A pending dialog as the protocol carries it."""
+    return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
+
+
+def commands_json(commands: list[CommandSpec]) -> list[dict[str, Any]]:
+    """Slash commands as the protocol carries them."""
+    return [c.model_dump(mode="json") for c in commands]
+
+
+def _epoch_json(epoch: Epoch) -> dict[str, Any]:
+    return {"transcript_id": epoch.transcript_id, "messages": dump(epoch.messages)}
+
+
+def _ref_json(ref: TranscriptRef) -> dict[str, Any]:
+    return {"transcript_id": ref.transcript_id, "path": str(ref.path)}
 
 
 class Hosted:
@@ -53,16 +72,15 @@ class Hosted:
 
     def _facts(self, state: str) -> dict[str, Any]:
         run = self.run
-        dialog = run.pending_dialog
         facts: dict[str, Any] = {
             "state_reason": run.state_reason,
             "needs_input_reason": run.needs_input_reason,
-            "pending_dialog": dialog.model_dump(mode="json", exclude_none=True) if dialog else None,
+            "pending_dialog": dialog_json(run.pending_dialog),
             "session": run.session.model_dump(mode="json"),
         }
         if state == "idle" or not self._sent_facts:
             # Cheap when nothing changed (a signature of the command folders).
-            facts["commands"] = [c.model_dump(mode="json") for c in run.commands]
+            facts["commands"] = commands_json(run.commands)
         if run.transcript_id != self._transcript_id or not self._sent_facts:
             path = run.transcript_path
             facts["transcript_path"] = str(path) if path else None
@@ -93,15 +111,9 @@ class Hosted:
         if event.reset:
             past, refs = run.past_conversations, run.past_epochs
             if past:
-                message["past"] = {
-                    "transcript_id": past[-1].transcript_id,
-                    "messages": dump(past[-1].messages),
-                }
+                message["past"] = _epoch_json(past[-1])
             if refs:
-                message["past_ref"] = {
-                    "transcript_id": refs[-1].transcript_id,
-                    "path": str(refs[-1].path),
-                }
+                message["past_ref"] = _ref_json(refs[-1])
         self._state = event.state
         self._send(message)
 
@@ -126,13 +138,8 @@ class Hosted:
                 "state": state,
                 "transcript_id": run.transcript_id,
                 "messages": dump(run.messages),
-                "past": [
-                    {"transcript_id": e.transcript_id, "messages": dump(e.messages)}
-                    for e in run.past_conversations
-                ],
-                "past_refs": [
-                    {"transcript_id": r.transcript_id, "path": str(r.path)} for r in run.past_epochs
-                ],
+                "past": [_epoch_json(e) for e in run.past_conversations],
+                "past_refs": [_ref_json(r) for r in run.past_epochs],
                 "facts": facts,
                 "attach_command": run.attach_command,
                 "tmux": {

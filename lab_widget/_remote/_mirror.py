@@ -83,6 +83,11 @@ class Mirror:
                 self._ordered = [self._by_seq[s] for s in sorted(self._by_seq)]
             return list(self._ordered)
 
+    def fact(self, name: str) -> str | None:
+        """One of the view's facts as text; ``None`` when the worker sent none (or empty)."""
+        value = self.facts.get(name)
+        return str(value) if value else None
+
     def _apply_facts(self, facts: Mapping[str, Any]) -> None:
         self.facts.update(facts)
         if "pending_dialog" in facts:

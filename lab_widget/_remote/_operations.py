@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import LabWidgetError
-from ._hosted import Hosted
+from ._hosted import Hosted, commands_json, dialog_json
 from ._pane import allowed
 from ._protocol import decode_answer
 
@@ -56,11 +56,6 @@ def _tmux(hosted: Hosted, args: dict[str, Any]) -> str:
     return hosted.run.pane.runner.tmux(*argv, data=raw)
 
 
-def _dialogs(hosted: Hosted, _args: dict[str, Any]) -> object:
-    dialog = hosted.run.pending_dialog
-    return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
-
-
 OPERATIONS: dict[str, Operation] = {
     # acting
     "send": _send,
@@ -73,8 +68,8 @@ OPERATIONS: dict[str, Operation] = {
     "tmux": _tmux,
     # reading
     "session": lambda hosted, _args: hosted.run.session.model_dump(mode="json"),
-    "dialogs": _dialogs,
-    "commands": lambda hosted, _args: [c.model_dump(mode="json") for c in hosted.run.commands],
+    "dialogs": lambda hosted, _args: dialog_json(hosted.run.pending_dialog),
+    "commands": lambda hosted, _args: commands_json(hosted.run.commands),
     "history": lambda hosted, _args: [c.model_dump(mode="json") for c in hosted.run.history()],
     "diff": lambda hosted, _args: hosted.run.diff(),
     "changes": lambda hosted, _args: hosted.run.workspace.changes(),

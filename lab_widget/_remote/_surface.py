@@ -133,7 +133,7 @@ class MirroredRun(Run):
     @property
     def transcript_path(self) -> Path | None:
         """The agent's transcript file on the host."""
-        path = self._mirror.facts.get("transcript_path")
+        path = self._mirror.fact("transcript_path")
         return Path(path) if path else None
 
     @property
@@ -144,13 +144,12 @@ class MirroredRun(Run):
     @property
     def needs_input_reason(self) -> str | None:
         """Why the run is ``needs_input``, when it is."""
-        reason = self._mirror.facts.get("needs_input_reason")
-        return str(reason) if reason else None
+        return self._mirror.fact("needs_input_reason")
 
     @property
     def state_reason(self) -> str:
         """Why the run needs input or has ended; empty otherwise."""
-        return str(self._mirror.facts.get("state_reason") or "")
+        return self._mirror.fact("state_reason") or ""
 
     @property
     def pane(self) -> TmuxTerminal:
