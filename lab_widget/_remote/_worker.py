@@ -143,24 +143,14 @@ class Worker:
         except BaseException as exc:
             if not isinstance(exc, LabWidgetError):
                 log.exception("request %s failed", op)
-            self.send(
-                {
-                    "kind": "result",
-                    "id": request_id,
-                    "ok": False,
-                    "error": error_json(exc),
-                    "warnings": self._local.warnings,
-                }
-            )
+            self.send(self._result(request_id, error=error_json(exc)))
 
-    def _result(self, request_id: object, value: object) -> dict[str, Any]:
-        return {
-            "kind": "result",
-            "id": request_id,
-            "ok": True,
-            "value": value,
-            "warnings": list(getattr(self._local, "warnings", [])),
-        }
+    def _result(
+        self, request_id: object, value: object = None, *, error: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        outcome = {"ok": True, "value": value} if error is None else {"ok": False, "error": error}
+        warned = list(getattr(self._local, "warnings", []))
+        return {"kind": "result", "id": request_id, **outcome, "warnings": warned}
 
     def note_warning(self, category: type[Warning], message: str) -> bool:
         """Keep a warning for the result of the request this thread serves."""
