@@ -33,7 +33,8 @@ _TOKEN_COUNT = b'"token_count"'
 _AGENT_ID = b"agent_id"
 """In a spawn call's output (a JSON string inside the line, so its quotes are escaped)."""
 _SPAWNS = tuple(b'"' + name.encode() + b'"' for name in sorted(_compat.SPAWN_TOOLS))
-_NEEDLES = (_TURN_CONTEXT, _TOKEN_COUNT, _AGENT_ID, *_SPAWNS)
+_NEEDLES = (_TURN_CONTEXT, _TOKEN_COUNT)
+_SPAWN_NEEDLES = (_AGENT_ID, *_SPAWNS)
 
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
@@ -56,7 +57,9 @@ def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
     yet) is left out, as the reader leaves it.
     """
     found: set[tuple[int, int]] = set()
-    for needle in _NEEDLES:
+    # Most rollouts start no sub-agent: one search rules the spawn lines out.
+    spawns = any(data.find(name) >= 0 for name in _SPAWNS)
+    for needle in (*_NEEDLES, *_SPAWN_NEEDLES) if spawns else _NEEDLES:
         position = 0
         while (hit := data.find(needle, position)) >= 0:
             end = data.find(b"\n", hit)
@@ -79,8 +82,8 @@ class _Scan:
     """The reader's counting, over the lines that feed it."""
 
     def __init__(self) -> None:
-        self.usage = Usage()
-        self.models: dict[tuple[str, AgentScope], ModelUsage] = {}
+        self.models: dict[tuple[str, AgentScope], list[int]] = {}
+        """Input, output, cache reads, cache writes, reasoning, requests."""
         self.model: str | None = None
         self.children: dict[str, _Thread | None] = {}
         self.queue: list[_Thread] = []
@@ -158,16 +161,35 @@ class _Scan:
             response = last
         if response is None or response.empty:
             return
-        usage = response.usage()
-        self.usage = self.usage + usage
+        # Plain sums until the end: a pydantic model per response is most of a scan's time.
         model = thread.model or "unknown"
-        key = (model, thread.scope)
-        known = self.models.get(key) or ModelUsage(model=model, scope=thread.scope)
-        self.models[key] = known.model_copy(
-            update={"usage": known.usage + usage, "requests": known.requests + 1}
-        )
+        sums = self.models.setdefault((model, thread.scope), [0, 0, 0, 0, 0, 0])
+        sums[0] += max(0, response.input - response.cached)
+        sums[1] += response.output
+        sums[2] += response.cached
+        sums[3] += response.cache_write
+        sums[4] += response.reasoning
+        sums[5] += 1
         if main and thread.model is not None:
             self.model = thread.model
+
+    def rows(self) -> list[ModelUsage]:
+        """Per model and scope, in the order the reader first counts them."""
+        return [
+            ModelUsage(
+                model=model,
+                scope=scope,
+                usage=Usage(
+                    input_tokens=sums[0],
+                    output_tokens=sums[1],
+                    cache_read_tokens=sums[2],
+                    cache_write_tokens=sums[3],
+                    reasoning_tokens=sums[4],
+                ),
+                requests=sums[5],
+            )
+            for (model, scope), sums in self.models.items()
+        ]
 
 
 def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
@@ -197,9 +219,10 @@ def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
         while index < len(scan.queue):
             scan.thread(scan.queue[index], main=False)
             index += 1
+    rows = scan.rows()
     return SessionSummary(
         transcript_id=transcript_id,
         model=scan.model,
-        usage=scan.usage,
-        models=list(scan.models.values()),
+        usage=sum((row.usage for row in rows), Usage()),
+        models=rows,
     )

@@ -6,31 +6,60 @@ once, as last written), else the message's own ``tokens``, per model and scope, 
 child sessions a ``task`` call runs, from whichever source the version keeps (the event
 log, the ``message`` / ``part`` rows, legacy JSON files). The reader's own bookkeeping of
 infos and parts does the counting here too; what is skipped is every part that can change
-no count (text, reasoning, files: the bulk of a session), unparsed where a byte test
-tells, and every message the reader would build from the rest.
+no count (text, reasoning, files, tool output: the bulk of a session), left in the
+store where it keeps an event log (``_compat.COUNTED_EVENTS_QUERY``), and every message
+the reader would build from the rest.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from typing import Any
 
+import orjson
+
 from ...schema import SessionSummary
-from .. import TranscriptRef
+from .. import ReadResult, TranscriptRef, exact
 from . import _compat
 from ._parts import step_usage, tool_call
-from ._store import EventRow
+from ._store import connect
 from ._transcript import OpenCodeTranscriptReader
 
 __all__ = ["usage_summary"]
 
-_STEP = '"step-finish"'
-_TOOL = '"tool"'
-"""A part that can change a count names its type so (the CLI writes compact JSON), and a
-task call's part is a ``tool`` part: any other part is left unparsed."""
-
 
 class _CountsOnly(OpenCodeTranscriptReader):
     """The reader's usage bookkeeping, with no message built and no sub-agent mirrored."""
+
+    def _reset(self) -> None:
+        super()._reset()
+        self._raw_tokens: dict[str, Any] = {}
+
+    def _message(self, info: dict[str, Any]) -> None:
+        # The reader's usage rule (``SessionMapping._message``) without the state, times and
+        # errors. An info is re-sent on every change of its message; figures that did not
+        # change count as they did (their message was counted then, or had none).
+        msg_id = str(info["id"])
+        role = info.get("role")
+        self._roles[msg_id] = str(role)
+        self._infos[msg_id] = info
+        if role != "assistant":
+            return
+        model = info.get("modelID")
+        if isinstance(model, str) and model:
+            self._model = model
+        cost = exact(info.get("cost"))
+        if cost is not None:
+            self._costs[msg_id] = cost
+        tokens = info.get("tokens")
+        if msg_id in self._raw_tokens and self._raw_tokens[msg_id] == tokens:
+            return
+        self._raw_tokens[msg_id] = tokens
+        usage = step_usage(tokens)
+        if usage is not None and usage.total:
+            self._message_usage[msg_id] = usage
+            self._count_usage(msg_id)
 
     def _part(self, part: dict[str, Any]) -> None:
         kind = part.get("type")
@@ -58,17 +87,49 @@ class _CountsOnly(OpenCodeTranscriptReader):
         for child in self._children.values():
             child.read()
 
-    def apply(self, rows: list[EventRow]) -> None:
-        kept = [
-            row
-            for row in rows
-            if not row.type.startswith(_compat.PART_UPDATED)
-            or _STEP in row.data
-            or _TOOL in row.data
-        ]
-        super().apply(kept)
-        if rows:
-            self._last = (rows[-1].seq, rows[-1].id)  # where the next read goes on from
+    def read(self) -> ReadResult:
+        """One read (a summary is taken once): from the event log, only the events that
+        can count, selected by the store; older versions' rows and files as the reader
+        reads them.
+        """
+        if self._source is None and self.ref.path.suffix != ".json":
+            # A session with an event log is found by the query itself (no probe first).
+            rows = _counted_events(self.ref)
+            if rows:
+                self._source = "events"
+                for seq, event_id, kind, raw in rows:
+                    self._last = (seq, event_id)
+                    data = _loads(raw)
+                    if isinstance(data, dict):
+                        self._event(kind, data)
+        if self._source != "events":
+            return super().read()
+        self._read_children()
+        return ReadResult(changed=[])
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            # What orjson refuses: a lone surrogate, a huge number, text that is not UTF-8
+            # (the reader's connection reads it with replacement characters, as here).
+            return json.loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            return None  # the reader notes it as unreadable and counts nothing from it
+
+
+def _counted_events(ref: TranscriptRef) -> list[tuple[int, str, str, bytes]]:
+    """``(seq, id, type, data)`` of the events that can count, in order."""
+    with connect(ref.path) as conn:
+        if conn is None:
+            return []
+        try:
+            rows = conn.execute(_compat.COUNTED_EVENTS_QUERY, (ref.transcript_id,)).fetchall()
+        except sqlite3.Error:
+            return []  # unreadable now (busy past the timeout, no such table): nothing counted
+    return [(int(r[0]), str(r[1]), str(r[2]), bytes(r[3])) for r in rows]
 
 
 def usage_summary(ref: TranscriptRef) -> SessionSummary:
