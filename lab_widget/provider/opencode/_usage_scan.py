@@ -15,26 +15,62 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from decimal import Decimal
 from typing import Any
 
 import orjson
 
-from ...schema import SessionSummary
-from .. import ReadResult, TranscriptRef, exact
+from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
+from .. import ReadResult, TranscriptRef, as_dict, exact
 from . import _compat
-from ._parts import step_usage, tool_call
+from ._parts import tool_call
 from ._store import connect
 from ._transcript import OpenCodeTranscriptReader
 
 __all__ = ["usage_summary"]
 
 
+_Figures = tuple[int, int, int, int, int]
+"""Input, output (reasoning included), reasoning, cache reads, cache writes."""
+
+
+def _figures(tokens: Any) -> _Figures | None:
+    """``step_usage``'s figures as plain ints (a pydantic model per event is most of the
+    cost of a scan otherwise).
+
+    Examples
+    --------
+    >>> _figures({"input": 5, "output": 2, "reasoning": 1, "cache": {"read": 3}})
+    (5, 3, 1, 3, 0)
+    """
+    if not isinstance(tokens, dict):
+        return None
+    cache = as_dict(tokens.get("cache"))
+
+    def n(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    reasoning = n(tokens.get("reasoning"))
+    return (
+        n(tokens.get("input")),
+        n(tokens.get("output")) + reasoning,
+        reasoning,
+        n(cache.get("read")),
+        n(cache.get("write")),
+    )
+
+
 class _CountsOnly(OpenCodeTranscriptReader):
-    """The reader's usage bookkeeping, with no message built and no sub-agent mirrored."""
+    """The reader's usage rule, with no message built and no sub-agent mirrored."""
 
     def _reset(self) -> None:
         super()._reset()
         self._raw_tokens: dict[str, Any] = {}
+        self._own: dict[str, _Figures] = {}
+        """A message's own ``tokens``, the last that held any."""
+        self._step_figures: dict[str, dict[str, _Figures]] = {}
+        self._counted: dict[str, None] = {}
+        """Messages in the order the reader first counts them (its ``_usage``'s order)."""
 
     def _message(self, info: dict[str, Any]) -> None:
         # The reader's usage rule (``SessionMapping._message``) without the state, times and
@@ -56,10 +92,46 @@ class _CountsOnly(OpenCodeTranscriptReader):
         if msg_id in self._raw_tokens and self._raw_tokens[msg_id] == tokens:
             return
         self._raw_tokens[msg_id] = tokens
-        usage = step_usage(tokens)
-        if usage is not None and usage.total:
-            self._message_usage[msg_id] = usage
-            self._count_usage(msg_id)
+        figures = _figures(tokens)
+        if figures is not None and figures[0] + figures[1] + figures[3] + figures[4]:
+            self._own[msg_id] = figures
+            self._counted.setdefault(msg_id)
+
+    @property
+    def summary(self) -> SessionSummary:
+        # The reader's summary (``OpenCodeTranscriptReader.summary``) over the same counts:
+        # a message's steps, each once as last written, else its own tokens.
+        scope: AgentScope = "subagent" if self._subagent else "main"
+        sums: dict[tuple[str, AgentScope], list[int]] = {}
+        for msg_id in self._counted:
+            steps = self._step_figures.get(msg_id)
+            figures = list(steps.values()) if steps else [self._own[msg_id]]
+            key = (str(self._infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
+            row = sums.setdefault(key, [0, 0, 0, 0, 0, 0])
+            for each in figures:
+                for i, value in enumerate(each):
+                    row[i] += value
+            row[5] += max(1, len(steps or {}))
+        models = {key: (_usage(row), row[5]) for key, row in sums.items()}
+        costs = list(self._costs.values())
+        for child in self._children.values():
+            summary = child.summary
+            for item in summary.models:
+                key = (item.model, "subagent")
+                before, requests = models.get(key, (Usage(), 0))
+                models[key] = (before + item.usage, requests + item.requests)
+            if summary.vendor_cost_usd is not None:
+                costs.append(summary.vendor_cost_usd)
+        return SessionSummary(
+            **self._facts,
+            model=self._model,
+            usage=sum((u for u, _ in models.values()), Usage()),
+            models=[
+                ModelUsage(model=name, scope=where, usage=usage, requests=requests)
+                for (name, where), (usage, requests) in models.items()
+            ],
+            vendor_cost_usd=sum(costs, Decimal(0)) if costs else None,
+        )
 
     def _part(self, part: dict[str, Any]) -> None:
         kind = part.get("type")
@@ -67,10 +139,10 @@ class _CountsOnly(OpenCodeTranscriptReader):
             msg_id = str(part.get("messageID") or "")
             if self._roles.get(msg_id) != "assistant":
                 return  # the reader counts a step only once its message is known
-            usage = step_usage(part.get("tokens"))
-            if usage is not None:
-                self._steps.setdefault(msg_id, {})[str(part["id"])] = usage
-                self._count_usage(msg_id)
+            figures = _figures(part.get("tokens"))
+            if figures is not None:
+                self._step_figures.setdefault(msg_id, {})[str(part["id"])] = figures
+                self._counted.setdefault(msg_id)
         elif kind == "tool":
             tool = tool_call(part)
             if tool.agent_id is not None:
@@ -106,6 +178,16 @@ class _CountsOnly(OpenCodeTranscriptReader):
             return super().read()
         self._read_children()
         return ReadResult(changed=[])
+
+
+def _usage(row: list[int]) -> Usage:
+    return Usage(
+        input_tokens=row[0],
+        output_tokens=row[1],
+        reasoning_tokens=row[2],
+        cache_read_tokens=row[3],
+        cache_write_tokens=row[4],
+    )
 
 
 def _loads(raw: bytes) -> Any:
