@@ -20,22 +20,26 @@ from ._transcript import GeminiTranscriptReader
 
 __all__ = ["usage_summary"]
 
-_SET = b'{"$set"'
-_KEEP = (b'"messages"', b'"id"', b'"$rewindTo"', b'"sessionId"')
-"""What makes a line more than a stamp: a message list, a record, a cut, the header."""
+_STAMPS = (b'{"$set": {"lastUpdated": "', b'{"$set":{"lastUpdated":"')
+"""How a last-update stamp starts, spaced as the recorded files are and compact."""
+_STAMP_QUOTES = 6
+"""``"$set"``, ``"lastUpdated"`` and the time: any other key adds quotes."""
 
 
 def _stamp_only(raw: bytes) -> bool:
-    """A ``$set`` line that changes no record (the CLI writes ``{"$set": ...`` first).
+    """A ``$set`` line that only stamps the session's last update (no record, no message
+    list, no cut): ``{"$set": {"lastUpdated": "<time>"}}`` and nothing more.
 
     Examples
     --------
     >>> _stamp_only(b'{"$set": {"lastUpdated": "2026-12-01T10:00:00Z"}}')
     True
-    >>> _stamp_only(b'{"$set": {"messages": []}}'), _stamp_only(b'{"id": "r1"}')
-    (False, False)
+    >>> _stamp_only(b'{"$set": {"lastUpdated": "t", "messages": []}}')
+    False
+    >>> _stamp_only(b'{"id": "r1"}')
+    False
     """
-    return raw.startswith(_SET) and not any(key in raw for key in _KEEP)
+    return raw.startswith(_STAMPS) and raw.count(b'"') == _STAMP_QUOTES
 
 
 def _count(value: Any) -> int:
