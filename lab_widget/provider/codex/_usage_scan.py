@@ -23,7 +23,7 @@ import orjson
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
 from .. import iso_time
 from . import _compat
-from ._items import Counts, counts, spawned_agent, tool_output
+from ._items import spawned_agent, tool_output
 from ._rollouts import find_thread, resolve_pending
 
 __all__ = ["usage_summary"]
@@ -70,12 +70,56 @@ def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
     return sorted(found)
 
 
+_Counts = tuple[int, int, int, int, int]
+"""Input (cached included), cached, output, cache writes, reasoning: ``Counts`` as a tuple."""
+
+
+def _tokens(raw: dict[str, Any], *keys: str) -> int:
+    for key in keys:
+        value = raw.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return max(0, value)
+    return 0
+
+
+def _figures(raw: Any) -> _Counts | None:
+    """``counts(raw)`` as a plain tuple (the dataclass per line is a scan's main cost).
+
+    Examples
+    --------
+    >>> from dataclasses import astuple
+    >>> from lab_widget.provider.codex._items import counts
+    >>> raw = {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 3}
+    >>> _figures(raw), astuple(counts(raw)) == _figures(raw)
+    ((10, 4, 3, 0, 0), True)
+    """
+    if not isinstance(raw, dict):
+        return None
+    return (
+        _tokens(raw, "input_tokens"),
+        _tokens(raw, "cached_input_tokens", "cache_read_input_tokens"),
+        _tokens(raw, "output_tokens"),
+        _tokens(raw, "cache_write_input_tokens", "cache_creation_input_tokens"),
+        _tokens(raw, "reasoning_output_tokens"),
+    )
+
+
+def _minus(total: _Counts, before: _Counts) -> _Counts:
+    return (
+        total[0] - before[0],
+        total[1] - before[1],
+        total[2] - before[2],
+        total[3] - before[3],
+        total[4] - before[4],
+    )
+
+
 @dataclass
 class _Thread:
     path: Path
     scope: AgentScope
     model: str | None = None
-    previous_total: Counts | None = None
+    previous_total: _Counts | None = None
 
 
 class _Scan:
@@ -147,28 +191,33 @@ class _Scan:
         info = payload.get("info")
         if not isinstance(info, dict):
             return
-        total, last = counts(info.get("total_token_usage")), counts(info.get("last_token_usage"))
-        response: Counts | None
+        total = _figures(info.get("total_token_usage"))
+        last = _figures(info.get("last_token_usage"))
+        response: _Counts | None
         if total is not None:
             before, thread.previous_total = thread.previous_total, total
             if before is not None and total == before:
                 return
-            if before is None or not total.advanced_from(before):
-                response = last or total
+            advanced = before is not None and all(
+                a >= b for a, b in zip(total, before, strict=True)
+            )
+            if before is None or not advanced:  # the first count, or totals that started over
+                response = last if last is not None else total
             else:
-                response = last or total.minus(before)
+                response = last if last is not None else _minus(total, before)
         else:
             response = last
-        if response is None or response.empty:
+        if response is None or not any(response):
             return
         # Plain sums until the end: a pydantic model per response is most of a scan's time.
+        inputs, cached, output, cache_write, reasoning = response
         model = thread.model or "unknown"
         sums = self.models.setdefault((model, thread.scope), [0, 0, 0, 0, 0, 0])
-        sums[0] += max(0, response.input - response.cached)
-        sums[1] += response.output
-        sums[2] += response.cached
-        sums[3] += response.cache_write
-        sums[4] += response.reasoning
+        sums[0] += max(0, inputs - cached)
+        sums[1] += output
+        sums[2] += cached
+        sums[3] += cache_write
+        sums[4] += reasoning
         sums[5] += 1
         if main and thread.model is not None:
             self.model = thread.model
