@@ -1,19 +1,33 @@
-"""History and session summaries over a folder of many transcripts, against ccusage reading
-the same files: listing (``history``), the usage-only summaries (``SessionInfo.summary``),
-and the full read for comparison; ccusage's ``session --json --offline`` report, process
-start to exit, beside.
+"""History and session summaries over a folder of many sessions, for each of the four agents,
+against ccusage reading the same files: listing (``history``), the usage-only summaries
+(``SessionInfo.summary``), and the full read for comparison; ccusage's ``<agent> session
+--json --offline`` report, process start to exit, beside, as a ratio (> 1: ours is faster).
+
+Each history is built from that agent's recorded sessions, repeated with fresh ids up to the
+size asked for, laid out where the agent keeps them (Claude Code's projects folder, Codex's
+``sessions/YYYY/MM/DD``, Gemini CLI's project ``chats/``, OpenCode's SQLite store with its
+``event``, ``message`` and ``part`` tables, as 1.17.19 and later keep them).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
+import sqlite3
 import statistics
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
-from _support import Row, fixture_entries, fresh
+from _support import ROOT, Row, fixture_entries, fresh
 
 from lab_widget import history
 from lab_widget.provider.claude_code._files import project_slug
@@ -21,8 +35,21 @@ from tests.support.oracle import ccusage
 
 __all__ = ["summaries"]
 
+FIXTURES = ROOT / "tests" / "fixtures"
 
-def _session(path: Path, megabytes: float) -> int:
+
+@dataclass(frozen=True)
+class Home:
+    """A built history: the home ccusage reads, the folder the sessions ran in, what our side's
+    environment needs to find them, and how much was written."""
+
+    home: Path
+    work: Path
+    env: dict[str, str]
+    written: int
+
+
+def _claude_session(path: Path, megabytes: float) -> int:
     """Recorded sessions repeated with fresh ids up to ``megabytes``, written compact as the
     CLI writes them (ccusage's own pre-filter looks for ``"type":"assistant"`` unspaced)."""
     rounds = [fixture_entries(n) for n in ("tools.jsonl", "hello.jsonl", "paste.jsonl")]
@@ -45,8 +72,165 @@ def _session(path: Path, megabytes: float) -> int:
     return written
 
 
-def _timed(repeats: int, fn: object) -> float:
-    assert callable(fn)
+def _claude(base: Path, sessions: int, megabytes: float) -> Home:
+    work = base / "work"
+    project = base / ".claude" / "projects" / project_slug(str(work.resolve()))
+    project.mkdir(parents=True)
+    written = sum(
+        _claude_session(project / f"session-{i:04d}.jsonl", megabytes / sessions)
+        for i in range(sessions)
+    )
+    return Home(base, work, {"CLAUDE_CONFIG_DIR": str(base / ".claude")}, written)
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _codex_round(
+    body: list[dict[str, Any]], final: dict[str, int], round_: int
+) -> Iterator[dict[str, Any]]:
+    """One repeat of a rollout's body, later by ``round_`` ten minutes: its running token
+    totals moved on by the rounds before (Codex's totals only grow within a session), its
+    times moved on (ccusage counts a repeated event once)."""
+    for line in body:
+        out = line
+        stamp = line.get("timestamp")
+        if isinstance(stamp, str) and round_:
+            moved_at = datetime.fromisoformat(stamp) + timedelta(minutes=10 * round_)
+            millis = f"{moved_at.microsecond // 1000:03d}"
+            out = {**out, "timestamp": f"{moved_at:%Y-%m-%dT%H:%M:%S}.{millis}Z"}
+        payload = line.get("payload")
+        info = payload.get("info") if isinstance(payload, dict) else None
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if isinstance(total, dict) and round_:
+            moved = {k: v + round_ * final.get(k, 0) for k, v in total.items()}
+            out = {**out, "payload": {**payload, "info": {**info, "total_token_usage": moved}}}
+        yield out
+
+
+def _codex(base: Path, sessions: int, megabytes: float) -> Home:
+    work = base / "work"
+    lines = _jsonl(FIXTURES / "codex" / "tools.jsonl")
+    meta, body = lines[0], lines[1:]
+    totals = [
+        line["payload"]["info"]["total_token_usage"]
+        for line in body
+        if line.get("type") == "event_msg"
+        and line["payload"].get("type") == "token_count"
+        and isinstance(line["payload"].get("info"), dict)
+    ]
+    final = totals[-1]
+    day = base / ".codex" / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    target = int(megabytes * 1024 * 1024 / sessions)
+    written = 0
+    for i in range(sessions):
+        thread = str(uuid.UUID(int=i + 1))
+        head = {**meta, "payload": {**meta["payload"], "id": thread, "cwd": str(work.resolve())}}
+        path = day / f"rollout-2026-12-01T10-{i // 60:02d}-{i % 60:02d}-{thread}.jsonl"
+        size = 0
+        with path.open("w") as f:
+            f.write(json.dumps(head, separators=(",", ":")) + "\n")
+            round_ = 0
+            while size < target:
+                for line in _codex_round(body, final, round_):
+                    text = json.dumps(line, separators=(",", ":")) + "\n"
+                    f.write(text)
+                    size += len(text)
+                round_ += 1
+        written += size
+    return Home(base, work, {"CODEX_HOME": str(base / ".codex")}, written)
+
+
+def _gemini(base: Path, sessions: int, megabytes: float) -> Home:
+    work = base / "work"
+    lines = _jsonl(FIXTURES / "gemini" / "tools.jsonl")
+    header, body = lines[0], lines[1:]
+    # A whole-list rewrite ($set.messages) belongs to a session's start; repeats append.
+    body = [x for x in body if not (isinstance(x.get("$set"), dict) and "messages" in x["$set"])]
+    digest = hashlib.sha256(str(work.resolve()).encode()).hexdigest()
+    chats = base / ".gemini" / "tmp" / digest / "chats"
+    chats.mkdir(parents=True)
+    target = int(megabytes * 1024 * 1024 / sessions)
+    written = 0
+    for i in range(sessions):
+        session = str(uuid.UUID(int=i + 1))
+        path = chats / f"session-2026-12-01T10-{i // 60:02d}-{session[-8:]}.jsonl"
+        size = 0
+        with path.open("w") as f:
+            f.write(json.dumps({**header, "sessionId": session}) + "\n")
+            round_ = 0
+            while size < target:
+                for line in body:
+                    out = {**line, "id": f"{line['id']}-{round_}"} if "id" in line else line
+                    text = json.dumps(out) + "\n"
+                    f.write(text)
+                    size += len(text)
+                round_ += 1
+        written += size
+    return Home(base, work, {"GEMINI_CLI_HOME": str(base)}, written)
+
+
+_OPENCODE_ID = re.compile(r"\b(ses|msg|prt|evt)_([A-Za-z0-9]{20,})")
+
+
+def _renamer(session_id: str, stamp: str) -> Callable[[re.Match[str]], str]:
+    """Fresh ids for one repeat that still sort in creation order (the store's ids do)."""
+
+    def rename(match: re.Match[str]) -> str:
+        kind, rest = match.group(1), match.group(2)
+        return session_id if kind == "ses" else f"{kind}_{stamp}{rest}"
+
+    return rename
+
+
+def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
+    work = base / "work"
+    version = FIXTURES / "opencode" / "v1.17.19"
+    rows = _jsonl(version / "tools.store.jsonl")
+    per_round = sum(len(json.dumps(r)) for r in rows)
+    rounds = max(1, int(megabytes * 1024 * 1024 / sessions / per_round))
+    db = base / ".local" / "share" / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    written = 0
+    with sqlite3.connect(db) as conn:
+        conn.executescript((version / "schema.sql").read_text())
+        for i in range(sessions):
+            session_id = f"ses_{i:04d}{'x' * 22}"
+            for round_ in range(rounds):
+                rename = _renamer(session_id, f"{i:04d}{round_:04d}")
+                for raw in rows:
+                    text = _OPENCODE_ID.sub(rename, json.dumps(raw))
+                    row = json.loads(text)
+                    table, values = row["table"], row["row"]
+                    if table == "session":
+                        if round_:
+                            continue
+                        values["directory"] = str(work.resolve())
+                        values["time_created"] += i
+                    if table == "event":
+                        values["seq"] += round_ * len(rows)
+                    written += len(text)
+                    marks = ", ".join("?" * len(values))
+                    columns = ", ".join(f"`{c}`" for c in values)
+                    conn.execute(
+                        f"INSERT INTO `{table}` ({columns}) VALUES ({marks})", list(values.values())
+                    )
+    conn.close()
+    env = {"XDG_DATA_HOME": str(base / ".local" / "share")}
+    return Home(base, work, env, written)
+
+
+BUILDERS: dict[str, Callable[[Path, int, float], Home]] = {
+    "claude-code": _claude,
+    "codex": _codex,
+    "gemini": _gemini,
+    "opencode": _opencode,
+}
+
+
+def _timed(repeats: int, fn: Callable[[], object]) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -55,40 +239,60 @@ def _timed(repeats: int, fn: object) -> float:
     return statistics.median(times)
 
 
-def summaries(sessions: int, megabytes: float, repeats: int) -> list[Row]:
-    home = Path(tempfile.mkdtemp(prefix="bench-history-"))
-    work = home / "work"
-    work.mkdir()
-    project = home / ".claude" / "projects" / project_slug(str(work.resolve()))
-    project.mkdir(parents=True)
-    written = 0
-    for i in range(sessions):
-        written += _session(project / f"session-{i:04d}.jsonl", megabytes / sessions)
-    before = os.environ.get("CLAUDE_CONFIG_DIR")
-    os.environ["CLAUDE_CONFIG_DIR"] = str(home / ".claude")
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    before = {k: os.environ.get(k) for k in (*values, "OPENCODE_DB")}
+    os.environ.pop("OPENCODE_DB", None)
+    os.environ.update(values)
     try:
-        listed = _timed(repeats, lambda: history(work, provider="claude-code"))
-        infos = history(work, provider="claude-code")
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
+    built.work.mkdir(exist_ok=True)
+    with _environment(built.env):
+        listed = _timed(repeats, lambda: history(built.work, provider=provider))
+        infos = history(built.work, provider=provider)
+        assert len(infos) == sessions, (provider, len(infos))
         fast = _timed(repeats, lambda: [i.summary() for i in infos])
         full = _timed(1, lambda: [i.open() for i in infos])
         ours = sum((i.summary().usage for i in infos[1:]), infos[0].summary().usage)
-    finally:
-        if before is None:
-            os.environ.pop("CLAUDE_CONFIG_DIR", None)
-        else:
-            os.environ["CLAUDE_CONFIG_DIR"] = before
-    theirs_report = ccusage("claude-code", home)
-    theirs = _timed(repeats, lambda: ccusage("claude-code", home))
-    agree = ours.total == theirs_report.usage.total
-    size = f"{sessions} sessions, {written / 1e6:.0f} MB"
+    report = ccusage(provider, built.home)
+    theirs = _timed(repeats, lambda: ccusage(provider, built.home))
+    agree = ours == report.usage
+    size = f"{sessions} sessions, {built.written / 1e6:.0f} MB"
     return [
-        (f"history listing ({size})", f"{listed * 1000:.0f} ms"),
-        (f"session summaries, usage-only ({size})", f"{fast:.2f} s"),
-        (f"session summaries, full read ({size})", f"{full:.2f} s"),
-        (f"ccusage claude session --json ({size})", f"{theirs:.2f} s"),
+        (f"{provider}: history listing ({size})", f"{listed * 1000:.0f} ms"),
+        (f"{provider}: session summaries, usage-only", f"{fast:.2f} s"),
+        (f"{provider}: session summaries, full read", f"{full:.2f} s"),
+        (f"{provider}: ccusage session --json --offline", f"{theirs:.2f} s"),
         (
-            "summaries vs ccusage (same files; > 1 = faster)",
-            f"{theirs / fast:.2f}x (token totals {'agree' if agree else 'DIFFER'}: "
-            f"{ours.total} vs {theirs_report.usage.total})",
+            f"{provider}: summaries vs ccusage (same files; > 1 = faster)",
+            f"{theirs / fast:.2f}x (tokens {'agree' if agree else 'DIFFER'}: "
+            f"{ours.total} vs {report.usage.total}; full read {theirs / full:.2f}x)",
         ),
     ]
+
+
+def summaries(
+    sessions: int, megabytes: float, repeats: int, providers: list[str] | None = None
+) -> list[Row]:
+    """The rows of every agent's history (``megabytes`` per agent, in ``sessions`` sessions)."""
+    out: list[Row] = [("load average before (1/5/15 min)", _load())]
+    for provider in providers or list(BUILDERS):
+        base = Path(tempfile.mkdtemp(prefix=f"bench-history-{provider}-"))
+        (base / "work").mkdir()
+        built = BUILDERS[provider](base, sessions, megabytes)
+        out += _rows(provider, built, sessions, repeats)
+    out.append(("load average after (1/5/15 min)", _load()))
+    return out
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -23,6 +23,8 @@ from lab_widget.schema import (
     Message,
     ScrubPattern,
     SeedMeta,
+    SessionSummary,
+    Usage,
 )
 from tests.support.fake_provider import FakeProvider, FakeReader
 
@@ -212,10 +214,21 @@ class NamedInCore(FakeProvider):
     meta = _meta("named-in-core", display_name="tmux")
 
 
+class CountsUnread(FakeProvider):
+    """A usage-only summary that counts a token the transcript never had."""
+
+    meta = _meta("counts-unread")
+
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
+        summary = super().usage_summary(ref)
+        return summary.model_copy(update={"usage": summary.usage + Usage(output_tokens=1)})
+
+
 BROKEN: dict[str, list[type[FakeProvider]]] = {
     "spawn-plan": [KeyInArgv, WrongBinary],
     "transcript-edges": [CrashOnMissing, NoReset],
     "incremental-read": [SplitsLines],
+    "usage-summary": [CountsUnread],
     "command-echoes": [EchoMeansWork],
     "clear-epoch": [NoEpochs],
     "commands": [OffersCuratedOut, DuplicateCommands],

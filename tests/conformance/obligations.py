@@ -48,6 +48,7 @@ __all__ = [
     "check_seeding",
     "check_spawn_plan",
     "check_transcript_edges",
+    "check_usage_summary",
 ]
 
 SECRET = "sk-conformance-0123456789abcdefghij-secret"
@@ -194,6 +195,27 @@ def check_transcript_edges(provider: AgentProvider, kit: ConformanceKit) -> None
             provider,
             "a reset read must report every rebuilt message as changed",
         )
+
+
+def check_usage_summary(provider: AgentProvider, kit: ConformanceKit) -> None:
+    """The usage-only summary history takes (``usage_summary``) counts what a full read
+    counts: the same totals and the same rows per model and scope, on every sample."""
+    name = "usage-summary"
+    with _context() as context:
+        for index, (label, sample) in enumerate(sorted(kit.samples.items())):
+            folder = context.runtime_dir / f"usage-{index}"
+            folder.mkdir()
+            ref = kit.medium.ref(folder / "sample.jsonl", sample, label)
+            kit.medium.write(ref, sample)
+            full = _read_all(provider, ref).summary
+            fast = provider.usage_summary(ref)
+            _require(
+                fast.usage == full.usage and fast.models == full.models,
+                name,
+                provider,
+                f"{label}: the usage-only summary counts {fast.usage} in {fast.models}, "
+                f"the full read {full.usage} in {full.models}",
+            )
 
 
 def _fold(folded: dict[int, Message], result: ReadResult) -> None:
@@ -580,6 +602,7 @@ OBLIGATIONS: dict[str, Obligation] = {
     "spawn-plan": check_spawn_plan,
     "transcript-edges": check_transcript_edges,
     "incremental-read": check_incremental_read,
+    "usage-summary": check_usage_summary,
     "command-echoes": check_command_echoes,
     "clear-epoch": check_clear_epoch,
     "commands": check_commands,

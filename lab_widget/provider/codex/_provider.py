@@ -8,7 +8,14 @@ from pathlib import Path
 
 from ... import provider as kit
 from ...compat import PINS
-from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
+from ...schema import (
+    AuthDescriptor,
+    AuthStatus,
+    Dialog,
+    DialogAnswer,
+    ProviderCapabilities,
+    SessionSummary,
+)
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
 from ._questions import play, recipe
@@ -21,6 +28,7 @@ from ._rollouts import (
 )
 from ._signals import CodexSignals
 from ._transcript import CodexTranscriptReader
+from ._usage_scan import usage_summary
 
 __all__ = ["CodexProvider"]
 
@@ -170,6 +178,9 @@ class CodexProvider(kit.TuiProvider):
     def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)
+
+    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+        return usage_summary(ref.path, ref.transcript_id)
 
     def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.

@@ -9,13 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ... import provider as kit
-from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities
+from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities, SessionSummary
 from . import _auth, _commands, _compat
 from ._config import secure, trusted, user_dir
 from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
 from ._files import sessions as session_files
 from ._signals import GeminiSignals, hook_settings
 from ._transcript import GeminiTranscriptReader
+from ._usage_scan import usage_summary
 
 __all__ = ["GeminiProvider"]
 
@@ -165,6 +166,9 @@ class GeminiProvider(kit.TuiProvider):
         spool = self._spools.get(ref.transcript_id)
         turns = (lambda: kit.spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
+
+    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+        return usage_summary(ref)
 
     def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
         return session_files(user_dir(), cwd)

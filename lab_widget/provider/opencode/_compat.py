@@ -422,3 +422,15 @@ LOG_DIR = "opencode/log"
 """Under ``$XDG_DATA_HOME``: the CLI logs ``message=asking id=per_... permission=bash``
 when a permission request opens, so a change there wakes the reader to ask the server
 (the store does not change while a request waits)."""
+
+COUNTED_EVENTS_QUERY = (
+    "SELECT seq, id, type, CAST(data AS BLOB) FROM event WHERE aggregate_id = ? AND ("
+    f"type GLOB '{MESSAGE_UPDATED}*' OR type GLOB '{SESSION_CREATED}*' OR "
+    f"(type GLOB '{PART_UPDATED}*' AND (instr(data, '\"type\":\"step-finish\"') > 0 "
+    f"OR instr(data, '\"{SUBAGENT_KEY}\"') > 0))) ORDER BY seq"
+)
+"""The events a session's token count needs (usage-only summaries): message infos, the
+session's own, ``step-finish`` parts and the parts that name a sub-agent's session; the CLI
+stores parts as compact JSON, so a part's type is ``"type":"step-finish"`` in its text.
+The rest (text, reasoning, tool output as it streams: the bulk of the log) stays in the
+store, unread. The data comes as bytes: JSON is parsed from them without a text copy."""

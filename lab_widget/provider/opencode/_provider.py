@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 from ... import provider as kit
-from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, ProviderCapabilities
+from ...schema import (
+    AuthDescriptor,
+    AuthStatus,
+    Dialog,
+    DialogAnswer,
+    ProviderCapabilities,
+    SessionSummary,
+)
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
 from ._dialogs import answer_permission, answer_plan, answer_question
@@ -18,6 +25,7 @@ from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals, pending_requests
 from ._store import first_changes, folder_sessions, has_events, read_events
 from ._transcript import OpenCodeTranscriptReader, apply_events
+from ._usage_scan import usage_summary
 
 __all__ = ["OpenCodeProvider"]
 
@@ -121,6 +129,9 @@ class OpenCodeProvider(kit.TuiProvider):
     def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
+
+    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+        return usage_summary(ref)
 
     def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         if not STATE.read(context).get("isolated"):

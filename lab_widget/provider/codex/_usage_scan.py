@@ -1,0 +1,277 @@
+"""A Codex session's tokens without its messages: the usage-only fast path for history and
+session summaries over many rollouts.
+
+Only the lines that can change what is counted are parsed, found by a byte search before
+any JSON: ``turn_context`` (the model that answers next), ``token_count`` (a response's
+figures), and the ``spawn_agent`` calls and their outputs (a sub-agent's rollout, read
+after its parent's, as the reader reads them). Each response counts as the reader counts
+it (a repeated total is no new response; its figures are ``last_token_usage``), per model
+and scope in the order the reader first meets them, so the totals and rows are the
+reader's.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
+from .. import iso_time
+from . import _compat
+from ._items import spawned_agent, tool_output
+from ._rollouts import find_thread, resolve_pending
+
+__all__ = ["usage_summary"]
+
+_TURN_CONTEXT = b'"turn_context"'
+_TOKEN_COUNT = b'"token_count"'
+_AGENT_ID = b"agent_id"
+"""In a spawn call's output (a JSON string inside the line, so its quotes are escaped)."""
+_SPAWNS = tuple(b'"' + name.encode() + b'"' for name in sorted(_compat.SPAWN_TOOLS))
+_NEEDLES = (_TURN_CONTEXT, _TOKEN_COUNT)
+_SPAWN_NEEDLES = (_AGENT_ID, *_SPAWNS)
+
+_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(raw)  # what orjson refuses: a lone surrogate, a huge number
+        except ValueError:
+            return None  # the reader notes it as unreadable and counts nothing from it
+
+
+def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
+    """``(start, end)`` of each complete line holding a needle, in file order.
+
+    One C-level search per needle over the whole file; a partial last line (no newline
+    yet) is left out, as the reader leaves it.
+    """
+    found: set[tuple[int, int]] = set()
+    # Most rollouts start no sub-agent: one search rules the spawn lines out.
+    spawns = any(data.find(name) >= 0 for name in _SPAWNS)
+    for needle in (*_NEEDLES, *_SPAWN_NEEDLES) if spawns else _NEEDLES:
+        position = 0
+        while (hit := data.find(needle, position)) >= 0:
+            end = data.find(b"\n", hit)
+            if end < 0:
+                break
+            found.add((data.rfind(b"\n", 0, hit) + 1, end))
+            position = end + 1
+    return sorted(found)
+
+
+_Counts = tuple[int, int, int, int, int]
+"""Input (cached included), cached, output, cache writes, reasoning: ``Counts`` as a tuple."""
+
+
+def _tokens(raw: dict[str, Any], *keys: str) -> int:
+    for key in keys:
+        value = raw.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return max(0, value)
+    return 0
+
+
+def _figures(raw: Any) -> _Counts | None:
+    """``counts(raw)`` as a plain tuple (the dataclass per line is a scan's main cost).
+
+    Examples
+    --------
+    >>> from dataclasses import astuple
+    >>> from lab_widget.provider.codex._items import counts
+    >>> raw = {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 3}
+    >>> _figures(raw), astuple(counts(raw)) == _figures(raw)
+    ((10, 4, 3, 0, 0), True)
+    """
+    if not isinstance(raw, dict):
+        return None
+    return (
+        _tokens(raw, "input_tokens"),
+        _tokens(raw, "cached_input_tokens", "cache_read_input_tokens"),
+        _tokens(raw, "output_tokens"),
+        _tokens(raw, "cache_write_input_tokens", "cache_creation_input_tokens"),
+        _tokens(raw, "reasoning_output_tokens"),
+    )
+
+
+def _minus(total: _Counts, before: _Counts) -> _Counts:
+    return (
+        total[0] - before[0],
+        total[1] - before[1],
+        total[2] - before[2],
+        total[3] - before[3],
+        total[4] - before[4],
+    )
+
+
+@dataclass
+class _Thread:
+    path: Path
+    scope: AgentScope
+    model: str | None = None
+    previous_total: _Counts | None = None
+
+
+class _Scan:
+    """The reader's counting, over the lines that feed it."""
+
+    def __init__(self) -> None:
+        self.models: dict[tuple[str, AgentScope], list[int]] = {}
+        """Input, output, cache reads, cache writes, reasoning, requests."""
+        self.model: str | None = None
+        self.children: dict[str, _Thread | None] = {}
+        self.queue: list[_Thread] = []
+
+    def thread(self, thread: _Thread, main: bool) -> None:
+        try:
+            with thread.path.open("rb") as f:
+                # Mapped, not read: the search runs over the page cache without a copy.
+                data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+            return
+        spawns: set[str] = set()
+        with data:
+            for start, end in _lines(data):
+                line = _loads(data[start:end])
+                if not isinstance(line, dict):
+                    continue
+                payload = line.get("payload")
+                if isinstance(payload, dict):
+                    self._line(thread, main, line, payload, spawns)
+
+    def _line(
+        self,
+        thread: _Thread,
+        main: bool,
+        line: dict[str, Any],
+        payload: dict[str, Any],
+        spawns: set[str],
+    ) -> None:
+        kind = line.get("type")
+        if kind == "turn_context":
+            model = payload.get("model")
+            if isinstance(model, str):
+                thread.model = model
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            self._token_count(thread, main, payload)
+        elif kind == "response_item":
+            item = payload.get("type")
+            if item in _CALLS:
+                name = str(payload.get("name") or item)
+                if name in _compat.SPAWN_TOOLS:
+                    spawns.add(str(payload.get("call_id") or payload.get("id") or ""))
+            elif item in _OUTPUTS and str(payload.get("call_id") or "") in spawns:
+                self._spawn_output(thread, line, payload)
+
+    def _spawn_output(self, thread: _Thread, line: dict[str, Any], payload: dict[str, Any]) -> None:
+        output, _, _ = tool_output(payload.get("output"))
+        if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
+            return  # declined: no sub-agent started
+        agent = spawned_agent(output)
+        if agent is None or agent[0] in self.children:
+            return
+        path = find_thread(agent[0], thread.path, iso_time(line.get("timestamp")))
+        child = _Thread(path, "subagent") if path is not None else None
+        self.children[agent[0]] = child
+        if child is not None:
+            self.queue.append(child)
+
+    def _token_count(self, thread: _Thread, main: bool, payload: dict[str, Any]) -> None:
+        # The reader's rule (``CodexTranscriptReader._token_count``), without the messages.
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return
+        total = _figures(info.get("total_token_usage"))
+        last = _figures(info.get("last_token_usage"))
+        response: _Counts | None
+        if total is not None:
+            before, thread.previous_total = thread.previous_total, total
+            if before is not None and total == before:
+                return
+            advanced = before is not None and all(
+                a >= b for a, b in zip(total, before, strict=True)
+            )
+            if before is None or not advanced:  # the first count, or totals that started over
+                response = last if last is not None else total
+            else:
+                response = last if last is not None else _minus(total, before)
+        else:
+            response = last
+        if response is None or not any(response):
+            return
+        # Plain sums until the end: a pydantic model per response is most of a scan's time.
+        inputs, cached, output, cache_write, reasoning = response
+        model = thread.model or "unknown"
+        sums = self.models.setdefault((model, thread.scope), [0, 0, 0, 0, 0, 0])
+        sums[0] += max(0, inputs - cached)
+        sums[1] += output
+        sums[2] += cached
+        sums[3] += cache_write
+        sums[4] += reasoning
+        sums[5] += 1
+        if main and thread.model is not None:
+            self.model = thread.model
+
+    def rows(self) -> list[ModelUsage]:
+        """Per model and scope, in the order the reader first counts them."""
+        return [
+            ModelUsage(
+                model=model,
+                scope=scope,
+                usage=Usage(
+                    input_tokens=sums[0],
+                    output_tokens=sums[1],
+                    cache_read_tokens=sums[2],
+                    cache_write_tokens=sums[3],
+                    reasoning_tokens=sums[4],
+                ),
+                requests=sums[5],
+            )
+            for (model, scope), sums in self.models.items()
+        ]
+
+
+def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
+    r"""The usage of the rollout at ``path`` and its sub-agents', as the reader totals it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> def count(total, last):
+    ...     usage = lambda n: {"input_tokens": 10 * n, "output_tokens": n}
+    ...     info = {"total_token_usage": usage(total), "last_token_usage": usage(last)}
+    ...     return json.dumps({"type": "event_msg",
+    ...                        "payload": {"type": "token_count", "info": info}})
+    >>> turn = json.dumps({"type": "turn_context", "payload": {"model": "gpt-x"}})
+    >>> file = Path(tempfile.mkdtemp()) / "rollout.jsonl"
+    >>> _ = file.write_text("\n".join([turn, count(2, 2), count(2, 2), count(5, 3)]) + "\n")
+    >>> summary = usage_summary(file, "t")
+    >>> summary.usage.output_tokens, summary.model, [m.requests for m in summary.models]
+    (5, 'gpt-x', [2])
+    """
+    scan = _Scan()
+    real = resolve_pending(path)
+    if real is not None:
+        scan.thread(_Thread(real, "main"), main=True)
+        # Sub-agents found while reading are read after their parent (the queue grows).
+        index = 0
+        while index < len(scan.queue):
+            scan.thread(scan.queue[index], main=False)
+            index += 1
+    rows = scan.rows()
+    return SessionSummary(
+        transcript_id=transcript_id,
+        model=scan.model,
+        usage=sum((row.usage for row in rows), Usage()),
+        models=rows,
+    )

@@ -1,0 +1,46 @@
+"""The usage-only fast path counts every recorded Codex session exactly as the full reader
+does: the same totals, per model and scope in the same order, sub-agents included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider.codex._rollouts import is_subagent, read_meta
+from tests.support.paths import FIXTURES as ALL_FIXTURES
+
+FIXTURES = ALL_FIXTURES / "codex"
+
+
+def _sessions() -> list[Path]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        if path.name.endswith(".hooks.jsonl"):
+            continue
+        meta = read_meta(path)
+        if meta is None or not is_subagent(meta):
+            found.append(path)  # a sub-agent's rollout is read with its parent's
+    return found
+
+
+SESSIONS = _sessions()
+
+
+def test_every_version_and_the_subagents_are_covered() -> None:
+    versions = {p.parent.name for p in SESSIONS}
+    assert {"codex", "v0.150.1", "v0.80.0", "subagent"} <= versions
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_usage_scan_totals_as_the_reader_does(path: Path) -> None:
+    provider = get_provider("codex")
+    ref = TranscriptRef(transcript_id=path.stem, path=path)
+    reader = provider.open_reader(ref)
+    reader.read()
+    full = reader.summary
+    fast = provider.usage_summary(ref)
+    assert fast.usage == full.usage
+    assert fast.models == full.models
+    assert fast.model == full.model
