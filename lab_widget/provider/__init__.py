@@ -40,6 +40,7 @@ from ._dialogs import (
     approval_said_in_result,
     describe_answers,
     picker_options,
+    picker_questions,
 )
 from ._files import RunFile, json_lines, load_json, read_head
 from ._hook_signals import (
@@ -145,6 +146,7 @@ __all__ = [
     "merge_commands",
     "open_calls",
     "picker_options",
+    "picker_questions",
     "pinned",
     "provider_ids",
     "read_head",

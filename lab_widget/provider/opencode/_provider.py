@@ -37,6 +37,7 @@ class OpenCodeProvider(kit.TuiProvider):
     live_signals = OpenCodeSignals()
     couplings = _compat
     commands_from = _commands
+    declared = ProviderCapabilities(dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True)
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -202,13 +203,6 @@ class OpenCodeProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
-
-    def capabilities(self) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            live_signals=True,
-            dialog_kinds=list(_compat.DIALOG_KINDS),
-            model_selection=True,
-        )
 
 
 _PREVIEW_ROWS = 64
