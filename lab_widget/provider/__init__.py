@@ -16,7 +16,7 @@ from ._auth import (
     require_login,
 )
 from ._binaries import find_binary
-from ._catalog import builtin_command, merge_commands, walk_files
+from ._catalog import builtin_command, builtin_table, merge_commands, walk_files
 from ._couplings import (
     ApprovalKeys,
     Coupling,
@@ -131,6 +131,7 @@ __all__ = [
     "approval_said_in_result",
     "as_dict",
     "builtin_command",
+    "builtin_table",
     "credentials",
     "default_provider",
     "describe_answers",
