@@ -189,10 +189,9 @@ def _message(node: common.Node, limit: int | None) -> str:
     model = f'<span class="model">{_e(m.model)}</span>' if m.model and m.role == "assistant" else ""
     label = f'<div class="label">{_e(common.role_label(m))}{model}</div>'
     if m.thinking:
-        hidden = m.redacted or not m.text.strip()
         body = (
             "<p><em>Thinking (hidden by the agent)</em></p>"
-            if hidden
+            if common.thinking_hidden(m)
             else _details("Thinking", render_markdown(m.text))
         )
     elif m.kind == "dialog" and m.dialog is not None:
