@@ -47,6 +47,7 @@ from ._export_parts import (
     plain_output,
     role_label,
     summary_rows,
+    thinking_hidden,
     tool_input,
     tool_status,
     tool_summary,
@@ -267,10 +268,9 @@ def message_cells(message: Message, conversation: int, depth: int, limit: int | 
     images, attachments = _images(message)
     body: str
     if message.thinking:
-        hidden = message.redacted or not message.text.strip()
         body = (
             "*Thinking (hidden by the agent)*"
-            if hidden
+            if thinking_hidden(message)
             else details("Thinking", neutral(message.text))
         )
     elif message.kind == "dialog" and message.dialog is not None:

@@ -26,25 +26,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ._export_parts import (
-    MAX_OUTPUT_CHARS,
-    Node,
-    attachment_name,
-    command_line,
-    conversation_heading,
-    cut,
-    dialog_outcome,
-    dialog_questions,
-    dialog_title,
-    model_rows,
-    plain_output,
-    role_label,
-    summary_rows,
-    tool_input,
-    tool_status,
-    tool_summary,
-    tree,
-)
+from . import _export_parts as common
 from .schema import IMAGE_MEDIA_TYPES, Chat, Dialog, Message, ToolCall
 
 __all__ = ["CSP", "html_document", "render_markdown"]
@@ -142,7 +124,7 @@ def _details(summary: str, body: str, *, css: str = "", open_: bool = False) -> 
 def _images(message: Message) -> str:
     out = []
     for i, a in enumerate(message.attachments):
-        name = a.name or attachment_name(message, i, a)
+        name = a.name or common.attachment_name(message, i, a)
         if (
             a.data
             and a.media_type in IMAGE_MEDIA_TYPES
@@ -158,31 +140,35 @@ def _images(message: Message) -> str:
 
 
 def _tool(tool: ToolCall, limit: int | None) -> str:
-    summary = tool_summary(tool)
+    summary = common.tool_summary(tool)
     head = (
         f'<span class="name"><code>{_e(tool.name)}</code></span>'
-        f'<span class="status">{_e(tool_status(tool))}</span>'
+        f'<span class="status">{_e(common.tool_status(tool))}</span>'
         + (f' <span class="summary">{_e(summary)}</span>' if summary else "")
     )
     body = []
-    given = tool_input(tool)
+    given = common.tool_input(tool)
     if given:
-        body.append(f'<div class="label">Input</div>{_pre(cut(given, limit))}')
+        body.append(f'<div class="label">Input</div>{_pre(common.cut(given, limit))}')
     if tool.output is not None:
         label = "Error" if tool.status == "error" else "Output"
-        output = plain_output(tool.output)
-        body.append(f'<div class="label">{label}</div>{_pre(cut(output, limit) or "(empty)")}')
+        output = common.plain_output(tool.output)
+        body.append(
+            f'<div class="label">{label}</div>{_pre(common.cut(output, limit) or "(empty)")}'
+        )
     elif tool.progress:
-        body.append(f'<div class="label">Output so far</div>{_pre(cut(tool.progress, limit))}')
+        body.append(
+            f'<div class="label">Output so far</div>{_pre(common.cut(tool.progress, limit))}'
+        )
     return f'<details class="tool-call"><summary>{head}</summary>{"".join(body)}</details>'
 
 
 def _dialog(dialog: Dialog) -> str:
-    out = [f'<div class="label">{_e(dialog_title(dialog))}</div>']
+    out = [f'<div class="label">{_e(common.dialog_title(dialog))}</div>']
     if dialog.body.strip():
         label = "The plan" if dialog.kind == "plan" else "Details"
         out.append(_details(label, render_markdown(dialog.body)))
-    for q in dialog_questions(dialog):
+    for q in common.dialog_questions(dialog):
         header = f"<strong>{_e(q.header)}</strong> " if q.header else ""
         options = "".join(
             f'<li class="option{" chosen" if chosen else ""}">{"☑" if chosen else "☐"} '
@@ -191,22 +177,21 @@ def _dialog(dialog: Dialog) -> str:
         )
         typed = f'<li class="option chosen">typed: {_e(q.typed)}</li>' if q.typed else ""
         out.append(f'<div class="question">{header}{_e(q.text)}<ul>{options}{typed}</ul></div>')
-    out.append(f'<p class="outcome">{_e(dialog_outcome(dialog))}</p>')
+    out.append(f'<p class="outcome">{_e(common.dialog_outcome(dialog))}</p>')
     return "".join(out)
 
 
-def _message(node: Node, limit: int | None) -> str:
+def _message(node: common.Node, limit: int | None) -> str:
     m = node.message
     classes = ["msg", m.role, m.kind]
     if m.kind == "lifecycle":
         classes.append(m.level or "info")
     model = f'<span class="model">{_e(m.model)}</span>' if m.model and m.role == "assistant" else ""
-    label = f'<div class="label">{_e(role_label(m))}{model}</div>'
+    label = f'<div class="label">{_e(common.role_label(m))}{model}</div>'
     if m.thinking:
-        hidden = m.redacted or not m.text.strip()
         body = (
             "<p><em>Thinking (hidden by the agent)</em></p>"
-            if hidden
+            if common.thinking_hidden(m)
             else _details("Thinking", render_markdown(m.text))
         )
     elif m.kind == "dialog" and m.dialog is not None:
@@ -218,7 +203,7 @@ def _message(node: Node, limit: int | None) -> str:
         if m.detail.strip():
             body += _details("Details", render_markdown(m.detail))
     elif m.command:
-        body = f"<p>ran <code>{_e(command_line(m))}</code></p>"
+        body = f"<p>ran <code>{_e(common.command_line(m))}</code></p>"
     else:
         body = render_markdown(m.text)
     children = "".join(_message(child, limit) for child in node.children)
@@ -237,19 +222,21 @@ def _table(rows: Sequence[Sequence[str]], header: Sequence[str] = ()) -> str:
 
 
 def html_document(
-    chats: Sequence[Chat], title: str = "Agent conversation", limit: int | None = MAX_OUTPUT_CHARS
+    chats: Sequence[Chat],
+    title: str = "Agent conversation",
+    limit: int | None = common.MAX_OUTPUT_CHARS,
 ) -> str:
     """The conversations as one HTML page (a string)."""
     sections = []
     for index, chat in enumerate(chats):
-        heading = conversation_heading(index, len(chats))
+        heading = common.conversation_heading(index, len(chats))
         parts = [f"<h2>{_e(heading)}</h2>"] if heading else []
-        parts.append(_table(summary_rows(chat)))
-        models = model_rows(chat)
+        parts.append(_table(common.summary_rows(chat)))
+        models = common.model_rows(chat)
         if models:
             header = ("Model", "Requests", "Tokens in", "Tokens out", "Estimated cost")
             parts.append(_table(models, header))
-        parts += [_message(node, limit) for node in tree(chat.messages)]
+        parts += [_message(node, limit) for node in common.tree(chat.messages)]
         sections.append(f'<section class="conversation">{"".join(parts)}</section>')
     return (
         "<!DOCTYPE html>\n"

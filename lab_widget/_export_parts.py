@@ -27,6 +27,7 @@ __all__ = [
     "plain_output",
     "role_label",
     "summary_rows",
+    "thinking_hidden",
     "tool_input",
     "tool_status",
     "tool_summary",
@@ -250,6 +251,18 @@ def attachment_name(message: Message, index: int, attachment: Attachment) -> str
     return f"image-{message.seq}-{index}.{attachment.media_type.split('/')[1]}"
 
 
+def thinking_hidden(message: Message) -> bool:
+    """Whether a reasoning message shows as hidden: the CLI kept it encrypted or redacted, or
+    kept no words of it (reasoning is never shown as empty).
+
+    Examples
+    --------
+    >>> thinking_hidden(Message(seq=0, kind="text", role="assistant", text=" ", thinking=True))
+    True
+    """
+    return message.redacted or not message.text.strip()
+
+
 def message_line(message: Message, width: int = 100) -> str:
     r"""One line that says what a message is, for a chat shown as text.
 
@@ -264,7 +277,7 @@ def message_line(message: Message, width: int = 100) -> str:
     """
     m = message
     if m.thinking:
-        line = "thinking: " + ("(hidden)" if m.redacted or not m.text.strip() else m.text)
+        line = "thinking: " + ("(hidden)" if thinking_hidden(m) else m.text)
     elif m.kind == "dialog" and m.dialog is not None:
         d = m.dialog
         asked = "; ".join(q.text for q in d.questions) or d.body or d.tool_name

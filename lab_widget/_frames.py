@@ -33,6 +33,15 @@ __all__ = [
     "turns_dataframe",
 ]
 
+_TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+"""A message's or a turn's usage, one column a figure."""
+
 COLUMNS = (
     "seq",
     "kind",
@@ -46,11 +55,7 @@ COLUMNS = (
     "tool_output_len",
     "attachments",
     "model",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
+    *_TOKENS,
     "cost_usd_estimate",
     "timestamp",
 )
@@ -68,11 +73,7 @@ TURN_COLUMNS = (
     "ended_at",
     "duration_ms",
     "requests",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
+    *_TOKENS,
     "cost_usd_estimate",
     "vendor_cost_usd",
     "tool_calls",
@@ -105,14 +106,6 @@ RATE_LIMIT_COLUMNS = (
     "source",
 )
 """The rate-limit frame's columns (those of :class:`~lab_widget.schema.RateLimit`)."""
-
-_TOKENS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-)
 
 By = Literal["message", "turn", "rate_limit"]
 

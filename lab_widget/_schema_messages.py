@@ -1,5 +1,6 @@
 """The schema's conversation: messages (text, tool calls, dialogs, lifecycle notes), their
-usage and attachments, and the slash commands a run offers. Exported by :mod:`lab_widget.schema`.
+usage and attachments, and the slash commands a run offers. Exported by :mod:`lab_widget.schema`,
+whose ``__all__`` lists them.
 """
 
 from __future__ import annotations
@@ -9,29 +10,6 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-__all__ = [
-    "IMAGE_MEDIA_TYPES",
-    "MAX_ATTACHMENT_BYTES",
-    "Answer",
-    "Attachment",
-    "CommandSpec",
-    "Dialog",
-    "DialogAnswer",
-    "DialogKind",
-    "DialogStatus",
-    "LifecycleLevel",
-    "Message",
-    "MessageKind",
-    "Option",
-    "Question",
-    "Role",
-    "State",
-    "ToolCall",
-    "ToolStatus",
-    "Usage",
-]
-
 
 State = Literal["idle", "working", "needs_input", "question", "ended"]
 

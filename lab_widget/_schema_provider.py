@@ -1,5 +1,6 @@
 """The schema's provider declarations: how a provider logs in, what it can do, and what the
-generic seeder needs to know about it. Exported by :mod:`lab_widget.schema`.
+generic seeder needs to know about it. Exported by :mod:`lab_widget.schema`,
+whose ``__all__`` lists them.
 """
 
 from __future__ import annotations
@@ -12,17 +13,6 @@ from pydantic import Field, model_validator
 
 from ._schema_messages import DialogKind, _Model
 from .errors import ScrubPatternError, SeedMetaError
-
-__all__ = [
-    "AuthDescriptor",
-    "AuthKind",
-    "AuthMethod",
-    "AuthStatus",
-    "ProviderCapabilities",
-    "ScrubPattern",
-    "SeedMeta",
-]
-
 
 AuthKind = Literal["oauth-code", "oauth-redirect", "api-key", "external"]
 

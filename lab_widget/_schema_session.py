@@ -1,5 +1,6 @@
 """The schema's session facts: usage per model, rate limits, turns, the session summary, and
-a whole conversation as read (:class:`Chat`). Exported by :mod:`lab_widget.schema`.
+a whole conversation as read (:class:`Chat`). Exported by :mod:`lab_widget.schema`,
+whose ``__all__`` lists them.
 """
 
 from __future__ import annotations
@@ -14,22 +15,6 @@ from typing import Literal
 from pydantic import Field
 
 from ._schema_messages import Message, State, Usage, _Model
-
-__all__ = [
-    "AgentScope",
-    "Chat",
-    "CostUnit",
-    "ModelUsage",
-    "RateLimit",
-    "RateLimitKind",
-    "SessionSummary",
-    "Turn",
-    "TurnFacts",
-    "TurnOutcome",
-    "set_exporter",
-    "subagent_threads",
-]
-
 
 AgentScope = Literal["main", "subagent"]
 

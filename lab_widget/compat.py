@@ -18,19 +18,26 @@ from dataclasses import dataclass
 __all__ = ["ORACLE", "PINS", "CLIPin", "ToolPin", "install_command"]
 
 
+class _NpmPin:
+    """What every pin is: a package at an exact version on npm."""
+
+    npm_package: str
+    version: str
+
+    @property
+    def spec(self) -> str:
+        """The npm install spec, ``package@version``."""
+        return f"{self.npm_package}@{self.version}"
+
+
 @dataclass(frozen=True)
-class CLIPin:
+class CLIPin(_NpmPin):
     """One agent CLI at one exact version, installed from npm."""
 
     provider_id: str
     npm_package: str
     version: str
     binary: str
-
-    @property
-    def spec(self) -> str:
-        """The npm install spec, ``package@version``."""
-        return f"{self.npm_package}@{self.version}"
 
 
 PINS: dict[str, CLIPin] = {
@@ -45,18 +52,13 @@ PINS: dict[str, CLIPin] = {
 
 
 @dataclass(frozen=True)
-class ToolPin:
+class ToolPin(_NpmPin):
     """A tool the tests run beside the agents (not an agent: no provider has its id)."""
 
     name: str
     npm_package: str
     version: str
     binary: str
-
-    @property
-    def spec(self) -> str:
-        """The npm install spec, ``package@version``."""
-        return f"{self.npm_package}@{self.version}"
 
 
 ORACLE = ToolPin("ccusage", "ccusage", "20.0.24", "ccusage")

@@ -16,7 +16,7 @@ from ._auth import (
     require_login,
 )
 from ._binaries import find_binary
-from ._catalog import builtin_command, merge_commands, walk_files
+from ._catalog import builtin_command, builtin_table, merge_commands, walk_files
 from ._couplings import (
     ApprovalKeys,
     Coupling,
@@ -40,6 +40,7 @@ from ._dialogs import (
     approval_said_in_result,
     describe_answers,
     picker_options,
+    picker_questions,
 )
 from ._files import RunFile, json_lines, load_json, read_head
 from ._hook_signals import (
@@ -130,6 +131,7 @@ __all__ = [
     "approval_said_in_result",
     "as_dict",
     "builtin_command",
+    "builtin_table",
     "credentials",
     "default_provider",
     "describe_answers",
@@ -145,6 +147,7 @@ __all__ = [
     "merge_commands",
     "open_calls",
     "picker_options",
+    "picker_questions",
     "pinned",
     "provider_ids",
     "read_head",

@@ -16,6 +16,7 @@ __all__ = [
     "MAX_FILES",
     "Skipped",
     "builtin_command",
+    "builtin_table",
     "merge_commands",
     "walk_files",
 ]
@@ -44,6 +45,24 @@ def builtin_command(
         source="builtin",
         role="clear" if name == clear_command else None,
         chat_safe=name not in curated_out,
+    )
+
+
+def builtin_table(
+    clear_command: str, curated_out: Collection[str], *rows: tuple[str, ...]
+) -> tuple[CommandSpec, ...]:
+    """A provider's pinned builtin table: one row a command, ``(name, description)`` or
+    ``(name, description, argument hint)``, in the order of the TUI's own menu.
+
+    Examples
+    --------
+    >>> table = builtin_table("/new", {"/vim": "edits the terminal"},
+    ...                       ("/new", "Start over"), ("/vim", "Vim mode", "[on|off]"))
+    >>> [(c.name, c.role, c.chat_safe, c.arg_hint) for c in table]
+    [('/new', 'clear', True, ''), ('/vim', None, False, '[on|off]')]
+    """
+    return tuple(
+        builtin_command(*row, clear_command=clear_command, curated_out=curated_out) for row in rows
     )
 
 

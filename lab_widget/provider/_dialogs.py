@@ -20,6 +20,7 @@ __all__ = [
     "approval_said_in_result",
     "describe_answers",
     "picker_options",
+    "picker_questions",
 ]
 
 APPROVE = "Approve"
@@ -100,3 +101,38 @@ def picker_options(question: object) -> list[Option]:
         for o in map(as_dict, as_dict(question).get("options") or [])
         if o.get("label")
     ]
+
+
+def picker_questions(
+    tool_input: object, *, multi_select: str | None = None, free_text: str | None = None
+) -> list[Question]:
+    """The questions of a question tool's input
+    (``{"questions": [{"header", "question", "options"}, ...]}``), in order.
+
+    ``multi_select`` names the key whose true value lets a question take several options
+    (``None``: the CLI's picker takes one); ``free_text`` the key whose ``false`` turns the
+    typed answer off (``None``: the picker always has a row for one).
+
+    Examples
+    --------
+    >>> q = {"header": "DB", "question": "Which?", "multiple": True, "custom": False,
+    ...      "options": [{"label": "SQLite"}]}
+    >>> [(x.text, x.multi_select, x.free_text) for x in picker_questions({"questions": [q]})]
+    [('Which?', False, True)]
+    >>> [(x.multi_select, x.free_text) for x in picker_questions(
+    ...     {"questions": [q]}, multi_select="multiple", free_text="custom")]
+    [(True, False)]
+    """
+    questions = []
+    for raw in as_dict(tool_input).get("questions") or []:
+        item = as_dict(raw)
+        questions.append(
+            Question(
+                header=str(item.get("header") or ""),
+                text=str(item.get("question") or ""),
+                options=picker_options(item),
+                multi_select=multi_select is not None and bool(item.get(multi_select)),
+                free_text=free_text is None or item.get(free_text) is not False,
+            )
+        )
+    return questions

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..schema import CommandSpec, Dialog, DialogAnswer, SeedMeta, ToolCall
+from ..schema import CommandSpec, Dialog, DialogAnswer, ProviderCapabilities, SeedMeta, ToolCall
 from ._couplings import ApprovalKeys, KeyRecipe, PasteTiming, SeedLayout, StartupScreens
 from ._dialogs import approval_said_in_result
 from ._seam import (
@@ -94,6 +94,8 @@ class TuiProvider(AgentProvider):
     """The provider's ``_commands`` module."""
     rejected_marker: str = "rejected"
     """A word of a declined call's error output (the CLI's, or the reader's mark)."""
+    declared = ProviderCapabilities()
+    """What the provider can do (``live_signals`` is whether it has :attr:`live_signals`)."""
 
     def __init__(self) -> None:
         # Epochs the clear command opened (not a run's first), by transcript id: where the
@@ -169,6 +171,10 @@ class TuiProvider(AgentProvider):
     def approval_outcome(self, tool: ToolCall) -> ApprovalOutcome:
         """A declined call's error output says so (:attr:`rejected_marker`)."""
         return approval_said_in_result(tool, self.rejected_marker)
+
+    def capabilities(self) -> ProviderCapabilities:
+        live = self.live_signals is not None
+        return self.declared.model_copy(update={"live_signals": live}, deep=True)
 
     # -- catalog, seeding --------------------------------------------------------------
 

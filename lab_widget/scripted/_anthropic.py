@@ -32,6 +32,8 @@ from ._wire import (
     SseEvent,
     Tokens,
     WireResponse,
+    conversation_in,
+    count_role,
     opaque,
     partial_output,
     text_chunks,
@@ -121,6 +123,14 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def _user_text(message: Any) -> str | None:
+    # Agents may append role "system" context after the prompt: only a user's words count.
+    if message.get("role") != "user":
+        return None
+    texts = _user_texts(message.get("content"))
+    return "\n".join(texts) if texts else None
+
+
 def conversation(body: dict[str, Any]) -> Conversation:
     """Find the latest user text and how many model steps answered it so far.
 
@@ -133,21 +143,13 @@ def conversation(body: dict[str, Any]) -> Conversation:
     >>> conversation({"system": system, "messages": []}).subagent
     True
     """
-    messages = body.get("messages") or []
-    steps = 0
-    subagent = _is_subagent(body)
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.get("role") == "assistant":
-            steps += 1
-            continue
-        if message.get("role") != "user":
-            continue  # agents may append role "system" context after the prompt
-        texts = _user_texts(message.get("content"))
-        if texts:
-            key = json.dumps(_canonical(messages[: index + 1]), sort_keys=True, default=str)
-            return Conversation("\n".join(texts), steps, key, subagent)
-    return Conversation("", steps, "", subagent)
+    return conversation_in(
+        body.get("messages"),
+        _user_text,
+        count_role("assistant"),
+        key=lambda turn: json.dumps(_canonical(turn.asked), sort_keys=True, default=str),
+        subagent=_is_subagent(body),
+    )
 
 
 def betas(headers: Mapping[str, str]) -> frozenset[str]:

@@ -26,6 +26,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from . import _wire
 from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, text_chunks, tokens
 
@@ -50,8 +51,16 @@ def _texts(content: Any) -> list[str]:
     ]
 
 
+def _user_text(message: Any) -> str | None:
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return None
+    texts = _texts(message.get("content"))
+    return "\n".join(texts) if texts else None
+
+
 def conversation(body: dict[str, Any]) -> Conversation:
-    """Find the latest user text and how many model responses answered it so far.
+    """The latest user text of the request's ``messages``, and how many assistant messages
+    answered it so far.
 
     Examples
     --------
@@ -65,31 +74,9 @@ def conversation(body: dict[str, Any]) -> Conversation:
     >>> c.user_text, c.step
     ('hi', 1)
     """
-    messages = body.get("messages") or []
-    if not isinstance(messages, list):
-        return Conversation(user_text="", step=0, key="")
-    steps = 0
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, dict):
-            continue
-        if message.get("role") == "assistant":
-            steps += 1
-            continue
-        if message.get("role") != "user":
-            continue
-        texts = _texts(message.get("content"))
-        if not texts:
-            continue
-        # The user texts so far identify one turn of one conversation, whatever system
-        # prompt and tool results the agent re-sends around them.
-        history = [
-            "\n".join(_texts(m.get("content")))
-            for m in messages[: index + 1]
-            if isinstance(m, dict) and m.get("role") == "user"
-        ]
-        return Conversation(user_text="\n".join(texts), step=steps, key=json.dumps(history))
-    return Conversation(user_text="", step=steps, key="")
+    # The user texts so far identify one turn of one conversation, whatever system
+    # prompt and tool results the agent re-sends around them.
+    return _wire.conversation_in(body.get("messages"), _user_text, _wire.count_role("assistant"))
 
 
 def is_side_query(body: dict[str, Any]) -> bool:

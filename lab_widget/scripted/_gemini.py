@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from . import _wire
 from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, Tokens, WireResponse, opaque, text_chunks
 from ._wire import tokens as estimate
@@ -84,7 +85,8 @@ def _user_text(content: Any) -> str | None:
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
-    """Find the latest user text and how many model responses answered it so far.
+    """The latest user text of the request's ``contents`` (the CLI's own context left out),
+    and how many ``model`` entries answered it so far.
 
     Examples
     --------
@@ -97,20 +99,10 @@ def conversation(body: dict[str, Any]) -> Conversation:
     >>> c.user_text, c.step
     ('hi', 1)
     """
-    contents = body.get("contents") or []
-    if not isinstance(contents, list):
-        return Conversation(user_text="", step=0, key="")
-    for index in range(len(contents) - 1, -1, -1):
-        text = _user_text(contents[index])
-        if text is None:
-            continue
-        steps = sum(
-            1 for c in contents[index + 1 :] if isinstance(c, dict) and c.get("role") == "model"
-        )
-        history = [t for t in (_user_text(c) for c in contents[: index + 1]) if t is not None]
-        subagent = _FINISH_TOOL in _declarations(body)
-        return Conversation(text, steps, json.dumps(history), subagent)
-    return Conversation(user_text="", step=0, key="")
+    subagent = _FINISH_TOOL in _declarations(body)
+    return _wire.conversation_in(
+        body.get("contents"), _user_text, _wire.count_role("model"), subagent=subagent
+    )
 
 
 def _declarations(body: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from . import _wire
 from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, opaque, text_chunks, tokens
 
@@ -111,8 +112,20 @@ def _is_model_item(item: Any) -> bool:
     return kind in _MODEL_ITEMS
 
 
+def _model_steps(items: Sequence[Any]) -> int:
+    # One model response may add several items: consecutive model items are one step.
+    steps, previous_was_model = 0, False
+    for item in items:
+        is_model = _is_model_item(item)
+        if is_model and not previous_was_model:
+            steps += 1
+        previous_was_model = is_model
+    return steps
+
+
 def conversation(body: dict[str, Any]) -> Conversation:
-    """Find the latest user text and how many model responses answered it so far.
+    """The latest user text of the request's ``input`` items (the agent's own context left
+    out), and how many model responses answered it so far.
 
     One model response may add several items (reasoning, text, calls); consecutive model
     items count as one step.
@@ -130,25 +143,16 @@ def conversation(body: dict[str, Any]) -> Conversation:
     >>> c.user_text, c.step
     ('hi', 1)
     """
-    items = body.get("input") or []
-    if not isinstance(items, list):
-        return Conversation(user_text="", step=0, key="")
-    for index in range(len(items) - 1, -1, -1):
-        text = _user_text(items[index])
-        if text is None:
-            continue
-        steps, previous_was_model = 0, False
-        for item in items[index + 1 :]:
-            is_model = _is_model_item(item)
-            if is_model and not previous_was_model:
-                steps += 1
-            previous_was_model = is_model
-        # The user texts so far and the agent's thread id identify one turn of one
-        # conversation, whatever context the agent re-sends around them.
-        history = [t for t in (_user_text(i) for i in items[: index + 1]) if t is not None]
-        key = json.dumps([body.get("prompt_cache_key"), history])
-        return Conversation(text, steps, key, _is_subagent(body))
-    return Conversation("", 0, "", _is_subagent(body))
+    # The user texts so far and the agent's thread id identify one turn of one
+    # conversation, whatever context the agent re-sends around them.
+    thread = body.get("prompt_cache_key")
+    return _wire.conversation_in(
+        body.get("input"),
+        _user_text,
+        _model_steps,
+        key=lambda turn: json.dumps([thread, turn.history]),
+        subagent=_is_subagent(body),
+    )
 
 
 def _is_subagent(body: dict[str, Any]) -> bool:

@@ -8,7 +8,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -286,55 +286,57 @@ class ScriptedModel:
         """Answer one request (the HTTP layer calls this; tests may too)."""
         route = urlsplit(path).path.rstrip("/")
         if route.endswith("/v1/messages"):
-            conv = _anthropic.conversation(body)
-            scripted = bool(body.get("tools")) and bool(conv.key)
-            reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
-            self._record(method, path, body, scripted, conv, subagent)
-            if scripted and (failed := self._failure(conv, reply, messages_error)):
-                return failed
-            reply = _anthropic.delivered(reply, body)
-            tool_ids = [self._next_id("toolu") for _ in reply.calls]
             beta = _anthropic.betas(headers or {})
-            answer = _anthropic.respond(
-                reply, _as_model(reply, body), self._next_id("msg"), tool_ids, pace, beta
-            )
-            return self._with_headers(answer, reply, scripted)
+
+            def messages(reply: Reply, pace: Pace) -> WireResponse:
+                reply = _anthropic.delivered(reply, body)
+                tool_ids = [self._next_id("toolu") for _ in reply.calls]
+                model = _as_model(reply, body)
+                return _anthropic.respond(reply, model, self._next_id("msg"), tool_ids, pace, beta)
+
+            conv = _anthropic.conversation(body)
+            side = not body.get("tools")
+            return self._turn(method, path, body, conv, side, _SIDE_REPLY, messages_error, messages)
         if route.endswith("/v1/responses"):
+
+            def responses(reply: Reply, pace: Pace) -> WireResponse:
+                call_ids = [self._next_id("call") for _ in reply.calls]
+                item_ids = iter(self._next_id("item") for _ in itertools.count())
+                model = _as_model(reply, body)
+                return _responses.respond(
+                    reply, model, self._next_id("resp"), item_ids, call_ids, pace
+                )
+
             conv = _responses.conversation(body)
-            scripted = not _responses.is_side_query(body) and bool(conv.key)
-            reply, pace, subagent = (
-                self._play(conv)
-                if scripted
-                else (_responses.side_reply(body, _SIDE_REPLY.text), BURST, False)
-            )
-            self._record(method, path, body, scripted, conv, subagent)
-            if scripted and (failed := self._failure(conv, reply, openai_error)):
-                return failed
-            call_ids = [self._next_id("call") for _ in reply.calls]
-            item_ids = iter(self._next_id("item") for _ in itertools.count())
-            answer = _responses.respond(
-                reply, _as_model(reply, body), self._next_id("resp"), item_ids, call_ids, pace
-            )
-            return self._with_headers(answer, reply, scripted)
+            side = _responses.is_side_query(body)
+            side_reply = _responses.side_reply(body, _SIDE_REPLY.text)
+            return self._turn(method, path, body, conv, side, side_reply, openai_error, responses)
         if route.endswith("/v1/chat/completions"):
+
+            def chat(reply: Reply, pace: Pace) -> WireResponse:
+                call_ids = [self._next_id("call") for _ in reply.calls]
+                model = _as_model(reply, body)
+                created = int(time.time())
+                return _chat.respond(
+                    reply, model, self._next_id("chatcmpl"), call_ids, created, pace
+                )
+
             conv = _chat.conversation(body)
-            scripted = not _chat.is_side_query(body) and bool(conv.key)
-            reply, pace, subagent = self._play(conv) if scripted else (_SIDE_REPLY, BURST, False)
-            self._record(method, path, body, scripted, conv, subagent)
-            if scripted and (failed := self._failure(conv, reply, openai_error)):
-                return failed
-            call_ids = [self._next_id("call") for _ in reply.calls]
-            answer = _chat.respond(
-                reply,
-                _as_model(reply, body),
-                self._next_id("chatcmpl"),
-                call_ids,
-                int(time.time()),
-                pace,
-            )
-            return self._with_headers(answer, reply, scripted)
+            side = _chat.is_side_query(body)
+            return self._turn(method, path, body, conv, side, _SIDE_REPLY, openai_error, chat)
         if route.endswith((":generateContent", ":streamGenerateContent")):
-            return self._gemini(method, path, route, body)
+            model, _, verb = route.rpartition("/")[2].partition(":")
+
+            def generate(reply: Reply, pace: Pace) -> WireResponse:
+                call_ids = [self._next_id("call") for _ in reply.calls]
+                stream = verb == "streamGenerateContent"
+                return _gemini.respond(reply, body, model, call_ids, stream, pace)
+
+            conv = _gemini.conversation(body)
+            side = _gemini.is_side_query(body)
+            side_reply = Reply(_gemini.side_json(body, _SIDE_REPLY.text))
+            error = generate_content_error
+            return self._turn(method, path, body, conv, side, side_reply, error, generate)
         if route.endswith("/v1/messages/count_tokens"):
             self._record(method, path, body, False, None, False)
             return WireResponse(json_body={"input_tokens": 1})
@@ -344,22 +346,27 @@ class ScriptedModel:
             status=404,
         )
 
-    def _gemini(self, method: str, path: str, route: str, body: dict[str, Any]) -> WireResponse:
-        conv = _gemini.conversation(body)
-        scripted = not _gemini.is_side_query(body) and bool(conv.key)
-        reply, pace, subagent = (
-            self._play(conv)
-            if scripted
-            else (Reply(_gemini.side_json(body, _SIDE_REPLY.text)), BURST, False)
-        )
+    def _turn(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any],
+        conv: Conversation,
+        side: bool,
+        side_reply: Reply,
+        wire_error: ErrorBody,
+        respond: Callable[[Reply, Pace], WireResponse],
+    ) -> WireResponse:
+        """Answer and record a request: its scripted step in the API's ``respond`` (or the
+        API's error where the script still fails the step), or ``side_reply`` for a side
+        query or a request in no turn.
+        """
+        scripted = not side and bool(conv.key)
+        reply, pace, subagent = self._play(conv) if scripted else (side_reply, BURST, False)
         self._record(method, path, body, scripted, conv, subagent)
-        if scripted and (failed := self._failure(conv, reply, generate_content_error)):
+        if scripted and (failed := self._failure(conv, reply, wire_error)):
             return failed
-        model, _, verb = route.rpartition("/")[2].partition(":")
-        call_ids = [self._next_id("call") for _ in reply.calls]
-        stream = verb == "streamGenerateContent"
-        answer = _gemini.respond(reply, body, model, call_ids, stream, pace)
-        return self._with_headers(answer, reply, scripted)
+        return self._with_headers(respond(reply, pace), reply, scripted)
 
     def _with_headers(self, answer: WireResponse, reply: Reply, scripted: bool) -> WireResponse:
         # Side queries carry the model's headers too: a CLI may read quotas from any answer.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,10 @@ __all__ = [
     "Pace",
     "SseEvent",
     "Tokens",
+    "UserTurn",
     "WireResponse",
+    "conversation_in",
+    "count_role",
     "delegated_prompt",
     "estimate_tokens",
     "opaque",
@@ -40,6 +44,65 @@ class Conversation:
     step: int
     key: str
     subagent: bool = False
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """The latest entry of a request in which the user wrote, and what led to it."""
+
+    text: str
+    history: list[str]
+    """Every user text up to it, in order: with the agent's own context left out, what
+    identifies one turn of one conversation."""
+    asked: Sequence[Any]
+    """The request's entries up to it and with it."""
+
+
+def conversation_in(
+    entries: object,
+    user_text: Callable[[Any], str | None],
+    steps: Callable[[Sequence[Any]], int],
+    *,
+    key: Callable[[UserTurn], str] = lambda turn: json.dumps(turn.history),
+    subagent: bool = False,
+) -> Conversation:
+    """Where a request stands, read from its list of entries (messages, contents, items):
+    the latest entry ``user_text`` finds the user's words in, and the model's ``steps``
+    after it (all of them when no entry has any).
+
+    Examples
+    --------
+    >>> said = lambda e: e.get("say")
+    >>> answers = lambda es: sum(1 for e in es if "do" in e)
+    >>> conversation_in([{"say": "hi"}, {"do": 1}, {"say": "go"}, {"do": 2}], said, answers)
+    Conversation(user_text='go', step=1, key='["hi", "go"]', subagent=False)
+    >>> conversation_in("not a list", said, answers).key
+    ''
+    """
+    listed: list[Any] = entries if isinstance(entries, list) else []
+    for index in range(len(listed) - 1, -1, -1):
+        text = user_text(listed[index])
+        if text is not None:
+            asked = listed[: index + 1]
+            history = [t for t in map(user_text, asked) if t is not None]
+            turn = UserTurn(text, history, asked)
+            return Conversation(text, steps(listed[index + 1 :]), key(turn), subagent)
+    return Conversation("", steps(listed), "", subagent)
+
+
+def count_role(role: str) -> Callable[[Sequence[Any]], int]:
+    """The model's steps where each is one entry of ``role`` (for :func:`conversation_in`).
+
+    Examples
+    --------
+    >>> count_role("model")([{"role": "user"}, {"role": "model"}, "?", {"role": "model"}])
+    2
+    """
+
+    def count(entries: Sequence[Any]) -> int:
+        return sum(1 for e in entries if isinstance(e, dict) and e.get("role") == role)
+
+    return count
 
 
 @dataclass(frozen=True)

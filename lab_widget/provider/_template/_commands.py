@@ -23,7 +23,7 @@ def catalog(cwd: Path) -> list[CommandSpec]:
     """The builtins and the custom commands of a run in ``cwd``."""
     raise todo(
         "_commands.py catalog",
-        "the pinned builtin table (kit.builtin_command; its clear command among them) "
+        "the pinned builtin table (kit.builtin_table; its clear command among them) "
         "merged with the CLI's custom commands",
     )
 

@@ -38,12 +38,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 
 from ...errors import CommandFileWarning
 from ...schema import CommandSpec
-from .. import builtin_command
+from .. import builtin_table
 from . import _compat
 from ._command_files import Found, folders, scan
 
@@ -117,152 +116,135 @@ Everything else prints into the transcript and returns to the prompt, or is a pr
 the model (the bundled skills from ``/batch`` on)."""
 
 
-_builtin = partial(builtin_command, clear_command=_compat.CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/add-dir", "Add a working directory", "<path>"),
-    _builtin("/auto-mode-setup", "Teach auto mode about your environment"),
-    _builtin(
-        "/autocompact", "Set how full the context gets before auto-summarizing", "[auto|<tokens>]"
-    ),
-    _builtin(
-        "/background", "Send this session to the background and free the terminal", "[prompt]"
-    ),
-    _builtin("/branch", "Create a branch of the current conversation at this point", "[name]"),
-    _builtin("/btw", "Ask a side question without interrupting Claude", "[question]"),
-    _builtin("/bug", "Report a bug or share your session", "[report]"),
-    _builtin("/cd", "Move this session to a new working directory", "<path>"),
-    _builtin(
+BUILTIN_COMMANDS = builtin_table(
+    _compat.CLEAR_COMMAND,
+    CURATED_OUT,
+    ("/add-dir", "Add a working directory", "<path>"),
+    ("/auto-mode-setup", "Teach auto mode about your environment"),
+    ("/autocompact", "Set how full the context gets before auto-summarizing", "[auto|<tokens>]"),
+    ("/background", "Send this session to the background and free the terminal", "[prompt]"),
+    ("/branch", "Create a branch of the current conversation at this point", "[name]"),
+    ("/btw", "Ask a side question without interrupting Claude", "[question]"),
+    ("/bug", "Report a bug or share your session", "[report]"),
+    ("/cd", "Move this session to a new working directory", "<path>"),
+    (
         "/clear",
         "Start a new session with empty context; loops carry over, and the old one stays in "
         "/resume",
         "[name]",
     ),
-    _builtin(
+    (
         "/color",
         "Set the prompt bar color for this session",
         "[red|blue|green|yellow|purple|orange|pink|cyan|default]",
     ),
-    _builtin(
+    (
         "/compact",
         "Free up context by summarizing the conversation so far",
         "<optional custom summarization instructions>",
     ),
-    _builtin("/config", "Open settings"),
-    _builtin("/context", "Show what fills the context", "[all]"),
-    _builtin("/copy", "Copy the last response to clipboard (/copy 2 for the one before)"),
-    _builtin("/diff", "Toggle the diff panel showing uncommitted changes"),
-    _builtin(
+    ("/config", "Open settings"),
+    ("/context", "Show what fills the context", "[all]"),
+    ("/copy", "Copy the last response to clipboard (/copy 2 for the one before)"),
+    ("/diff", "Toggle the diff panel showing uncommitted changes"),
+    (
         "/effort",
         "Set the model's effort level",
         "[low|medium|high|xhigh|max|auto|ultracode [on|off]]",
     ),
-    _builtin("/exit", "Exit the CLI"),
-    _builtin("/export", "Export this session to a file or clipboard", "[filename]"),
-    _builtin("/fast", "Toggle fast mode", "[on|off]"),
-    _builtin("/feedback", "Send feedback to Anthropic or report a bug", "[report]"),
-    _builtin("/focus", "Toggle focus view: just your prompt, summary, and response"),
-    _builtin(
+    ("/exit", "Exit the CLI"),
+    ("/export", "Export this session to a file or clipboard", "[filename]"),
+    ("/fast", "Toggle fast mode", "[on|off]"),
+    ("/feedback", "Send feedback to Anthropic or report a bug", "[report]"),
+    ("/focus", "Toggle focus view: just your prompt, summary, and response"),
+    (
         "/fork",
         "Copy this conversation into a new background session and keep working here",
         "[prompt]",
     ),
-    _builtin("/goal", "Set a goal Claude checks before stopping", "[<condition> | clear]"),
-    _builtin("/help", "Show help and available commands", "[command]"),
-    _builtin("/hooks", "View hook configurations for tool events"),
-    _builtin("/ide", "Manage IDE integrations and show status", "[open]"),
-    _builtin("/keybindings", "Open your keyboard shortcuts file"),
-    _builtin(
-        "/list-agents", "List subagents, teammates, and other Claude sessions you can message"
-    ),
-    _builtin("/login", "Switch Anthropic accounts"),
-    _builtin("/logout", "Sign out from your Anthropic account"),
-    _builtin(
-        "/mcp", "Manage MCP servers", "[reconnect (<server>|all)|enable|disable [<server>|all]]"
-    ),
-    _builtin("/memory", "Edit CLAUDE.md files and memory settings"),
-    _builtin("/mobile", "Show QR code to download the Claude mobile app"),
-    _builtin("/model", "Switch model", "[model]"),
-    _builtin("/output-style", "List output styles or switch to one", "[style]"),
-    _builtin("/permissions", "Manage allow and deny tool permission rules"),
-    _builtin("/plan", "Turn on plan mode or view the plan", "[open|<description>]"),
-    _builtin("/plugin", "Manage Claude Code plugins"),
-    _builtin("/powerup", "Learn Claude Code features in short lessons"),
-    _builtin("/radio", "Listen to Claude FM lo-fi radio"),
-    _builtin("/recap", "Generate a one-line session recap now"),
-    _builtin("/release-notes", "View release notes"),
-    _builtin(
-        "/reload-plugins", "Activate pending plugin changes in the current session", "[--force]"
-    ),
-    _builtin("/reload-skills", "Pick up skills added or changed on disk during this session"),
-    _builtin("/rename", "Rename the current conversation", "[name]"),
-    _builtin("/resume", "Resume a previous session", "[session ID or search term]"),
-    _builtin("/rewind", "Restore earlier code, conversation, or both"),
-    _builtin("/sandbox", "Show the sandbox's status and configure it", 'exclude "command pattern"'),
-    _builtin("/scroll-speed", "Adjust mouse wheel scroll speed"),
-    _builtin("/skills", "List available skills"),
-    _builtin("/status", "Show version, account, model, MCP servers, and setup warnings"),
-    _builtin("/stickers", "Check Claude Code sticker availability"),
-    _builtin(
+    ("/goal", "Set a goal Claude checks before stopping", "[<condition> | clear]"),
+    ("/help", "Show help and available commands", "[command]"),
+    ("/hooks", "View hook configurations for tool events"),
+    ("/ide", "Manage IDE integrations and show status", "[open]"),
+    ("/keybindings", "Open your keyboard shortcuts file"),
+    ("/list-agents", "List subagents, teammates, and other Claude sessions you can message"),
+    ("/login", "Switch Anthropic accounts"),
+    ("/logout", "Sign out from your Anthropic account"),
+    ("/mcp", "Manage MCP servers", "[reconnect (<server>|all)|enable|disable [<server>|all]]"),
+    ("/memory", "Edit CLAUDE.md files and memory settings"),
+    ("/mobile", "Show QR code to download the Claude mobile app"),
+    ("/model", "Switch model", "[model]"),
+    ("/output-style", "List output styles or switch to one", "[style]"),
+    ("/permissions", "Manage allow and deny tool permission rules"),
+    ("/plan", "Turn on plan mode or view the plan", "[open|<description>]"),
+    ("/plugin", "Manage Claude Code plugins"),
+    ("/powerup", "Learn Claude Code features in short lessons"),
+    ("/radio", "Listen to Claude FM lo-fi radio"),
+    ("/recap", "Generate a one-line session recap now"),
+    ("/release-notes", "View release notes"),
+    ("/reload-plugins", "Activate pending plugin changes in the current session", "[--force]"),
+    ("/reload-skills", "Pick up skills added or changed on disk during this session"),
+    ("/rename", "Rename the current conversation", "[name]"),
+    ("/resume", "Resume a previous session", "[session ID or search term]"),
+    ("/rewind", "Restore earlier code, conversation, or both"),
+    ("/sandbox", "Show the sandbox's status and configure it", 'exclude "command pattern"'),
+    ("/scroll-speed", "Adjust mouse wheel scroll speed"),
+    ("/skills", "List available skills"),
+    ("/status", "Show version, account, model, MCP servers, and setup warnings"),
+    ("/stickers", "Check Claude Code sticker availability"),
+    (
         "/subtask",
         "Send a subagent off with your full context; its result comes back here",
         "<task>",
     ),
-    _builtin("/tasks", "View and manage this session's background work"),
-    _builtin("/terminal-setup", "Set up Shift+Enter for newlines"),
-    _builtin("/theme", "Change the theme"),
-    _builtin("/tui", "Set the terminal UI renderer (classic | fullscreen)", "[classic|fullscreen]"),
-    _builtin("/usage", "Show session cost, plan usage, and activity stats"),
-    _builtin("/workflows", "Browse running and completed workflows"),
-    _builtin("/batch", "Plan a large change; background agents each open a PR", "<instruction>"),
-    _builtin("/claude-api", "Build and debug apps that use the Claude API"),
-    _builtin(
+    ("/tasks", "View and manage this session's background work"),
+    ("/terminal-setup", "Set up Shift+Enter for newlines"),
+    ("/theme", "Change the theme"),
+    ("/tui", "Set the terminal UI renderer (classic | fullscreen)", "[classic|fullscreen]"),
+    ("/usage", "Show session cost, plan usage, and activity stats"),
+    ("/workflows", "Browse running and completed workflows"),
+    ("/batch", "Plan a large change; background agents each open a PR", "<instruction>"),
+    ("/claude-api", "Build and debug apps that use the Claude API"),
+    (
         "/code-review",
         "Review the current diff or a PR for bugs",
         "[low|medium|high|xhigh|max] [--fix] [--comment] [<pr#>|<branch>|<path>] "
         "[--max-findings <n>|all]",
     ),
-    _builtin("/dataviz", "Chart and dashboard design guidance"),
-    _builtin("/debug", "Turn on debug logging and investigate problems", "[issue description]"),
-    _builtin(
+    ("/dataviz", "Chart and dashboard design guidance"),
+    ("/debug", "Turn on debug logging and investigate problems", "[issue description]"),
+    (
         "/deep-research",
         "[dynamic workflow] Deep research harness — fan-out web searches, fetch sources, "
         "adversarially verify claims, synthesize a cited report.",
     ),
-    _builtin(
+    (
         "/doctor",
         "Health-check your setup and fix issues: installation, unused extensions, duplicated or "
         "bloated memory files, slow hooks, updates, permissions",
         "[prompt-audit [<path>]]",
     ),
-    _builtin(
-        "/fewer-permission-prompts", "Pre-approve safe read-only commands based on your usage"
-    ),
-    _builtin("/init", "Initialize a new CLAUDE.md file with codebase documentation"),
-    _builtin("/insights", "Generate a report analyzing your Claude Code sessions"),
-    _builtin(
+    ("/fewer-permission-prompts", "Pre-approve safe read-only commands based on your usage"),
+    ("/init", "Initialize a new CLAUDE.md file with codebase documentation"),
+    ("/insights", "Generate a report analyzing your Claude Code sessions"),
+    (
         "/loop",
         "Repeat a prompt or command on an interval (e.g. /loop 5m /foo)",
         "[interval] [prompt]",
     ),
-    _builtin(
-        "/plugin-authoring", "Write a mod: a live pane, view or behaviour change in Claude Code"
-    ),
-    _builtin("/run", "Launch this project\u2019s app to see your change working"),
-    _builtin(
-        "/run-skill-generator", "Create a skill that knows how to run this project\u2019s app"
-    ),
-    _builtin(
+    ("/plugin-authoring", "Write a mod: a live pane, view or behaviour change in Claude Code"),
+    ("/run", "Launch this project\u2019s app to see your change working"),
+    ("/run-skill-generator", "Create a skill that knows how to run this project\u2019s app"),
+    (
         "/security-review",
         "Complete a security review of the pending changes on the current branch",
     ),
-    _builtin("/simplify", "Clean up the changed code without changing behavior", "[<target>]"),
-    _builtin("/statusline", "Set up the status line"),
-    _builtin("/team-onboarding", "Help teammates ramp on Claude Code with a guide from your usage"),
-    _builtin("/update-config", "Change settings: hooks, permissions, environment variables"),
-    _builtin("/verify", "Try your change and report if it works"),
-    _builtin("/workflow-authoring", "Load the reference for writing Workflow tool scripts"),
+    ("/simplify", "Clean up the changed code without changing behavior", "[<target>]"),
+    ("/statusline", "Set up the status line"),
+    ("/team-onboarding", "Help teammates ramp on Claude Code with a guide from your usage"),
+    ("/update-config", "Change settings: hooks, permissions, environment variables"),
+    ("/verify", "Try your change and report if it works"),
+    ("/workflow-authoring", "Load the reference for writing Workflow tool scripts"),
 )
 """Every builtin the 2.1.332 TUI offers, in the order of its own ``/`` menu.
 

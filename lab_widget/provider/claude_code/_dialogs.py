@@ -25,28 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import LabWidgetError
-from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Option, Question
-from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers
+from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Question
+from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers, picker_questions
 from . import _compat
 
 __all__ = ["Step", "approval_for_tool", "dialog_for_tool", "outcome_for_result", "play", "recipe"]
-
-
-def _question(raw: Any) -> Question | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str):
-        return None
-    options = [
-        Option(label=str(o.get("label", "")), description=str(o.get("description", "")))
-        for o in raw.get("options") or []
-        if isinstance(o, dict) and o.get("label")
-    ]
-    return Question(
-        header=str(raw.get("header") or ""),
-        text=raw["question"],
-        options=options,
-        multi_select=bool(raw.get("multiSelect")),
-        free_text=True,  # the picker always adds its free-text row
-    )
 
 
 def dialog_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog | None:
@@ -54,7 +37,9 @@ def dialog_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog |
     kind = _compat.DIALOG_TOOLS.get(name)
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     if kind == "question":
-        questions = [q for q in map(_question, tool_input.get("questions") or []) if q]
+        # The picker always adds its free-text row; a question without words is no question.
+        asked = picker_questions(tool_input, multi_select="multiSelect")
+        questions = [q for q in asked if q.text]
         return Dialog(
             kind="question",
             questions=questions,

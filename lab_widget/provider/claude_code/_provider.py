@@ -45,6 +45,11 @@ class ClaudeCodeProvider(kit.TuiProvider):
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
+    declared = ProviderCapabilities(
+        dialog_kinds=["question", "plan", "approval"],
+        model_selection=True,
+        models=list(_compat.MODEL_ALIASES),
+    )
     rejected_marker = _compat.REJECTED_RESULT
     _auth_flow: ClaudeAuthFlow | None = None
     _status_lock = threading.Lock()
@@ -251,12 +256,3 @@ class ClaudeCodeProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return self.auth_flow().status()
-
-    def capabilities(self) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            live_signals=True,
-            dialog_kinds=["question", "plan", "approval"],
-            session_resume=False,
-            model_selection=True,
-            models=list(_compat.MODEL_ALIASES),
-        )

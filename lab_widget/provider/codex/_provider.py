@@ -52,6 +52,8 @@ class CodexProvider(kit.TuiProvider):
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
+    # --model, or the isolated config's model for an endpoint run.
+    declared = ProviderCapabilities(dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True)
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -248,12 +250,3 @@ class CodexProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status(lambda: kit.find_binary(PINS[self.meta.id], self.meta.display_name))
-
-    def capabilities(self) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            live_signals=True,
-            dialog_kinds=list(_compat.DIALOG_KINDS),
-            session_resume=False,
-            # --model, or the isolated config's model for an endpoint run.
-            model_selection=True,
-        )

@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...schema import Answer, Dialog, DialogAnswer, Question
-from .. import Terminal, as_dict, picker_options
+from ...schema import Answer, Dialog, DialogAnswer
+from .. import Terminal, as_dict, picker_questions
 from . import _compat
 
 __all__ = ["Step", "play", "question_dialog", "recipe", "recorded_answers"]
@@ -38,18 +38,8 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     >>> d.kind, d.tool_id, d.questions[0].options[0].label, d.questions[0].free_text
     ('question', 'call_1', 'SQLite', True)
     """
-    questions = []
-    for raw in as_dict(tool_input).get("questions") or []:
-        item = as_dict(raw)
-        options = picker_options(item)
-        questions.append(
-            Question(
-                header=str(item.get("header") or ""),
-                text=str(item.get("question") or ""),
-                options=options,
-                free_text=True,  # the picker's "None of the above" takes notes
-            )
-        )
+    # The picker's "None of the above" row always takes notes.
+    questions = picker_questions(tool_input)
     answerable = bool(questions) and all(0 < len(q.options) < 9 for q in questions)
     return Dialog(
         kind="question",
@@ -120,7 +110,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
 
     Examples
     --------
-    >>> from lab_widget.schema import Option
+    >>> from lab_widget.schema import Option, Question
     >>> q = Question(header="DB", text="Which?", options=[Option(label="A"), Option(label="B")])
     >>> d = Dialog(kind="question", questions=[q, q], tool_id="c")
     >>> a = DialogAnswer(answers=[Answer(selected=["B"]), Answer(text="mine")])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...schema import Dialog, ToolCall
+from ...schema import Dialog, Message, ToolCall
 from .. import describe_answers
 from .. import iso_time as _timestamp
 from . import _compat
@@ -37,6 +37,13 @@ class ResponseItems(RolloutState):
         elif kind in _OUTPUTS:
             self._output(thread, payload, stamp)
 
+    def _item(
+        self, thread: Thread, payload: dict[str, Any], stamp: datetime | None, **fields: Any
+    ) -> Message:
+        """A message of the item ``payload``: the model's text by default, under its id."""
+        fields = {"kind": "text", "role": "assistant", "model": thread.model, **fields}
+        return self._add(thread, native_id=payload.get("id"), timestamp=stamp, **fields)
+
     def _message(
         self,
         thread: Thread,
@@ -50,31 +57,24 @@ class ResponseItems(RolloutState):
         if isinstance(metadata, dict) and metadata.get(_compat.COMPACTION_OUTPUT):
             thread.summary = text  # shown under the compaction, not as an answer
             return
-        if role == "user" and (text or images) and not is_context(text):
+        prompt = role == "user" and bool(text or images) and not is_context(text)
+        if not prompt and not (role == "assistant" and (text or images)):
+            return
+        if prompt:
             thread.structural = "working"
             thread.response = []
-            prompt = self._add(
-                thread,
-                kind="text",
-                role="user",
-                text=text,
-                attachments=images,
-                native_id=payload.get("id"),
-                timestamp=stamp,
-            )
-            if thread is self._main:
-                self._start_turn(prompt.seq)
-        elif role == "assistant" and (text or images):
-            self._add(
-                thread,
-                kind="text",
-                role="assistant",
-                text=text,
-                attachments=images,
-                native_id=payload.get("id"),
-                timestamp=stamp,
-                model=thread.model,
-            )
+        message = self._item(
+            thread,
+            payload,
+            stamp,
+            kind="text",
+            role=role,
+            text=text,
+            attachments=images,
+            model=None if prompt else thread.model,
+        )
+        if prompt and thread is self._main:
+            self._start_turn(message.seq)
 
     def _tool_image(self, payload: dict[str, Any], seq: int) -> bool:
         """Attach an image-only user message right after a call's output to that call."""
@@ -92,17 +92,7 @@ class ResponseItems(RolloutState):
         hidden = not text and bool(payload.get("encrypted_content"))
         if not text and not hidden:
             return  # an empty reasoning item carries nothing to show
-        self._add(
-            thread,
-            kind="text",
-            role="assistant",
-            text=text,
-            thinking=True,
-            redacted=hidden,
-            native_id=payload.get("id"),
-            timestamp=stamp,
-            model=thread.model,
-        )
+        self._item(thread, payload, stamp, text=text, thinking=True, redacted=hidden)
 
     def _call(
         self, thread: Thread, kind: str, payload: dict[str, Any], stamp: datetime | None
@@ -118,15 +108,13 @@ class ResponseItems(RolloutState):
         thread.structural = "working"
         # A question call shows as its dialog from the start (the picker is open).
         asks = name == _compat.QUESTION_TOOL
-        message = self._add(
+        message = self._item(
             thread,
+            payload,
+            stamp,
             kind="dialog" if asks else "tool",
-            role="assistant",
             tool=ToolCall(id=call_id, name=name, input=tool_input),
             dialog=question_dialog(tool_input, call_id) if asks else None,
-            native_id=payload.get("id"),
-            timestamp=stamp,
-            model=thread.model,
         )
         thread.tools[call_id] = message.seq
         thread.names[call_id] = name

@@ -24,22 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...schema import (
-    Message,
-    ModelUsage,
-    RateLimit,
-    SessionSummary,
-    State,
-    Usage,
-)
-from .. import (
-    CorruptLine,
-    JsonlTail,
-    Line,
-    ReadResult,
-    TranscriptRef,
-    TurnFactsLog,
-)
+from ...schema import Message, ModelUsage, RateLimit, SessionSummary, State, Usage
+from .. import CorruptLine, JsonlTail, Line, ReadResult, TranscriptRef, TurnFactsLog
 from .. import iso_time as _timestamp
 from ._items import (
     Counts,

@@ -8,11 +8,10 @@ command of the same name as a user one wins.
 from __future__ import annotations
 
 import tomllib
-from functools import partial
 from pathlib import Path
 
 from ...schema import CommandSpec
-from .. import builtin_command, merge_commands
+from .. import builtin_table, merge_commands
 from . import _compat
 from ._config import user_dir
 
@@ -58,48 +57,47 @@ CURATED_OUT: dict[str, str] = {
 """Builtins a chat must not offer, each with why."""
 
 
-_builtin = partial(builtin_command, clear_command=_compat.CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/about", "Show version info"),
-    _builtin("/agents", "Manage agents"),
-    _builtin("/auth", "Manage authentication"),
-    _builtin("/bug", "Submit a bug report"),
-    _builtin("/chat", "Browse auto-saved conversations and manage chat checkpoints"),
-    _builtin("/clear", "Clear the screen and start a new session"),
-    _builtin("/commands", "Manage custom slash commands. Usage: /commands [list|reload]"),
-    _builtin("/compress", "Compresses the context by replacing it with a summary"),
-    _builtin("/copy", "Copy the last result or code snippet to clipboard"),
-    _builtin("/docs", "Open full Gemini CLI documentation in your browser"),
-    _builtin("/directory", "Manage workspace directories"),
-    _builtin("/editor", "Set external editor preference"),
-    _builtin("/export-session", "Export the current session to a JSON file"),
-    _builtin("/extensions", "Manage extensions"),
-    _builtin("/footer", "Configure which items appear in the footer (statusline)"),
-    _builtin("/help", "For help on gemini-cli"),
-    _builtin("/shortcuts", "Toggle the shortcuts panel above the input"),
-    _builtin("/rewind", "Jump back to a specific message and restart the conversation"),
-    _builtin("/hooks", "Manage hooks"),
-    _builtin("/init", "Analyzes the project and creates a tailored GEMINI.md file"),
-    _builtin("/mcp", "Manage configured Model Context Protocol (MCP) servers"),
-    _builtin("/memory", "Commands for interacting with memory"),
-    _builtin("/model", "Manage model configuration"),
-    _builtin("/permissions", "Manage folder trust settings and other permissions"),
-    _builtin("/plan", "Switch to Plan Mode and view current plan"),
-    _builtin("/policies", "Manage policies"),
-    _builtin("/privacy", "Display the privacy notice"),
-    _builtin("/quit", "Exit the cli"),
-    _builtin("/resume", "Browse auto-saved conversations and manage chat checkpoints"),
-    _builtin("/stats", "Check session stats. Usage: /stats [session|model|tools]"),
-    _builtin("/theme", "Change the theme"),
-    _builtin("/tools", "List available Gemini CLI tools."),
-    _builtin("/skills", "List, enable, disable, or reload Gemini CLI agent skills"),
-    _builtin("/settings", "View and edit Gemini CLI settings"),
-    _builtin("/tasks", "Toggle background tasks view"),
-    _builtin("/vim", "Toggle vim mode on/off"),
-    _builtin("/setup-github", "Set up GitHub Actions"),
-    _builtin("/terminal-setup", "Configure terminal keybindings for multiline input"),
+BUILTIN_COMMANDS = builtin_table(
+    _compat.CLEAR_COMMAND,
+    CURATED_OUT,
+    ("/about", "Show version info"),
+    ("/agents", "Manage agents"),
+    ("/auth", "Manage authentication"),
+    ("/bug", "Submit a bug report"),
+    ("/chat", "Browse auto-saved conversations and manage chat checkpoints"),
+    ("/clear", "Clear the screen and start a new session"),
+    ("/commands", "Manage custom slash commands. Usage: /commands [list|reload]"),
+    ("/compress", "Compresses the context by replacing it with a summary"),
+    ("/copy", "Copy the last result or code snippet to clipboard"),
+    ("/docs", "Open full Gemini CLI documentation in your browser"),
+    ("/directory", "Manage workspace directories"),
+    ("/editor", "Set external editor preference"),
+    ("/export-session", "Export the current session to a JSON file"),
+    ("/extensions", "Manage extensions"),
+    ("/footer", "Configure which items appear in the footer (statusline)"),
+    ("/help", "For help on gemini-cli"),
+    ("/shortcuts", "Toggle the shortcuts panel above the input"),
+    ("/rewind", "Jump back to a specific message and restart the conversation"),
+    ("/hooks", "Manage hooks"),
+    ("/init", "Analyzes the project and creates a tailored GEMINI.md file"),
+    ("/mcp", "Manage configured Model Context Protocol (MCP) servers"),
+    ("/memory", "Commands for interacting with memory"),
+    ("/model", "Manage model configuration"),
+    ("/permissions", "Manage folder trust settings and other permissions"),
+    ("/plan", "Switch to Plan Mode and view current plan"),
+    ("/policies", "Manage policies"),
+    ("/privacy", "Display the privacy notice"),
+    ("/quit", "Exit the cli"),
+    ("/resume", "Browse auto-saved conversations and manage chat checkpoints"),
+    ("/stats", "Check session stats. Usage: /stats [session|model|tools]"),
+    ("/theme", "Change the theme"),
+    ("/tools", "List available Gemini CLI tools."),
+    ("/skills", "List, enable, disable, or reload Gemini CLI agent skills"),
+    ("/settings", "View and edit Gemini CLI settings"),
+    ("/tasks", "Toggle background tasks view"),
+    ("/vim", "Toggle vim mode on/off"),
+    ("/setup-github", "Set up GitHub Actions"),
+    ("/terminal-setup", "Configure terminal keybindings for multiline input"),
 )
 """The 0.61.0 builtins (``BuiltinCommandLoader`` in ``bundle/chunk-4GP6HFBO.js``, names and
 descriptions as written there). Commands it adds only in some setups (``/upgrade``,

@@ -96,21 +96,16 @@ class RecordMessages(TranscriptReader):
         kind = record.get("type")
         stamp = timestamp(record.get("timestamp"))
         native = str(record.get("id"))
+
+        def said(**fields: Any) -> Message:
+            return Message(seq=0, native_id=native, timestamp=stamp, **fields)
+
         if kind == "user":
             text = user_text(record)
             if not text:
                 return []  # context, or the tool results sent back to the model
-            return [
-                Message(
-                    seq=0,
-                    kind="text",
-                    role="user",
-                    text=text,
-                    native_id=native,
-                    timestamp=stamp,
-                    attachments=attachments(record.get("content")),
-                )
-            ]
+            content = attachments(record.get("content"))
+            return [said(kind="text", role="user", text=text, attachments=content)]
         if kind == NOTE:
             text = str(record.get("content"))
             return [Message(seq=0, kind="lifecycle", role="system", level="warning", text=text)]
@@ -130,48 +125,25 @@ class RecordMessages(TranscriptReader):
             text = texts(record.get("content")) or str(record.get("content") or "")
             if not text:
                 return []
-            return [
-                Message(
-                    seq=0,
-                    kind="lifecycle",
-                    role="system",
-                    level=_LEVELS[str(kind)],
-                    text=text,
-                    native_id=native,
-                    timestamp=stamp,
-                )
-            ]
+            return [said(kind="lifecycle", role="system", level=_LEVELS[str(kind)], text=text)]
         if kind != "gemini":
             return []
         model = record.get("model") if isinstance(record.get("model"), str) else None
         out: list[Message] = []
         for thought in thinking(record):
             out.append(
-                Message(
-                    seq=0,
+                said(
                     kind="text",
                     role="assistant",
                     text=thought,
                     thinking=True,
                     redacted=not thought,
-                    native_id=native,
-                    timestamp=stamp,
                     model=model,
                 )
             )
         text = texts(record.get("content"))
         if text:
-            out.append(
-                Message(
-                    seq=0,
-                    kind="text",
-                    role="assistant",
-                    text=text,
-                    native_id=native,
-                    timestamp=stamp,
-                    model=model,
-                )
-            )
+            out.append(said(kind="text", role="assistant", text=text, model=model))
         calls = record.get("toolCalls")
         agents: list[Message] = []
         for call in calls if isinstance(calls, list) else []:

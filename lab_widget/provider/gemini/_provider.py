@@ -36,6 +36,7 @@ class GeminiProvider(kit.TuiProvider):
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
+    declared = ProviderCapabilities(dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True)
 
     def __init__(self) -> None:
         super().__init__()
@@ -272,14 +273,6 @@ class GeminiProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
-
-    def capabilities(self) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            live_signals=True,
-            dialog_kinds=list(_compat.DIALOG_KINDS),
-            session_resume=False,
-            model_selection=True,
-        )
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float) -> bool:

@@ -8,11 +8,10 @@ their frontmatter ``description``; a project command of the same name as a user 
 from __future__ import annotations
 
 import re
-from functools import partial
 from pathlib import Path
 
 from ...schema import CommandSpec
-from .. import builtin_command, merge_commands
+from .. import builtin_table, merge_commands
 from . import _compat
 from ._config import config_home
 
@@ -45,36 +44,35 @@ CURATED_OUT: dict[str, str] = {
 """Builtins a chat must not offer, each with why."""
 
 
-_builtin = partial(builtin_command, clear_command=_compat.CLEAR_COMMAND, curated_out=CURATED_OUT)
-
-
-BUILTIN_COMMANDS: tuple[CommandSpec, ...] = (
-    _builtin("/agents", "Switch agent"),
-    _builtin("/compact", "Compact session"),
-    _builtin("/connect", "Connect provider"),
-    _builtin("/copy", "Copy session transcript"),
-    _builtin("/debug", "View debug info"),
-    _builtin("/diff", "Open diff viewer"),
-    _builtin("/editor", "Open editor"),
-    _builtin("/exit", "Exit the app"),
-    _builtin("/export", "Export session transcript"),
-    _builtin("/fork", "Fork session"),
-    _builtin("/help", "Help"),
-    _builtin("/init", "guided AGENTS.md setup"),
-    _builtin("/mcps", "Toggle MCPs"),
-    _builtin("/models", "Switch model"),
-    _builtin("/move", "Move to another project dir"),
-    _builtin("/new", "New session"),
-    _builtin("/rename", "Rename session"),
-    _builtin("/review", "review changes [commit|branch|pr], defaults to uncommitted"),
-    _builtin("/sessions", "Switch session"),
-    _builtin("/skills", "Skills"),
-    _builtin("/status", "View status"),
-    _builtin("/themes", "Switch theme"),
-    _builtin("/thinking", "Expand thinking"),
-    _builtin("/timeline", "Jump to message"),
-    _builtin("/timestamps", "Show timestamps"),
-    _builtin("/undo", "Undo previous message"),
+BUILTIN_COMMANDS = builtin_table(
+    _compat.CLEAR_COMMAND,
+    CURATED_OUT,
+    ("/agents", "Switch agent"),
+    ("/compact", "Compact session"),
+    ("/connect", "Connect provider"),
+    ("/copy", "Copy session transcript"),
+    ("/debug", "View debug info"),
+    ("/diff", "Open diff viewer"),
+    ("/editor", "Open editor"),
+    ("/exit", "Exit the app"),
+    ("/export", "Export session transcript"),
+    ("/fork", "Fork session"),
+    ("/help", "Help"),
+    ("/init", "guided AGENTS.md setup"),
+    ("/mcps", "Toggle MCPs"),
+    ("/models", "Switch model"),
+    ("/move", "Move to another project dir"),
+    ("/new", "New session"),
+    ("/rename", "Rename session"),
+    ("/review", "review changes [commit|branch|pr], defaults to uncommitted"),
+    ("/sessions", "Switch session"),
+    ("/skills", "Skills"),
+    ("/status", "View status"),
+    ("/themes", "Switch theme"),
+    ("/thinking", "Expand thinking"),
+    ("/timeline", "Jump to message"),
+    ("/timestamps", "Show timestamps"),
+    ("/undo", "Undo previous message"),
 )
 """The 1.18.33 TUI's ``/`` menu once a session exists (isolated config, no custom
 commands), walked with Down under tmux (``test_pinned_builtins_match_the_tui_menu``);

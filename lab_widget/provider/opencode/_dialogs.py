@@ -15,7 +15,7 @@ from typing import Any
 
 from ...errors import DialogChangedError, LabWidgetError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import RunContext, as_dict, picker_options
+from .. import RunContext, as_dict, picker_questions
 from .. import approval_dialog as permission
 from . import _compat
 from ._server import get_json, server_url
@@ -42,19 +42,7 @@ def question_dialog(tool_input: Any, call_id: str | None) -> Dialog:
     >>> d.kind, d.tool_id, d.questions[0].multi_select, d.questions[0].options[0].label
     ('question', 'call_1', True, 'SQLite')
     """
-    questions = []
-    for raw in as_dict(tool_input).get("questions") or []:
-        item = as_dict(raw)
-        options = picker_options(item)
-        questions.append(
-            Question(
-                header=str(item.get("header") or ""),
-                text=str(item.get("question") or ""),
-                options=options,
-                multi_select=bool(item.get("multiple")),
-                free_text=item.get("custom") is not False,
-            )
-        )
+    questions = picker_questions(tool_input, multi_select="multiple", free_text="custom")
     return Dialog(
         kind="question", questions=questions, tool_id=call_id, tool_name=_compat.QUESTION_TOOL
     )

@@ -45,6 +45,7 @@ class OpenCodeProvider(kit.TuiProvider):
     live_signals = OpenCodeSignals()
     couplings = _compat
     commands_from = _commands
+    declared = ProviderCapabilities(dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True)
 
     # -- spawn -------------------------------------------------------------------------
 
@@ -213,13 +214,6 @@ class OpenCodeProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
-
-    def capabilities(self) -> ProviderCapabilities:
-        return ProviderCapabilities(
-            live_signals=True,
-            dialog_kinds=list(_compat.DIALOG_KINDS),
-            model_selection=True,
-        )
 
 
 _PREVIEW_ROWS = 64
