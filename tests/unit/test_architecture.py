@@ -455,6 +455,7 @@ def test_the_architecture_module_map_names_every_core_module() -> None:
 
 
 TERMINAL_VIEW = {
+    "lab_widget._screen",
     "lab_widget._terminal",
     "lab_widget._tmux_control",
     "lab_widget._widgets._terminal",
