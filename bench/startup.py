@@ -98,7 +98,7 @@ def _turn(run: Run, prompt: str, timeout: float = 60.0) -> threading.Event:
         for m in event.changed:
             if m.role == "assistant" and m.kind == "text" and seen and m.seq > min(seen):
                 if not answered.is_set():
-                    ref = run._chat._ref
+                    ref = run._chat._follow.ref
                     if ref is not None:
                         # How long after the CLI wrote the line the chat had it.
                         answered.lag = time.time() - ref.path.stat().st_mtime  # type: ignore[attr-defined]

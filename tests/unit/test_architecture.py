@@ -464,6 +464,10 @@ TERMINAL_VIEW = {
 
 CHAT_BRAIN = {
     "lab_widget._chat",
+    "lab_widget._chat_dialogs",
+    "lab_widget._chat_epochs",
+    "lab_widget._chat_events",
+    "lab_widget._chat_work",
     "lab_widget._state",
     "lab_widget._answering",
     "lab_widget._answers",
