@@ -19,7 +19,7 @@ from _support import Row
 
 from lab_widget import Run, ScriptedModel
 from lab_widget._chat import ChatEvent
-from lab_widget._run import _runner
+from lab_widget._launch import runner as _runner
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, find_binary, get_provider
 

@@ -140,7 +140,10 @@ def imported_closure(module: str) -> set[str]:
     return seen
 
 
-RUNTIME = {"lab_widget._runner", "lab_widget._tailer", "lab_widget._launch", "lab_widget._run"}
+RUNTIME = {
+    *("lab_widget._runner", "lab_widget._tailer", "lab_widget._launch"),
+    *("lab_widget._run", "lab_widget._run_parts", "lab_widget._runs"),
+}
 
 
 def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
