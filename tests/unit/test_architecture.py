@@ -151,6 +151,36 @@ def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
         assert imported_closure(module) & RUNTIME == set(), module
 
 
+MAX_LINES = 450
+"""The most lines a module of the package has: a longer one holds more than one thing."""
+
+NOT_YET_WITHIN = {PACKAGE / "_remote"}  # over the limit until that package is split too
+
+
+def long_modules(root: Path = PACKAGE, exempt: set[Path] = NOT_YET_WITHIN) -> list[str]:
+    """The modules under ``root`` longer than :data:`MAX_LINES`, outside ``exempt``."""
+    return [
+        f"{path.relative_to(root)}: {lines} lines"
+        for path in sorted(root.rglob("*.py"))
+        if not any(path.is_relative_to(folder) for folder in exempt)
+        and (lines := len(path.read_text().splitlines())) > MAX_LINES
+    ]
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    # Small modules with names that say what they hold: a long one is split at its seams.
+    assert long_modules() == []
+
+
+def test_the_length_check_sees_a_long_module(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES)
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    (tmp_path / "skipped").mkdir()
+    (tmp_path / "skipped" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert long_modules(tmp_path, {tmp_path / "skipped"}) == [f"long.py: {MAX_LINES + 1} lines"]
+
+
 def test_there_is_at_least_one_concrete_provider() -> None:
     assert "claude_code" in CONCRETE
 
