@@ -19,7 +19,7 @@ from _support import Row
 
 from lab_widget import Run, ScriptedModel
 from lab_widget._chat import ChatEvent
-from lab_widget._run import _runner
+from lab_widget._launch import runner as _runner
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, find_binary, get_provider
 
@@ -98,7 +98,7 @@ def _turn(run: Run, prompt: str, timeout: float = 60.0) -> threading.Event:
         for m in event.changed:
             if m.role == "assistant" and m.kind == "text" and seen and m.seq > min(seen):
                 if not answered.is_set():
-                    ref = run._chat._ref
+                    ref = run._chat._follow.ref
                     if ref is not None:
                         # How long after the CLI wrote the line the chat had it.
                         answered.lag = time.time() - ref.path.stat().st_mtime  # type: ignore[attr-defined]

@@ -17,7 +17,8 @@ from ._metrics import MetricsServer, metrics, serve_metrics
 from ._providers import ProviderInfo, ProviderTable, providers
 from ._remote import _proxy as _proxy  # registers the class of runs on other hosts
 from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
-from ._run import Run, get_run, runs
+from ._run import Run
+from ._runs import get_run, runs
 from ._sandbox import Sandbox
 from ._seed import Seed, Workspace
 from ._transcripts import read_transcript

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 from ._answers import UserAnswer, normalise_answer
 from ._chat import ChatSession
-from .errors import DialogChangedError, DialogNotAnswerableError, NoDialogError
+from .errors import DialogChangedError, DialogNotAnswerableError, NoDialogError, WaitTimeoutError
 from .provider import Terminal, describe_answers
 from .schema import Dialog, DialogAnswer, Message
 
-__all__ = ["mismatch", "play_answer", "resolution"]
+__all__ = ["await_recorded", "mismatch", "play_answer", "resolution"]
 
 
 def play_answer(
@@ -37,6 +37,30 @@ def play_answer(
             # Only once it was sent: a failed answer leaves the prompt to the terminal.
             chat.note_chosen(dialog.tool_id, intended.answers[0].selected[0])
     return dialog, intended
+
+
+def await_recorded(
+    chat: ChatSession, dialog: Dialog, intended: DialogAnswer, timeout: float
+) -> tuple[Dialog, str | None]:
+    """Wait until the agent recorded its answer to ``dialog``; returns the dialog as it
+    ended and, when the agent recorded other answers than ``intended``, the warning (which
+    the dialog's message then shows).
+
+    Raises :class:`~lab_widget.errors.WaitTimeoutError` when ``timeout`` passes first.
+    """
+    ended: list[Dialog] = []
+
+    def resolved() -> bool:
+        ended[:] = [d for d in [resolution(chat.messages, dialog.tool_id)] if d is not None]
+        return bool(ended)
+
+    if not chat.wait_for(resolved, timeout):
+        raise WaitTimeoutError(timeout, "question")
+    final = ended[0]
+    warning = mismatch(final, intended)
+    if warning is not None:
+        chat.note_mismatch(final.tool_id or "", warning)
+    return final, warning
 
 
 def resolution(messages: Sequence[Message], tool_id: str | None) -> Dialog | None:

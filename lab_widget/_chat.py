@@ -1,63 +1,43 @@
-"""The chat brain of one run: a lock, the incremental reader, epoch follow, derived state."""
+"""The chat brain of one run: a lock, the incremental reader, epoch follow, derived state.
+
+:class:`ChatSession` is the façade; its parts live beside it: the transcript followed across
+clears (``_chat_epochs``), dialogs as the chat shows them (``_chat_dialogs``), the work a
+send or an interrupt implies (``_chat_work``), the events and their listeners
+(``_chat_events``).
+"""
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from ._chat_dialogs import DialogOverlay
+from ._chat_epochs import EpochFollow
+from ._chat_events import ChatEvent, Epoch, Listener, Listeners
+from ._chat_work import PENDING_GRACE, WorkMarks
 from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, ReplyDroppedError, RunEndedError, WaitTimeoutError
 from .provider import (
-    ALWAYS_OUTCOME,
-    APPROVE_ALWAYS,
     AgentProvider,
     LiveSignals,
-    ReadResult,
     RunContext,
     StartupBlocker,
     Terminal,
-    TranscriptReader,
     TranscriptRef,
 )
-from .schema import Answer, Dialog, Message, SessionSummary, State
+from .schema import Dialog, Message, SessionSummary, State
 
 __all__ = ["ChatEvent", "ChatSession", "Epoch"]
 
-log = logging.getLogger(__name__)
-
-# A sent message that never shows up in the transcript (a command that records nothing)
-# stops counting as work after this long.
-_PENDING_GRACE = 15.0
+_PENDING_GRACE = PENDING_GRACE
+"""The grace of a sent message that never shows up (see :mod:`lab_widget._chat_work`)."""
 
 # Seconds after a change at which readiness is looked at again while a start-up screen
 # waits: a TUI's ready signal may count only once it has settled (a moment after the event
 # that brought it), and no other event may follow when the screen was answered in the TUI.
 _READY_RECHECKS = (2.0, 5.0)
-
-
-@dataclass(frozen=True)
-class ChatEvent:
-    """What changed: messages (new or updated), and/or a reset to a new epoch."""
-
-    changed: list[Message]
-    reset: bool
-    state: State
-    transcript_id: str | None
-
-
-@dataclass(frozen=True)
-class Epoch:
-    """A conversation of the run that a clear ended, as the run last read it."""
-
-    transcript_id: str
-    messages: list[Message]
-
-
-Listener = Callable[[ChatEvent], None]
 
 
 class ChatSession:
@@ -80,29 +60,13 @@ class ChatSession:
         self.lock = self._lock
         """The run's lock: reading, listener calls and dialog answers happen under it."""
         self._changed = threading.Condition(self._lock)
-        self._ref: TranscriptRef | None = None
-        self._reader: TranscriptReader | None = None
+        self._follow = EpochFollow(provider, context)
+        self._dialogs = DialogOverlay(provider)
+        self._work = WorkMarks()
+        self._listeners = Listeners(self._lock)
         self._ended = False
         self._last_screen = ""
         self._ready = False
-        self._pending_since: float | None = None
-        # Set by an interrupt: the message count then. An agent interrupted before it
-        # answered may record nothing, so "working" is not trusted until the transcript moves.
-        self._interrupted_at: int | None = None
-        self._user_count = 0
-        self._user_seqs: dict[int, None] = {}
-        self._count = 0
-        self._listeners: list[Listener] = []
-        # Answers played into a dialog, by tool id, and warnings for answers the agent
-        # recorded differently: shown on the dialog's message (same seq).
-        self._mismatch: dict[str, str] = {}
-        self.past_epochs: list[TranscriptRef] = []
-        """Earlier conversations of this run (before each clear), oldest first."""
-        self._past: list[Epoch] = []
-        # Tool calls that stopped at a permission prompt: their messages show as dialogs.
-        self._approvals: dict[str, Dialog] = {}
-        # The answer chosen for each of them ("Approve always" is not in the transcript).
-        self._chosen: dict[str, str] = {}
         self._signature: object = None
         self.stopped = False
         """Set when the run was stopped from Python (so its end is not the agent's doing)."""
@@ -139,49 +103,27 @@ class ChatSession:
             if not self._ready and self.provider.is_ready(self.context):
                 self._ready = True
                 self.blocker = None
-            ref = self.provider.locate_transcript(self.context, self._ref)
-            reset = False
-            if ref is not None and (
-                self._ref is None or ref.transcript_id != self._ref.transcript_id
-            ):
-                reset = self._ref is not None
-                if self._ref is not None:
-                    self.past_epochs.append(self._ref)
-                    self._past.append(self._close_epoch(self._ref))
-                self._ref = ref
-                self._reader = self.provider.open_reader(ref)
-                self._user_count = 0
-                self._user_seqs, self._count = {}, 0
-            result = self._reader.read() if self._reader else ReadResult(changed=[])
-            reset = reset or result.reset
-            if reset:
-                self._pending_since = None  # the new epoch is what the last command did
-            self._count_messages(result.changed, reset)
-            if self._interrupted_at is not None and (reset or self._count != self._interrupted_at):
-                self._interrupted_at = None
-            users = len(self._user_seqs)
-            if users > self._user_count:
-                self._pending_since = None
-            self._user_count = users
+            reading = self._follow.read(self._shown)
+            reset = reading.reset
+            self._work.read(reset=reset, prompted=reading.prompted, count=self._follow.count)
             live = self.provider.live_signals
             signature = live.signature(self.context) if live else None
             signals_moved = signature != self._signature
             self._signature = signature
             state = self._state_locked()
-            if result.changed or reset or state != before or signals_moved:
+            if reading.changed or reset or state != before or signals_moved:
                 changed = (
-                    self.messages_locked() if reset else [self._overlay(m) for m in result.changed]
+                    self.messages_locked()
+                    if reset
+                    else [self._dialogs.overlay(m) for m in reading.changed]
                 )
-                if signals_moved and not reset and self._approvals:
+                if signals_moved and not reset and self._dialogs.approvals:
                     # A permission prompt turns an existing tool message into a dialog.
                     seen = {m.seq for m in changed}
                     changed += [
                         m
                         for m in self.messages_locked()
-                        if m.kind == "dialog"
-                        and m.tool is not None
-                        and m.tool.id in self._approvals
-                        and m.seq not in seen
+                        if self._dialogs.prompted(m) and m.seq not in seen
                     ]
                     changed.sort(key=lambda m: m.seq)
                 self._emit(ChatEvent(changed, reset, state, self.transcript_id))
@@ -189,17 +131,16 @@ class ChatSession:
             if live is not None and signals_moved:
                 self._sweep(live)
 
-    def _close_epoch(self, ref: TranscriptRef) -> Epoch:
-        # What the agent wrote last before the clear may not have been read yet.
-        if self._reader is not None:
-            self._reader.read()
-        return Epoch(ref.transcript_id, self.messages_locked())
-
     @property
     def past(self) -> list[Epoch]:
         """The conversations a clear ended, oldest first, with their messages as last read."""
         with self._lock:
-            return list(self._past)
+            return list(self._follow.past)
+
+    @property
+    def past_epochs(self) -> list[TranscriptRef]:
+        """Earlier conversations of this run (before each clear), oldest first."""
+        return self._follow.past_refs
 
     def watch_paths(self) -> list[Path]:
         """The folders whose changes may mean something new to read (the tailer's watch)."""
@@ -209,20 +150,6 @@ class ChatSession:
             if ref is not None:
                 paths += list(ref.watch)
         return paths
-
-    def _count_messages(self, changed: list[Message], reset: bool) -> None:
-        # Counted from what changed, never by walking the whole conversation: the cost of
-        # an append must not grow with the length of the chat.
-        if reset:
-            self._user_seqs = {}
-            self._count = 0
-            changed = self._reader.messages if self._reader else []
-        for m in changed:
-            self._count = max(self._count, m.seq + 1)
-            if m.role == "user" and m.kind == "text":
-                self._user_seqs[m.seq] = None
-            else:
-                self._user_seqs.pop(m.seq, None)
 
     def _sweep(self, live: LiveSignals) -> None:
         # Records that can no longer change an answer go, so reading the channel costs the
@@ -252,72 +179,19 @@ class ChatSession:
     # -- derived views -----------------------------------------------------------------
 
     def messages_locked(self) -> list[Message]:
-        messages = self._reader.messages if self._reader else []
-        if self._mismatch or self._approvals or self._chosen:
-            messages = [self._overlay(m) for m in messages]
-        return messages
+        return self._shown(self._follow.messages)
 
-    def _overlay(self, message: Message) -> Message:
-        tool = message.tool
-        if message.dialog is None and tool is not None and tool.id in self._approvals:
-            approval = self._approvals[tool.id]
-            if tool.status != "running":
-                # How it was answered is the provider's to read from the call's result.
-                outcome = self.provider.approval_outcome(tool)
-                chosen = self._chosen.get(tool.id)
-                always = outcome == "approved" and chosen == APPROVE_ALWAYS
-                said = ALWAYS_OUTCOME if always else outcome
-                approval = approval.model_copy(
-                    update={
-                        "status": "rejected" if outcome == "rejected" else "answered",
-                        "outcome": said,
-                        "answers": [Answer(selected=[chosen])] if chosen else approval.answers,
-                    }
-                )
-            message = message.model_copy(update={"kind": "dialog", "dialog": approval})
-        dialog = message.dialog
-        if (
-            dialog is not None
-            and dialog.kind == "approval"
-            and dialog.status == "answered"
-            and self._chosen.get(dialog.tool_id or "") == APPROVE_ALWAYS
-        ):
-            # The transcript tells approved from rejected only: the choice is the chat's.
-            dialog = dialog.model_copy(
-                update={"outcome": ALWAYS_OUTCOME, "answers": [Answer(selected=[APPROVE_ALWAYS])]}
-            )
-            message = message.model_copy(update={"dialog": dialog})
-        if dialog is None or dialog.tool_id not in self._mismatch:
-            return message
-        warning = self._mismatch[dialog.tool_id or ""]
-        return message.model_copy(
-            update={"level": "warning", "dialog": dialog.model_copy(update={"outcome": warning})}
-        )
+    def _shown(self, messages: list[Message]) -> list[Message]:
+        if self._dialogs.active:
+            return [self._dialogs.overlay(m) for m in messages]
+        return messages
 
     def _pending_locked(self) -> Dialog | None:
         live = self.provider.live_signals
         signalled = live.pending_dialog(self.context) if live else None
-        if signalled is not None and self._resolved(signalled.tool_id):
-            signalled = None  # the transcript already has its result
-        from_transcript = self._reader.pending_dialog if self._reader else None
-        if signalled is not None and (
-            from_transcript is None or from_transcript.tool_id != signalled.tool_id
-        ):
-            if signalled.kind == "approval" and signalled.tool_id:
-                self._approvals.setdefault(signalled.tool_id, signalled)
-            return signalled
-        if from_transcript is not None and signalled is not None and not from_transcript.body:
-            # The live channel may carry what the transcript leaves out (a plan's text).
-            return from_transcript.model_copy(update={"body": signalled.body})
-        return from_transcript  # the same dialog, with what only the transcript knows
-
-    def _resolved(self, tool_id: str | None) -> bool:
-        if self._reader is None or tool_id is None:
-            return False
-        for message in reversed(self._reader.messages):
-            if message.tool is not None and message.tool.id == tool_id:
-                return message.tool.status != "running"
-        return False
+        reader = self._follow.reader
+        from_transcript = reader.pending_dialog if reader else None
+        return self._dialogs.pending(signalled, from_transcript, self._follow.messages)
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -331,12 +205,12 @@ class ChatSession:
         """Remember the option a permission prompt was answered with (shown once it ends)."""
         if tool_id:
             with self._lock:
-                self._chosen[tool_id] = label
+                self._dialogs.note_chosen(tool_id, label)
 
     def note_mismatch(self, tool_id: str, warning: str) -> None:
         """Show on a dialog's message that the agent recorded other answers than intended."""
         with self._lock:
-            self._mismatch[tool_id] = warning
+            self._dialogs.note_mismatch(tool_id, warning)
             changed = [
                 m for m in self.messages_locked() if m.dialog and m.dialog.tool_id == tool_id
             ]
@@ -353,14 +227,15 @@ class ChatSession:
     def summary(self) -> SessionSummary:
         """Session-wide facts of the current epoch."""
         with self._lock:
-            if self._reader is None:
+            reader = self._follow.reader
+            if reader is None:
                 return SessionSummary(cwd=str(self.context.cwd))
-            return self.provider.live_session(self.context, self._reader.summary)
+            return self.provider.live_session(self.context, reader.summary)
 
     @property
     def transcript_id(self) -> str | None:
         """The current epoch's id."""
-        return self._ref.transcript_id if self._ref else None
+        return self._follow.transcript_id
 
     @property
     def ended(self) -> bool:
@@ -385,18 +260,16 @@ class ChatSession:
             return StateFacts(ended=ended, start_blocked=start_blocked)
         if self._pending_locked() is not None:
             return StateFacts(dialog_pending=True)
-        reader_state: State = self._reader.state if self._reader else "idle"
+        reader = self._follow.reader
+        reader_state: State = reader.state if reader else "idle"
         live = self.provider.live_signals
         working = reader_state == "working"
         blocked = live.blocked(self.context) if live is not None and working else None
-        since = self._pending_since
-        if since is not None and time.monotonic() - since >= _PENDING_GRACE:
-            self._pending_since = None  # a command that records nothing: stop waiting
         return StateFacts(
             reader_state=reader_state,
             live_blocked=blocked,
-            interrupted=self._interrupted_at is not None,
-            send_pending=self._pending_since is not None,
+            interrupted=self._work.interrupted,
+            send_pending=self._work.send_pending,
         )
 
     @property
@@ -461,17 +334,17 @@ class ChatSession:
             with self._lock:
                 if self._ended:
                     raise RunEndedError("the agent has ended; start a new run")
-                if self._interrupted_at is not None:
+                if self._work.interrupted:
                     # Interrupted before any answer: the TUI put that prompt back in its box.
                     self.provider.discard_restored_input(self.terminal)
-                    self._interrupted_at = None
+                    self._work.clear_interrupt()
                 # Only an idle prompt box gets the confirmed submit: its repeated Enter
                 # must never reach a picker (a dialog) or a turn's queue.
                 idle = self._state_locked() == "idle"
                 if counts_as_work:
                     # Set before the paste: a fast answer may be read while the submit is
                     # still being confirmed, and must end the pending send.
-                    self._pending_since = time.monotonic()
+                    self._work.sent()
                 if not idle:
                     self.provider.reply(self.terminal, text)
                     confirmed: bool | None = None
@@ -480,7 +353,7 @@ class ChatSession:
                 try:
                     confirmed = self.provider.submit(self.context, self.terminal, text)
                 except BaseException:
-                    self._pending_since = None
+                    self._work.dropped()
                     raise
             with self._lock:
                 state = self._state_locked()
@@ -488,7 +361,7 @@ class ChatSession:
                 self._changed.notify_all()
             if confirmed is False:
                 with self._lock:
-                    self._pending_since = None
+                    self._work.dropped()
                 raise ReplyDroppedError(
                     f"{self.provider.meta.display_name} did not take the message: it never "
                     "confirmed it was submitted. It may still be in its prompt box; look in "
@@ -501,8 +374,7 @@ class ChatSession:
             if self._ended:
                 raise RunEndedError("the agent has ended")
             self.provider.interrupt(self.terminal)
-            self._pending_since = None
-            self._interrupted_at = self._count
+            self._work.interrupted_at(self._follow.count)
             self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
             self._changed.notify_all()
 
@@ -535,19 +407,7 @@ class ChatSession:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` on every change; returns an unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def _emit(self, event: ChatEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("chat listener failed")
+        self._listeners.emit(event)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -436,11 +436,10 @@ def export(
     return target
 
 
-def _export_one(
-    chat: Chat, path: str | os.PathLike[str], title: str | None, format: str | None
+def _export_hook(
+    chats: Sequence[Chat], path: str | os.PathLike[str], title: str | None, format: str | None
 ) -> Path:
-    return export([chat], path, title=title, format=format)
+    return export(chats, path, title=title, format=format)
 
 
-_hook: Callable[[Chat, str | os.PathLike[str], str | None, str | None], Path] = _export_one
-schema.set_exporter(_hook)
+schema.set_exporter(_export_hook)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ._export import export
 from ._home import run_records
 from ._pricing import enrich_summary
+from ._schema_session import Exportable
 from ._transcripts import read_transcript
 from .provider import AgentProvider, RunContext, TranscriptRef, get_provider, provider_ids
 from .schema import Chat, SessionSummary
@@ -43,7 +43,7 @@ def _size(n: int) -> str:
 
 
 @dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(Exportable):
     """One past session: which provider, which transcript, when, and how it began.
 
     ``first_prompt`` and ``model`` come from a bounded read of the transcript's start and
@@ -72,18 +72,8 @@ class SessionInfo:
             self.path, provider=self.provider_id, transcript_id=self.transcript_id
         )
 
-    def export(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        title: str | None = None,
-        format: str | None = None,
-    ) -> Path:
-        """Write the session to ``path`` as a notebook, Markdown or HTML (see
-        :meth:`Chat.export <lab_widget.schema.Chat.export>`); returns the path written.
-        """
-        name = title or f"Session {self.transcript_id} ({self.provider_id})"
-        return export([self.open()], path, title=name, format=format)
+    def _exported(self) -> tuple[list[Chat], str | None]:
+        return [self.open()], f"Session {self.transcript_id} ({self.provider_id})"
 
     def _cells(self) -> tuple[str, str, str, str, str]:
         return (

@@ -28,7 +28,8 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
 from ._remote._transports import Host
-from ._run import Run, runs
+from ._run import Run
+from ._runs import runs
 from .errors import LabWidgetError
 
 __all__ = ["AgentMagics", "load_ipython_extension"]

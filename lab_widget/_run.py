@@ -3,46 +3,31 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ._answering import mismatch, play_answer, resolution
+from ._answering import await_recorded, play_answer
 from ._answers import UserAnswer
-from ._chat import ChatEvent, ChatSession, Epoch
-from ._commands import CommandCatalog
+from ._chat import ChatEvent
 from ._context import expand
-from ._export import export
 from ._frames import By, to_dataframe
-from ._home import RunRecord
 from ._launch import accept_startup, launch, new_run_id
-from ._launch import runner as _runner
-from ._live import announce, find, live_records, register
+from ._live import announce, register
 from ._pricing import enrich_summary
 from ._remote._transports import Host
-from ._runner import TmuxTerminal
+from ._run_parts import RunParts
 from ._sandbox import Sandbox
-from ._seed import Seed, Workspace
-from ._tailer import Tailer
-from ._transcripts import read_chat
+from ._schema_session import Exportable
+from ._seed import Seed
 from ._turns import derive_turns
-from ._widgets import RunList, RunView, offer_login
-from .errors import (
-    AnswerMismatchWarning,
-    AuthRequiredError,
-    LabWidgetError,
-    RunNotFoundError,
-    WaitTimeoutError,
-)
+from ._widgets import RunView, offer_login
+from .errors import AnswerMismatchWarning, AuthRequiredError, LabWidgetError
 from .provider import (
     AgentProvider,
     Endpoint,
-    RunContext,
-    StartupBlocker,
-    TranscriptRef,
     default_provider,
     get_provider,
     require_login,
@@ -61,10 +46,10 @@ from .schema import (
 )
 from .scripted import ScriptedModel
 
-__all__ = ["Run", "get_run", "runs"]
+__all__ = ["Run"]
 
 
-class Run:
+class Run(RunParts, Exportable):
     """A live agent: its real TUI under tmux, its transcript read into Python objects.
 
     Parameters
@@ -180,66 +165,13 @@ class Run:
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
 
-    @classmethod
-    def _adopt(cls, record: RunRecord, terminal: TmuxTerminal) -> Run:
-        run = cls.__new__(cls)
-        run._provider = get_provider(record.provider)
-        run.scripted_model = None
-        context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
-        run._setup(context, terminal, None, record)
-        run._spawned_at = 0.0
-        return run
-
-    def _setup(
-        self,
-        context: RunContext,
-        terminal: TmuxTerminal,
-        blocker: StartupBlocker | None,
-        record: RunRecord,
-    ) -> None:
-        self._context = context
-        self._commands = CommandCatalog(self._provider, context.cwd)
-        self._view: RunView | None = None
-        self._view_lock = threading.Lock()
-        self._terminal = terminal
-        self._record = record
-        self._workspace = Workspace.from_record(
-            record.workspace or {"cwd": str(context.cwd)}, self._provider.seed_meta()
-        )
-        self._chat = ChatSession(self._provider, context, terminal, blocker)
-        self._tailer = Tailer(self._chat.watch_paths, self._chat.refresh).start()
-        self._chat.refresh()
-        terminal.on_exit(self._on_exit)
-        register(self)
-        announce(self, True)
-
-    def _on_exit(self) -> None:
-        self._chat.refresh()  # read what the agent wrote last
-        self._chat.mark_ended(self._terminal.exit_screen)
-        self._tailer.stop(timeout=0)
-        announce(self, False)
+    def _announce(self, live: bool) -> None:
+        # Here, not in RunParts: the registry and the dashboards know a whole run.
+        if live:
+            register(self)
+        announce(self, live)
 
     # -- what the run shows ------------------------------------------------------------
-
-    @property
-    def lock(self) -> threading.RLock:
-        """The lock the run's reading happens under; its events are delivered holding it."""
-        return self._chat.lock
-
-    @property
-    def id(self) -> str:
-        """The run's id (also its tmux session name)."""
-        return self._context.run_id
-
-    @property
-    def provider(self) -> AgentProvider:
-        """The provider behind this run (its ``meta`` names it)."""
-        return self._provider
-
-    @property
-    def cwd(self) -> Path:
-        """The folder the agent works in."""
-        return self._context.cwd
 
     @property
     def state(self) -> State:
@@ -297,17 +229,6 @@ class Run:
         return self._chat.transcript_id
 
     @property
-    def transcript_path(self) -> Path | None:
-        """The agent's own transcript file for the current epoch."""
-        ref = self._provider.locate_transcript(self._context, None)
-        return ref.path if ref else None
-
-    @property
-    def attach_command(self) -> str:
-        """A copyable command that opens the agent's real TUI in a terminal."""
-        return self._terminal.attach_command
-
-    @property
     def needs_input_reason(self) -> str | None:
         """Why the run is ``needs_input``, when it is."""
         return self._chat.needs_input_reason
@@ -316,24 +237,6 @@ class Run:
     def state_reason(self) -> str:
         """Why the run needs input or has ended; empty otherwise."""
         return self._chat.state_reason
-
-    @property
-    def display_name(self) -> str:
-        """The provider's display name."""
-        return self._provider.meta.display_name
-
-    @property
-    def clear_command(self) -> str:
-        """The provider's command that starts a new conversation."""
-        return self._provider.meta.clear_command
-
-    @property
-    def pane(self) -> TmuxTerminal:
-        """The agent's tmux session: what the chat view's terminal pane shows.
-
-        A view of the TUI, never read for state or content.
-        """
-        return self._terminal
 
     @property
     def view(self) -> RunView:
@@ -345,13 +248,6 @@ class Run:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view._repr_mimebundle_(**kwargs)
-
-    def __repr__(self) -> str:
-        # No ids, paths or addresses: notebooks compare text output across runs.
-        return f"Run({self.display_name})"
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
 
     # -- acting ------------------------------------------------------------------------
 
@@ -401,42 +297,8 @@ class Run:
         """The slash commands this run offers (re-scanned when a command file changes)."""
         return self._commands.get()
 
-    def history(self) -> list[Chat]:
-        """The conversations this run had before each clear, oldest first."""
-        return [read_chat(self._provider, ref) for ref in self.past_epochs]
-
-    @property
-    def past_epochs(self) -> list[TranscriptRef]:
-        """The transcripts of the conversations before each clear, oldest first."""
-        with self._chat.lock:
-            return list(self._chat.past_epochs)
-
-    @property
-    def past_conversations(self) -> list[Epoch]:
-        """The conversations before each clear as this run read them, oldest first (what the
-        chat shows collapsed above the current one); :meth:`history` reads them again.
-        """
-        return self._chat.past
-
-    def export(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        title: str | None = None,
-        format: str | None = None,
-    ) -> Path:
-        """Write this run's conversations, the earlier ones first, to ``path``.
-
-        ``.ipynb`` gives a notebook of Markdown and code cells (an answer's Python blocks are
-        code cells), ``.md`` one Markdown document, ``.html`` a self-contained, sanitised page
-        with no script and its images inline; ``format="ipynb" | "markdown" | "html"``
-        overrides the suffix. Prompts, answers, tool calls with their input and results,
-        dialogs with their answers, the reasoning (collapsed), sub-agents' work nested under
-        the call that started each, and the tokens and estimated cost of each conversation
-        are all in it. Returns the path written.
-        """
-        name = title or f"{self.display_name} run {self.id}"
-        return export([*self.history(), self.chat()], path, title=name, format=format)
+    def _exported(self) -> tuple[list[Chat], str | None]:
+        return [*self.history(), self.chat()], f"{self.display_name} run {self.id}"
 
     @property
     def pending_dialog(self) -> Dialog | None:
@@ -477,18 +339,8 @@ class Run:
             The answer does not fit the dialog: nothing is typed.
         """
         dialog, intended = play_answer(self._chat, self._terminal, answers, self.attach_command)
-        ended: list[Dialog] = []
-
-        def resolved(run: Run) -> bool:
-            ended[:] = [d for d in [resolution(run.messages, dialog.tool_id)] if d is not None]
-            return bool(ended)
-
-        if not self.wait_for(resolved, timeout):
-            raise WaitTimeoutError(timeout, "question")
-        final = ended[0]
-        warning = mismatch(final, intended)
+        final, warning = await_recorded(self._chat, dialog, intended, timeout)
         if warning is not None:
-            self._chat.note_mismatch(final.tool_id or "", warning)
             warnings.warn(warning, AnswerMismatchWarning, stacklevel=2)
         if feedback and final.status == "rejected":
             self.send(feedback)
@@ -530,25 +382,6 @@ class Run:
             for note in self._workspace.cleanup(discard=discard):
                 warnings.warn(note, UserWarning, stacklevel=2)
 
-    @property
-    def workspace(self) -> Workspace:
-        """The run's folder as git sees it: start commit, worktree, branch, seeded files."""
-        return self._workspace
-
-    def diff(self) -> str:
-        """The workspace's changes since the run started, as a unified diff.
-
-        Untracked files count; excluded (seeded) files do not. Lines matching the
-        provider's attribution patterns are scrubbed from added lines.
-        """
-        return self._workspace.diff()
-
-    def commit(self, message: str) -> str:
-        """Commit every change in the workspace; the message is scrubbed of attribution
-        lines first. Returns the commit id.
-        """
-        return self._workspace.commit(message)
-
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         """Call ``listener`` with every change; returns an unsubscribe function."""
         return self._chat.subscribe(listener)
@@ -568,27 +401,3 @@ class Run:
     def screen(self) -> str:
         """The TUI's visible screen as text, for diagnostics."""
         return self._terminal.capture()
-
-
-def runs(host: str | Host | None = None) -> RunList[Run]:
-    """Every live run, re-adopting runs started by an earlier kernel (same lab home).
-
-    A re-adopted run reads its history back from the agent's transcript. The list displays
-    in a notebook as a live dashboard (state, activity, tokens, cost; open or stop a run).
-    With ``host`` (see :class:`Run`), the live runs on that host, re-adopted by its worker.
-    """
-    if host is not None:
-        return RunList(Run._runs_on(host))
-    found: list[Run] = []
-    for record, terminal in live_records(_runner()):
-        existing = find(record.run_id)
-        found.append(existing if isinstance(existing, Run) else Run._adopt(record, terminal))
-    return RunList(found)
-
-
-def get_run(run_id: str, host: str | Host | None = None) -> Run:
-    """The live run with this id (on ``host``, when given)."""
-    for run in runs(host):
-        if run.id == run_id:
-            return run
-    raise RunNotFoundError(f"no live run {run_id!r}")

@@ -6,7 +6,7 @@ whose ``__all__`` lists them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -223,14 +223,14 @@ def subagent_threads(messages: list[Message]) -> dict[str, list[Message]]:
     return threads
 
 
-Exporter = Callable[["Chat", "str | os.PathLike[str]", "str | None", "str | None"], Path]
-"""Writes one conversation to a file: ``(chat, path, title, format)``."""
+Exporter = Callable[[Sequence["Chat"], "str | os.PathLike[str]", "str | None", "str | None"], Path]
+"""Writes conversations, in order, to one file: ``(chats, path, title, format)``."""
 
 _exporter: Exporter | None = None
 
 
 def set_exporter(exporter: Exporter) -> None:
-    """Install what :meth:`Chat.export` calls.
+    """Install what :meth:`Exportable.export` (``Chat.export``, ``Run.export``...) calls.
 
     The schema is the base every layer builds on, so it cannot import the exporter, which
     builds on it: the exporter installs itself here when the package is imported.
@@ -239,7 +239,42 @@ def set_exporter(exporter: Exporter) -> None:
     _exporter = exporter
 
 
-class Chat(_Model):
+class Exportable:
+    """Written to one file as a notebook, Markdown or a self-contained page (:meth:`export`).
+
+    A conversation (:class:`Chat`), a past session of a folder, and a run (its
+    conversations, the earlier ones first) all export alike; each says what it writes.
+    """
+
+    def _exported(self) -> tuple[Sequence[Chat], str | None]:
+        """The conversations to write, in order, and the title to write them under."""
+        raise NotImplementedError
+
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        format: str | None = None,
+    ) -> Path:
+        """Write the conversation (a run's: all of them, the earlier ones first) to ``path``
+        as a notebook, Markdown or a self-contained page; returns the path written.
+
+        The format follows the suffix: ``.ipynb`` (Markdown and code cells; an answer's
+        Python blocks are code cells), ``.md``, or ``.html`` (sanitised, no script, images
+        inline); ``format="ipynb" | "markdown" | "html"`` overrides it. Prompts, answers,
+        tool calls with their input and results, dialogs with their answers, the reasoning
+        (collapsed), sub-agents' work nested under the call that started each, and the
+        tokens and estimated cost of each conversation are all in it. ``title`` heads the
+        document (by default the run's or the session's name).
+        """
+        if _exporter is None:  # pragma: no cover (the package installs it on import)
+            raise RuntimeError("lab_widget's exporter is not loaded: import lab_widget")
+        chats, default = self._exported()
+        return _exporter(chats, path, title or default, format)
+
+
+class Chat(Exportable, _Model):
     """A whole conversation as read from a transcript.
 
     ``messages`` holds the sub-agents' messages too, each with the ``parent_tool_id`` of the
@@ -264,21 +299,5 @@ class Chat(_Model):
         """Each sub-agent's messages, keyed by the id of the call that started it."""
         return subagent_threads(self.messages)
 
-    def export(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        title: str | None = None,
-        format: str | None = None,
-    ) -> Path:
-        """Write the conversation to ``path`` as a notebook, Markdown or a self-contained page.
-
-        The format follows the suffix: ``.ipynb`` (Markdown and code cells), ``.md``, or
-        ``.html`` (sanitised, no script, images inline); ``format="ipynb" | "markdown" |
-        "html"`` overrides it. Tool calls with their results, dialogs with their answers,
-        the reasoning (collapsed), sub-agents' work and the tokens and estimated cost are
-        all in it. Returns the path written.
-        """
-        if _exporter is None:  # pragma: no cover (the package installs it on import)
-            raise RuntimeError("lab_widget's exporter is not loaded: import lab_widget")
-        return _exporter(self, path, title, format)
+    def _exported(self) -> tuple[Sequence[Chat], str | None]:
+        return [self], None

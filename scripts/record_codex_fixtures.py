@@ -416,7 +416,7 @@ class Scenario:
 
 def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
     from lab_widget import Run  # noqa: PLC0415
-    from lab_widget._run import _runner  # noqa: PLC0415
+    from lab_widget._launch import runner as _runner  # noqa: PLC0415
     from lab_widget.provider import register  # noqa: PLC0415
 
     undo = scenario.setup() if scenario.setup else None

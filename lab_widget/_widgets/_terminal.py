@@ -33,7 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
 from .._runner import TmuxTerminal
-from .._terminal import PaneStream, Screen, clamp_size, final_screen
+from .._screen import Screen, clamp_size, final_screen
+from .._terminal import PaneStream
 from ..errors import LabWidgetError
 
 __all__ = ["LEASE", "PING", "PaneSource", "TerminalFeed"]

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import _anthropic, _chat, _gemini, _responses
+from ._http import handler_for
 from ._script import (
     DEFAULT_FALLBACK,
     DEFAULT_SUBAGENT_FALLBACK,
@@ -167,7 +167,7 @@ class ScriptedModel:
         with self._lock:
             if self._server is not None:
                 return self
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self))
             server.daemon_threads = True
             self._server = server
             self._thread = threading.Thread(
@@ -394,63 +394,3 @@ class ScriptedModel:
 def _as_model(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the dialects read it, naming the model ``reply`` answers as."""
     return body if reply.model is None else {**body, "model": reply.model}
-
-
-def _handler_for(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return  # keep notebooks and test output quiet
-
-        def do_GET(self) -> None:
-            self._answer(model.handle("GET", self.path, {}, dict(self.headers)))
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {}
-            payload = body if isinstance(body, dict) else {}
-            self._answer(model.handle("POST", self.path, payload, dict(self.headers)))
-
-        def _answer(self, response: WireResponse) -> None:
-            try:
-                self._write(response)
-            except (BrokenPipeError, ConnectionResetError):
-                return  # the agent hung up (an interrupt): nothing to deliver
-
-        def _write(self, response: WireResponse) -> None:
-            if response.delay:
-                time.sleep(response.delay)
-            if response.events is None:
-                data = json.dumps(response.json_body or {}).encode()
-                self.send_response(response.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self._extra_headers(response)
-                self.end_headers()
-                self.wfile.write(data)
-                return
-            self.send_response(response.status)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("connection", "close")
-            self._extra_headers(response)
-            self.end_headers()
-            self.close_connection = True
-            for event in response.events:
-                if event.delay:
-                    time.sleep(event.delay)
-                text = event.data if isinstance(event.data, str) else json.dumps(event.data)
-                head = f"event: {event.event}\n" if event.event else ""
-                self.wfile.write(f"{head}data: {text}\n\n".encode())
-                self.wfile.flush()
-
-        def _extra_headers(self, response: WireResponse) -> None:
-            for name, value in response.headers.items():
-                self.send_header(name, value)
-
-    return Handler

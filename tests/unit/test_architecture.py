@@ -140,12 +140,45 @@ def imported_closure(module: str) -> set[str]:
     return seen
 
 
-RUNTIME = {"lab_widget._runner", "lab_widget._tailer", "lab_widget._launch", "lab_widget._run"}
+RUNTIME = {
+    *("lab_widget._runner", "lab_widget._tailer", "lab_widget._launch"),
+    *("lab_widget._run", "lab_widget._run_parts", "lab_widget._runs"),
+}
 
 
 def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
     for module in ("lab_widget._transcripts", "lab_widget._history", "lab_widget._home"):
         assert imported_closure(module) & RUNTIME == set(), module
+
+
+MAX_LINES = 450
+"""The most lines a module of the package has: a longer one holds more than one thing."""
+
+
+def long_modules(root: Path = PACKAGE, exempt: frozenset[Path] = frozenset()) -> list[str]:
+    """The modules under ``root`` longer than :data:`MAX_LINES`, outside ``exempt``."""
+    return [
+        f"{path.relative_to(root)}: {lines} lines"
+        for path in sorted(root.rglob("*.py"))
+        if not any(path.is_relative_to(folder) for folder in exempt)
+        and (lines := len(path.read_text().splitlines())) > MAX_LINES
+    ]
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    # Small modules with names that say what they hold: a long one is split at its seams.
+    assert long_modules() == []
+
+
+def test_the_length_check_sees_a_long_module(tmp_path: Path) -> None:
+    # A sanity check so the guard above can never go blind.
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES)
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    (tmp_path / "skipped").mkdir()
+    (tmp_path / "skipped" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert long_modules(tmp_path, frozenset({tmp_path / "skipped"})) == [
+        f"long.py: {MAX_LINES + 1} lines"
+    ]
 
 
 def test_there_is_at_least_one_concrete_provider() -> None:
@@ -455,6 +488,7 @@ def test_the_architecture_module_map_names_every_core_module() -> None:
 
 
 TERMINAL_VIEW = {
+    "lab_widget._screen",
     "lab_widget._terminal",
     "lab_widget._tmux_control",
     "lab_widget._widgets._terminal",
@@ -463,6 +497,10 @@ TERMINAL_VIEW = {
 
 CHAT_BRAIN = {
     "lab_widget._chat",
+    "lab_widget._chat_dialogs",
+    "lab_widget._chat_epochs",
+    "lab_widget._chat_events",
+    "lab_widget._chat_work",
     "lab_widget._state",
     "lab_widget._answering",
     "lab_widget._answers",

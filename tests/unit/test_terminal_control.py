@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lab_widget._runner import TmuxTerminal, input_commands
-from lab_widget._terminal import MODES_FORMAT, Screen, clamp_size, final_screen
+from lab_widget._screen import MODES_FORMAT, Screen, clamp_size, final_screen
 from lab_widget._tmux_control import (
     ControlParser,
     Exit,

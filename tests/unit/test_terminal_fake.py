@@ -20,7 +20,8 @@ from lab_widget import Run
 from lab_widget._dashboard import RunsDashboard
 from lab_widget._launch import runner
 from lab_widget._runner import TmuxTerminal
-from lab_widget._terminal import PaneStream, Screen
+from lab_widget._screen import Screen
+from lab_widget._terminal import PaneStream
 from lab_widget._view import RunView
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
