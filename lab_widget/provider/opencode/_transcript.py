@@ -129,19 +129,24 @@ class OpenCodeTranscriptReader(SessionMapping):
     def state(self) -> State:
         return self._state
 
-    @property
-    def summary(self) -> SessionSummary:
-        scope: AgentScope = "subagent" if self._subagent else "main"
+    def _own_models(self, scope: AgentScope) -> dict[tuple[str, AgentScope], tuple[Usage, int]]:
+        """The session's own usage and request count per model (its children apart)."""
         models: dict[tuple[str, AgentScope], tuple[Usage, int]] = {}
         for msg_id, usage in self._usage.items():
             key = (str(self._infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
             before, requests = models.get(key, (Usage(), 0))
             models[key] = (before + usage, requests + max(1, len(self._steps.get(msg_id, {}))))
+        return models
+
+    @property
+    def summary(self) -> SessionSummary:
+        scope: AgentScope = "subagent" if self._subagent else "main"
+        models = self._own_models(scope)
         costs = list(self._costs.values())
         for child in self._children.values():
             summary = child.summary
             for item in summary.models:
-                key = (item.model, "subagent")
+                key: tuple[str, AgentScope] = (item.model, "subagent")
                 before, requests = models.get(key, (Usage(), 0))
                 models[key] = (before + item.usage, requests + item.requests)
             if summary.vendor_cost_usd is not None:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from decimal import Decimal
 from typing import Any
 
 import orjson
 
-from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
+from ...schema import AgentScope, SessionSummary, Usage
 from .. import ReadResult, TranscriptRef, as_dict, exact
 from . import _compat
 from ._parts import tool_call
@@ -97,11 +96,9 @@ class _CountsOnly(OpenCodeTranscriptReader):
             self._own[msg_id] = figures
             self._counted.setdefault(msg_id)
 
-    @property
-    def summary(self) -> SessionSummary:
-        # The reader's summary (``OpenCodeTranscriptReader.summary``) over the same counts:
-        # a message's steps, each once as last written, else its own tokens.
-        scope: AgentScope = "subagent" if self._subagent else "main"
+    def _own_models(self, scope: AgentScope) -> dict[tuple[str, AgentScope], tuple[Usage, int]]:
+        # The reader's rule over the same counts: a message's steps, each once as last
+        # written, else its own tokens.
         sums: dict[tuple[str, AgentScope], list[int]] = {}
         for msg_id in self._counted:
             steps = self._step_figures.get(msg_id)
@@ -112,26 +109,7 @@ class _CountsOnly(OpenCodeTranscriptReader):
                 for i, value in enumerate(each):
                     row[i] += value
             row[5] += max(1, len(steps or {}))
-        models = {key: (_usage(row), row[5]) for key, row in sums.items()}
-        costs = list(self._costs.values())
-        for child in self._children.values():
-            summary = child.summary
-            for item in summary.models:
-                key = (item.model, "subagent")
-                before, requests = models.get(key, (Usage(), 0))
-                models[key] = (before + item.usage, requests + item.requests)
-            if summary.vendor_cost_usd is not None:
-                costs.append(summary.vendor_cost_usd)
-        return SessionSummary(
-            **self._facts,
-            model=self._model,
-            usage=sum((u for u, _ in models.values()), Usage()),
-            models=[
-                ModelUsage(model=name, scope=where, usage=usage, requests=requests)
-                for (name, where), (usage, requests) in models.items()
-            ],
-            vendor_cost_usd=sum(costs, Decimal(0)) if costs else None,
-        )
+        return {key: (_usage(row), row[5]) for key, row in sums.items()}
 
     def _part(self, part: dict[str, Any]) -> None:
         kind = part.get("type")
