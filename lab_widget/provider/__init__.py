@@ -53,7 +53,7 @@ from ._hook_signals import (
     spool_records,
     spool_signature,
 )
-from ._jsonl import CorruptLine, JsonlTail, Line
+from ._jsonl import CorruptLine, JsonlTail, Line, loads_or_none
 from ._models import ModelWatch
 from ._numbers import exact
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
@@ -144,6 +144,7 @@ __all__ = [
     "isolated_home",
     "json_lines",
     "load_json",
+    "loads_or_none",
     "merge_commands",
     "open_calls",
     "picker_options",

@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-__all__ = ["CorruptLine", "JsonlTail", "Line"]
+__all__ = ["CorruptLine", "JsonlTail", "Line", "loads_or_none"]
 
 _HEAD = 512
 _CHUNK = 4 << 20  # bytes read at a time: bounds memory on a large first read
@@ -158,3 +158,22 @@ def _loads(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         return json.loads(raw)
+
+
+def loads_or_none(raw: bytes, *, replace: bool = False) -> Any:
+    r"""One line's JSON as :class:`JsonlTail` parses it, or ``None`` where it would report a
+    corrupt line: for the usage-only scans, which count nothing from such a line, as the
+    reader does. ``replace`` reads bytes that are not UTF-8 with replacement characters
+    (a store whose reader decodes them so).
+
+    Examples
+    --------
+    >>> loads_or_none(b'{"a": 1}'), loads_or_none(b"not json"), loads_or_none(b'"\xff"')
+    ({'a': 1}, None, None)
+    >>> loads_or_none(b'"\xff"', replace=True)
+    '\ufffd'
+    """
+    try:
+        return _loads(raw if not replace else raw.decode("utf-8", "replace").encode())
+    except ValueError:
+        return None

@@ -9,31 +9,18 @@ once; sub-agents' transcripts with scope ``subagent``), so the totals are the re
 
 from __future__ import annotations
 
-import json
 import mmap
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ...schema import AgentScope, SessionSummary, Usage
-from .. import UsageLedger
+from .. import UsageLedger, loads_or_none
 from ._files import subagent_dir
 
 __all__ = ["usage_summary"]
 
 _USAGE = b'"usage"'
 _ASSISTANT = b'"assistant"'
-
-
-def _loads(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            return json.loads(raw)  # what orjson refuses: a lone surrogate, a huge number
-        except ValueError:
-            return None
 
 
 def _count(raw: dict[str, Any], name: str) -> int:
@@ -74,7 +61,7 @@ def _scan_bytes(data: mmap.mmap, best: _Best, scope: AgentScope) -> str | None:
         line = data[start:end]
         if _ASSISTANT not in line:
             continue
-        entry = _loads(line)
+        entry = loads_or_none(line)
         if not isinstance(entry, dict) or entry.get("type") != "assistant":
             continue
         message = entry.get("message")

@@ -12,16 +12,13 @@ reader's.
 
 from __future__ import annotations
 
-import json
 import mmap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from .. import iso_time
+from .. import iso_time, loads_or_none
 from . import _compat
 from ._items import spawned_agent, tool_output
 from ._rollouts import find_thread, resolve_pending
@@ -38,16 +35,6 @@ _SPAWN_NEEDLES = (_AGENT_ID, *_SPAWNS)
 
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
-
-
-def _loads(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            return json.loads(raw)  # what orjson refuses: a lone surrogate, a huge number
-        except ValueError:
-            return None  # the reader notes it as unreadable and counts nothing from it
 
 
 def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
@@ -142,7 +129,7 @@ class _Scan:
         spawns: set[str] = set()
         with data:
             for start, end in _lines(data):
-                line = _loads(data[start:end])
+                line = loads_or_none(data[start:end])
                 if not isinstance(line, dict):
                     continue
                 payload = line.get("payload")
@@ -246,7 +233,7 @@ def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import json, tempfile
     >>> def count(total, last):
     ...     usage = lambda n: {"input_tokens": 10 * n, "output_tokens": n}
     ...     info = {"total_token_usage": usage(total), "last_token_usage": usage(last)}

@@ -13,14 +13,11 @@ the reader would build from the rest.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
-import orjson
-
 from ...schema import AgentScope, SessionSummary, Usage
-from .. import ReadResult, TranscriptRef, as_dict, exact
+from .. import ReadResult, TranscriptRef, as_dict, exact, loads_or_none
 from . import _compat
 from ._parts import tool_call
 from ._store import connect
@@ -149,7 +146,7 @@ class _CountsOnly(OpenCodeTranscriptReader):
                 self._source = "events"
                 for seq, event_id, kind, raw in rows:
                     self._last = (seq, event_id)
-                    data = _loads(raw)
+                    data = loads_or_none(raw, replace=True)
                     if isinstance(data, dict):
                         self._event(kind, data)
         if self._source != "events":
@@ -166,18 +163,6 @@ def _usage(row: list[int]) -> Usage:
         cache_read_tokens=row[3],
         cache_write_tokens=row[4],
     )
-
-
-def _loads(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            # What orjson refuses: a lone surrogate, a huge number, text that is not UTF-8
-            # (the reader's connection reads it with replacement characters, as here).
-            return json.loads(raw.decode("utf-8", "replace"))
-        except ValueError:
-            return None  # the reader notes it as unreadable and counts nothing from it
 
 
 def _counted_events(ref: TranscriptRef) -> list[tuple[int, str, str, bytes]]:
