@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ._chat_dialogs import DialogOverlay
 from ._chat_epochs import EpochFollow
-from ._chat_events import ChatEvent, Epoch, Listener, Listeners
+from ._chat_events import ChatEvent, Epoch, Listener, Listeners, wait_until
 from ._chat_work import PENDING_GRACE, WorkMarks
 from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, ReplyDroppedError, RunEndedError, WaitTimeoutError
@@ -394,14 +394,8 @@ class ChatSession:
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds (re-checked on every change) or time runs out."""
-        deadline = time.monotonic() + timeout
         with self._lock:
-            while not predicate():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(min(left, 1.0))
-            return True
+            return wait_until(self._changed, predicate, timeout)
 
     # -- listeners ---------------------------------------------------------------------
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .schema import Message, State
 
-__all__ = ["ChatEvent", "Epoch", "Listener", "Listeners"]
+__all__ = ["ChatEvent", "Epoch", "Listener", "Listeners", "wait_until"]
 
 log = logging.getLogger(__name__)
 
@@ -76,3 +77,23 @@ class Listeners:
                 listener(event)
             except Exception:
                 log.exception("chat listener failed")
+
+
+def wait_until(changed: threading.Condition, predicate: Callable[[], bool], timeout: float) -> bool:
+    """Block until ``predicate()`` holds, re-checked on every notification of ``changed``
+    (whose lock the caller holds) and at least once a second, or ``timeout`` runs out.
+
+    Examples
+    --------
+    >>> changed = threading.Condition()
+    >>> with changed:
+    ...     wait_until(changed, lambda: True, 1.0), wait_until(changed, lambda: False, 0.01)
+    (True, False)
+    """
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        changed.wait(min(left, 1.0))
+    return True

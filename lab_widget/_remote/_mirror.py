@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._chat import ChatEvent, Epoch
+from .._chat_events import Listeners, wait_until
 from ..provider import TranscriptRef
 from ..schema import CommandSpec, Dialog, Message, SessionSummary, State
 
@@ -62,7 +62,7 @@ class Mirror:
         self._changed = threading.Condition(self.lock)
         self._by_seq: dict[int, Message] = {}
         self._ordered: list[Message] | None = None
-        self._listeners: list[Callable[[ChatEvent], None]] = []
+        self._listeners = Listeners(self.lock)
         self.state: State = "idle"
         self.transcript_id: str | None = None
         self.facts: dict[str, Any] = {}
@@ -170,30 +170,12 @@ class Mirror:
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds (re-checked on every change) or time runs out."""
-        deadline = time.monotonic() + timeout
         with self.lock:
-            while not predicate():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._changed.wait(min(left, 1.0))
-            return True
+            return wait_until(self._changed, predicate, timeout)
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         """Call ``listener`` with every change; returns an unsubscribe function."""
-        with self.lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self.lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def _emit(self, event: ChatEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:
-                log.exception("chat listener failed")
+        self._listeners.emit(event)
