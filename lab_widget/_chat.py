@@ -19,6 +19,7 @@ from .provider import (
     ReadResult,
     RunContext,
     StartupBlocker,
+    SubmitWatch,
     Terminal,
     TranscriptReader,
     TranscriptRef,
@@ -86,6 +87,9 @@ class ChatSession:
         self._last_screen = ""
         self._ready = False
         self._pending_since: float | None = None
+        # The first prompt the CLI's command line carries, until the CLI confirms it: the
+        # pending send then waits for the CLI's start-up, however long, not the grace.
+        self._first_pending = False
         # Set by an interrupt: the message count then. An agent interrupted before it
         # answered may record nothing, so "working" is not trusted until the transcript moves.
         self._interrupted_at: int | None = None
@@ -390,7 +394,11 @@ class ChatSession:
         working = reader_state == "working"
         blocked = live.blocked(self.context) if live is not None and working else None
         since = self._pending_since
-        if since is not None and time.monotonic() - since >= _PENDING_GRACE:
+        if (
+            since is not None
+            and not self._first_pending
+            and time.monotonic() - since >= _PENDING_GRACE
+        ):
             self._pending_since = None  # a command that records nothing: stop waiting
         return StateFacts(
             reader_state=reader_state,
@@ -447,6 +455,57 @@ class ChatSession:
                 self._changed.wait(min(left, 1.0))
                 if self.provider.is_ready(self.context):
                     self.refresh()
+
+    def confirm_first_prompt(self, watch: SubmitWatch | None, timeout: float) -> None:
+        """Wait until the CLI confirms the first prompt its command line carried: ``watch``
+        (begun before the spawn, closed here) or its user message in the transcript.
+
+        The run is ``working`` meanwhile. Raises :class:`~lab_widget.errors.RunEndedError`
+        when the agent ends first and :class:`~lab_widget.errors.ReplyDroppedError` when
+        nothing confirmed it within ``timeout`` seconds; the prompt is never typed again.
+        """
+        confirmed = threading.Event()
+
+        def follow(watching: SubmitWatch) -> None:
+            try:
+                if watching.wait(timeout):
+                    confirmed.set()
+                    with self._lock:
+                        self._changed.notify_all()
+            finally:
+                watching.close()
+
+        with self._send_lock:
+            with self._lock:
+                self._pending_since = time.monotonic()
+                self._first_pending = True
+                self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
+            if watch is not None:
+                threading.Thread(
+                    target=follow, args=(watch,), name="lab-widget-first-prompt", daemon=True
+                ).start()
+            try:
+                done = self.wait_for(
+                    lambda: confirmed.is_set() or bool(self._user_seqs) or self._ended, timeout
+                )
+            finally:
+                with self._lock:
+                    self._first_pending = False
+                    if self._pending_since is not None:
+                        # From the confirmation on, the grace of any send.
+                        self._pending_since = time.monotonic()
+            with self._lock:
+                if self._ended:
+                    said = f"; its last screen:\n{self._last_screen}" if self._last_screen else ""
+                    raise RunEndedError(f"the agent ended before it took the first prompt{said}")
+                if not done:
+                    self._pending_since = None
+                    raise ReplyDroppedError(
+                        f"{self.provider.meta.display_name} did not confirm the first prompt "
+                        f"within {timeout:g} s of its start; look in the run's terminal."
+                    )
+                self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
+                self._changed.notify_all()
 
     def send(self, text: str, *, counts_as_work: bool = True) -> None:
         """Type ``text`` into the agent and submit it.

@@ -63,6 +63,10 @@ from .scripted import ScriptedModel
 
 __all__ = ["Run", "get_run", "runs"]
 
+_FIRST_PROMPT_TIMEOUT = 60.0
+"""Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
+(its start-up included, as ``send``'s default wait for the TUI)."""
+
 
 class Run:
     """A live agent: its real TUI under tmux, its transcript read into Python objects.
@@ -101,6 +105,12 @@ class Run:
         runs the agent; this object mirrors it and has the same surface. ``cwd`` is a
         folder on the host; a scripted model stays in this kernel and is reached through
         the connection; an ``endpoint`` must be reachable from the host.
+    prompt
+        A first message, sent as the run starts: on the CLI's own command line where it
+        takes one (as ``claude "..."`` does), so it costs no wait for the TUI; else typed
+        once the TUI is ready (a slash command, a very long prompt). ``Run(...)`` returns
+        once the agent has taken it, as :meth:`send` does; with a start-up screen to
+        accept first, :meth:`accept` sends it.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
@@ -142,6 +152,7 @@ class Run:
         worktree: bool = False,
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
+        prompt: str | None = None,
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
@@ -176,9 +187,17 @@ class Run:
             worktree=worktree,
             options=options,
             sandbox=Sandbox.of(sandbox),
+            prompt=prompt,
         )
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
+        self._first_prompt: str | None = None
+        if started.first_prompt is not None:
+            self._chat.confirm_first_prompt(started.first_watch, _FIRST_PROMPT_TIMEOUT)
+        elif prompt is not None and started.blocker is not None:
+            self._first_prompt = prompt  # sent once the start-up screen is accepted
+        elif prompt is not None:
+            self.send(prompt)
 
     @classmethod
     def _adopt(cls, record: RunRecord, terminal: TmuxTerminal) -> Run:
@@ -188,6 +207,7 @@ class Run:
         context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
         run._setup(context, terminal, None, record)
         run._spawned_at = 0.0
+        run._first_prompt = None
         return run
 
     def _setup(
@@ -509,6 +529,9 @@ class Run:
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
         accept_startup(self._chat, self._terminal, self._spawned_at, timeout, self.attach_command)
+        first, self._first_prompt = self._first_prompt, None
+        if first is not None:
+            self.send(first)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.

@@ -112,6 +112,7 @@ class RemoteRun(Run, remote=True):
         worktree: bool = False,
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
+        prompt: str | None = None,
         **options: Any,
     ) -> None:
         if host is None:
@@ -123,6 +124,7 @@ class RemoteRun(Run, remote=True):
             "cwd": os.fspath(cwd),
             "worktree": worktree,
             "options": dict(options),
+            "prompt": prompt,
         }
         try:
             orjson.dumps(args["options"])

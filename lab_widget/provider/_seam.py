@@ -50,6 +50,7 @@ __all__ = [
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
+    "SubmitWatch",
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
@@ -229,11 +230,26 @@ class Terminal(Protocol):
     def keys(self, *keys: str) -> None:
         """Press named keys (``"Enter"``, ``"Escape"``, ``"C-c"``...)."""
 
+    def paste_keys(self, text: str, *keys: str) -> None:
+        """Paste ``text``, then press ``keys``, as one delivery."""
+
     def type_text(self, text: str) -> None:
         """Type one line of text key by key (for a field inside a picker; never a paste)."""
 
     def alive(self) -> bool:
         """Whether the agent's process still runs."""
+
+
+class SubmitWatch(Protocol):
+    """Whether a prompt submitted after the watch began was confirmed by the CLI."""
+
+    def wait(self, timeout: float) -> bool:
+        """Block until the confirmation is there (True) or ``timeout`` seconds pass."""
+        ...
+
+    def close(self) -> None:
+        """Release what the watch holds."""
+        ...
 
 
 @runtime_checkable
@@ -363,6 +379,20 @@ class AgentProvider(ABC):
         and :meth:`reply` played its paced recipe. The default is the last.
         """
         self.reply(terminal, text)
+        return None
+
+    def initial_prompt_args(self, text: str) -> list[str] | None:
+        """The words appended to the spawn's command line that give the CLI ``text`` as its
+        first prompt, submitted by the CLI itself once it is up; ``None`` when it cannot
+        carry this text (no such argument, too long, a slash command), which is then
+        submitted once the TUI is ready. The default is the last.
+        """
+        return None
+
+    def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
+        """What confirms that the first prompt given on the command line was submitted,
+        begun before the spawn; ``None``: its user message read from the transcript does.
+        """
         return None
 
     @abstractmethod

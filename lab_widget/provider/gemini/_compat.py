@@ -32,6 +32,25 @@ its new session (SessionStart hook)."""
 PROMPT_SUBMITTED = "BeforeAgent"
 """The hook event 0.61.0 fires once a submitted prompt starts its turn."""
 
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag="--prompt-interactive",
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[gemini], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[gemini]; "
+        "extraction: `gemini --help`: '-i, --prompt-interactive  Execute the provided prompt "
+        "and continue in interactive mode'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the ``-i/--prompt-interactive`` argument. The TUI
+starts, runs the prompt (its ``BeforeAgent`` hook fires, measured 0.17 s after
+``SessionStart``) and stays interactive; ``--prompt-interactive=<text>`` is one word, so a
+prompt starting with ``-`` is never read as an option. (``-p`` would run headless and exit.)
+A longer prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal="the run's SessionStart hook record, newer than the spawn",
     settle=0.0,

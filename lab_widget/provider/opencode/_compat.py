@@ -193,6 +193,24 @@ READY_LOG_LINE = 'message="project copy refresh done"'
 Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
 cores); a message typed between server and prompt was lost."""
 
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag="--prompt",
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[opencode], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[opencode]; "
+        "extraction: `opencode --help`: '--prompt  prompt to use'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the ``--prompt`` argument. The TUI starts and
+submits the prompt once it is up (its user message is announced as ``message.updated`` and
+stored); ``--prompt=<text>`` is one word, so a prompt starting with ``-`` is never read as
+an option. The run's server is not up before the spawn, so the stored user message confirms
+it (the transcript's first user message). A longer prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
     settle=0.0,
