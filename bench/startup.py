@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -305,12 +306,19 @@ def round_trips(rounds: int, providers: Sequence[str] = PROVIDERS) -> list[Row]:
         model.start()
         for provider_id in providers:
             figures = _Figures()
-            figures.headless = _headless(provider_id, model, rounds)
-            for i in range(rounds):
-                _round(provider_id, model, i, figures)
+            try:
+                figures.headless = _headless(provider_id, model, rounds)
+                for i in range(rounds):
+                    _round(provider_id, model, i, figures)
+            except Exception as exc:  # one CLI's failure must not lose the others' figures
+                failed = f"{provider_id}: FAILED after {len(figures.then_send)} rounds"
+                rows.append((failed, str(exc)))
             load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-            rows += _rows(provider_id, figures)
+            done = _rows(provider_id, figures)
+            rows += done
             rows.append((f"{provider_id}: load average after (1/5/15 min)", load))
+            for row in done:  # as it comes: a long run shows its figures early
+                print(" | ".join(row), file=sys.stderr, flush=True)
     finally:
         _runner().kill_server()
         model.stop()
