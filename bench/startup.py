@@ -114,7 +114,7 @@ class _Tmux:
     """Each tmux process a run's terminal executes, timed (wraps its runner's ``tmux``)."""
 
     calls: list[tuple[float, float, str]] = field(default_factory=list)
-    """(started, ended) wall clock and the command, in order."""
+    """(started, ended) wall clock, and "send-keys" for a call that pressed a key, in order."""
 
     def wrap(self, run: Run) -> None:
         runner = run._terminal.runner
@@ -125,7 +125,8 @@ class _Tmux:
             try:
                 return inner(*args, data=data)
             finally:
-                self.calls.append((started, time.time(), args[0] if args else ""))
+                pressed = "send-keys" if "send-keys" in args else ""
+                self.calls.append((started, time.time(), pressed))
 
         runner.tmux = timed  # type: ignore[method-assign]
 
@@ -152,7 +153,9 @@ class _Figures:
     then_send: list[float] = field(default_factory=list)
     later: list[float] = field(default_factory=list)
     execs: list[float] = field(default_factory=list)
-    """tmux processes per later send."""
+    """tmux processes per later send, until the CLI's record (or its request)."""
+    presses: list[float] = field(default_factory=list)
+    """Deliveries of the submit key among them."""
     to_keys: list[float] = field(default_factory=list)
     """send() -> the last tmux command before the CLI's record returned (keys delivered)."""
     keys_to_request: list[float] = field(default_factory=list)
@@ -161,6 +164,14 @@ class _Figures:
     """request at the model -> reply line written (the transcript's mtime then)."""
     line_to_messages: list[float] = field(default_factory=list)
     """reply line written -> in run.messages."""
+    returned: list[float] = field(default_factory=list)
+    """Run(prompt=...) returned (the CLI confirmed the prompt), from its call."""
+    session_start: list[float] = field(default_factory=list)
+    """The CLI's SessionStart hook record, from Run(prompt=...)'s call."""
+    prompt_record: list[float] = field(default_factory=list)
+    """The CLI's prompt record, from Run(prompt=...)'s call."""
+    first_request: list[float] = field(default_factory=list)
+    """The first prompt's request at the model, from Run(prompt=...)'s call."""
 
 
 def _first_reply(run: Run, prompt: str, started: float) -> float:
@@ -207,16 +218,18 @@ def _later_turn(
     arrived = [r.time for r in model.requests[asked:] if r.scripted]
     record = _hook_after(run, event, sent_wall) if event else None
     calls = tmux.since(sent_wall)
-    figures.execs.append(len([c for c in calls if record is None or c[0] <= record]))
-    # The keys that got the prompt submitted: the last tmux command that ended before the
-    # CLI's record (or before its request, where it spools none).
     until = record or (arrived[0] if arrived else None)
-    delivered = [c[1] for c in calls if until is not None and c[1] <= until]
+    before = [c for c in calls if until is None or c[0] <= until]
+    figures.execs.append(len(before))
+    figures.presses.append(len([c for c in before if c[2]]))
+    # The first delivery that pressed the submit key (a later press may be what the CLI
+    # took: that is then the CLI's time, as an Enter it did not read yet).
+    delivered = [c[1] for c in calls if c[2]]
     if record is not None:
         figures.to_record.append(record - sent_wall)
     if delivered and arrived:
-        figures.to_keys.append(delivered[-1] - sent_wall)
-        figures.keys_to_request.append(arrived[0] - delivered[-1])
+        figures.to_keys.append(delivered[0] - sent_wall)
+        figures.keys_to_request.append(arrived[0] - delivered[0])
     if arrived and "line" in seen:
         figures.model_time.append(seen["line"] - arrived[0])
         figures.line_to_messages.append(seen["messages"] - seen["line"])
@@ -224,12 +237,22 @@ def _later_turn(
 
 
 def _round(provider_id: str, model: ScriptedModel, round_: int, figures: _Figures) -> None:
-    started = time.perf_counter()
+    started, started_wall = time.perf_counter(), time.time()
     prompt = f"first {round_}"
+    asked = len(model.requests)
     run = Run(provider_id, cwd=tempfile.mkdtemp(prefix="bench-run-"), model=model, prompt=prompt)
+    figures.returned.append(time.perf_counter() - started)
     try:
         figures.with_prompt.append(_first_reply(run, prompt, started))
         run.wait(timeout=60)
+        event = PROMPT_RECORD.get(provider_id)
+        for into, name in ((figures.session_start, "SessionStart"), (figures.prompt_record, event)):
+            at = _hook_after(run, name, started_wall) if name else None
+            if at is not None:
+                into.append(at - started_wall)
+        arrived = [r.time for r in model.requests[asked:] if r.scripted]
+        if arrived:
+            figures.first_request.append(arrived[0] - started_wall)
     finally:
         run.stop()
     started = time.perf_counter()
@@ -265,6 +288,10 @@ def _rows(provider_id: str, figures: _Figures) -> list[Row]:
             f"{name}: Run() then send() + first reply in run.messages",
             f"{sent:.2f} s = {sent / floor:.2f}x {headless}",
         ),
+        (f"{name}: ... Run(prompt=...) returned (prompt confirmed)", _ms(figures.returned)),
+        (f"{name}: ... Run(prompt=...) call -> SessionStart record", _ms(figures.session_start)),
+        (f"{name}: ... Run(prompt=...) call -> prompt record", _ms(figures.prompt_record)),
+        (f"{name}: ... Run(prompt=...) call -> request at the model", _ms(figures.first_request)),
         (f"{name}: later turn, send -> reply in run.messages", _ms(figures.later)),
         (
             f"{name}: later turn minus the model's time (target <= 100 ms)",
@@ -275,18 +302,21 @@ def _rows(provider_id: str, figures: _Figures) -> list[Row]:
             "run.messages)",
             _ms(lab),
         ),
-        (f"{name}: ... send() -> keys delivered", _ms(figures.to_keys)),
+        (f"{name}: ... send() -> paste and Enter delivered", _ms(figures.to_keys)),
         (f"{name}: ... reply line written -> in run.messages", _ms(figures.line_to_messages)),
         (
             f"{name}: later turn, the CLI's share (keys -> its request + the model's time)",
             _ms(cli),
         ),
-        (f"{name}: ... keys delivered -> request at the model", _ms(figures.keys_to_request)),
+        (f"{name}: ... Enter delivered -> request at the model", _ms(figures.keys_to_request)),
         (
             f"{name}: ... the model's time (request -> reply line written)",
             _ms(figures.model_time),
         ),
-        (f"{name}: tmux processes per later send", f"{_median(figures.execs):.0f}"),
+        (
+            f"{name}: tmux processes per later send (submit key presses)",
+            f"{_median(figures.execs):.0f} ({_median(figures.presses):.0f})",
+        ),
     ]
     if figures.to_record:
         rows.append(
