@@ -185,7 +185,8 @@ def _written_at(run: Run) -> float | None:
     ref = run._chat._ref
     if ref is None:
         return None
-    candidates = [ref.path]
+    # A SQLite store (OpenCode's) is written to its write-ahead log first.
+    candidates = [ref.path, ref.path.with_name(ref.path.name + "-wal")]
     if not ref.path.exists():
         # A file named before the CLI settled its name (Codex's pending rollout).
         candidates = [p for w in ref.watch for p in w.rglob(f"*{ref.transcript_id}*")]
