@@ -60,7 +60,14 @@ def main() -> int:
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
     parser.add_argument("--sessions", type=int, default=200, help="transcripts in a history")
-    parser.add_argument("--rounds", type=int, default=5, help="round trips against claude -p")
+    parser.add_argument("--rounds", type=int, default=5, help="round trips per CLI")
+    parser.add_argument(
+        "--round-trip-providers",
+        nargs="+",
+        choices=startup.PROVIDERS,
+        default=list(startup.PROVIDERS),
+        help="CLIs the round trips run against, each beside its own headless mode",
+    )
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     parser.add_argument("--dialog-runs", type=int, default=5, help="runs per dialog figure")
     args = parser.parse_args()
@@ -87,7 +94,7 @@ def main() -> int:
         "idle": lambda: cases.idle_cpu(args.runs, args.idle_seconds),
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
-        "round-trip": lambda: startup.round_trips(args.rounds),
+        "round-trip": lambda: startup.round_trips(args.rounds, args.round_trip_providers),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),

@@ -16,7 +16,7 @@ from pathlib import Path
 from ._chat_dialogs import DialogOverlay
 from ._chat_epochs import EpochFollow
 from ._chat_events import ChatEvent, Epoch, Listener, Listeners, wait_until
-from ._chat_work import PENDING_GRACE, WorkMarks
+from ._chat_work import PENDING_GRACE, WorkMarks, follow_watch
 from ._state import StateFacts, derive_state
 from .errors import AgentNotReadyError, ReplyDroppedError, RunEndedError, WaitTimeoutError
 from .provider import (
@@ -24,6 +24,7 @@ from .provider import (
     LiveSignals,
     RunContext,
     StartupBlocker,
+    SubmitWatch,
     Terminal,
     TranscriptRef,
 )
@@ -320,6 +321,42 @@ class ChatSession:
                 self._changed.wait(min(left, 1.0))
                 if self.provider.is_ready(self.context):
                     self.refresh()
+
+    def confirm_first_prompt(self, watch: SubmitWatch | None, timeout: float) -> None:
+        """Wait until the CLI confirms the first prompt its command line carried: ``watch``
+        (begun before the spawn, closed here) or its user message in the transcript.
+
+        The run is ``working`` meanwhile. Raises :class:`~lab_widget.errors.RunEndedError`
+        when the agent ends first and :class:`~lab_widget.errors.ReplyDroppedError` when
+        nothing confirmed it within ``timeout`` seconds; the prompt is never typed again.
+        """
+        confirmed = threading.Event()
+        with self._send_lock:
+            with self._lock:
+                self._work.first_prompt()
+                self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
+            if watch is not None:
+                follow_watch(watch, timeout, confirmed, self._changed)
+            done = False
+            try:
+                done = self.wait_for(
+                    lambda: confirmed.is_set() or self._follow.prompted_ever or self._ended,
+                    timeout,
+                )
+            finally:
+                with self._lock:
+                    self._work.first_prompt_done(confirmed=done and not self._ended)
+            with self._lock:
+                if self._ended:
+                    said = f"; its last screen:\n{self._last_screen}" if self._last_screen else ""
+                    raise RunEndedError(f"the agent ended before it took the first prompt{said}")
+                if not done:
+                    raise ReplyDroppedError(
+                        f"{self.provider.meta.display_name} did not confirm the first prompt "
+                        f"within {timeout:g} s of its start; look in the run's terminal."
+                    )
+                self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
+                self._changed.notify_all()
 
     def send(self, text: str, *, counts_as_work: bool = True) -> None:
         """Type ``text`` into the agent and submit it.

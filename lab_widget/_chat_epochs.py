@@ -57,6 +57,11 @@ class EpochFollow:
         return self.ref.transcript_id if self.ref else None
 
     @property
+    def prompted_ever(self) -> bool:
+        """Whether the current epoch holds a user message."""
+        return bool(self._user_seqs)
+
+    @property
     def messages(self) -> list[Message]:
         """The current epoch's messages, as the reader has them."""
         return self.reader.messages if self.reader else []

@@ -9,9 +9,12 @@ box is discarded before the next send.
 
 from __future__ import annotations
 
+import threading
 import time
 
-__all__ = ["PENDING_GRACE", "WorkMarks"]
+from .provider import SubmitWatch
+
+__all__ = ["PENDING_GRACE", "WorkMarks", "follow_watch"]
 
 PENDING_GRACE = 15.0
 """Seconds after which a sent message that never showed up stops counting as work."""
@@ -44,6 +47,22 @@ class WorkMarks:
         # The message count at an interrupt. An agent interrupted before it answered may
         # record nothing, so "working" is not trusted until the transcript moves.
         self._interrupted_at: int | None = None
+        self._first = False
+
+    def first_prompt(self) -> None:
+        """The CLI's command line carries a first prompt: work until the CLI confirms it,
+        however long its start-up takes (no grace meanwhile).
+        """
+        self._pending_since = time.monotonic()
+        self._first = True
+
+    def first_prompt_done(self, *, confirmed: bool) -> None:
+        """The wait for the first prompt ended; from a confirmation on, a send's grace."""
+        self._first = False
+        if not confirmed:
+            self._pending_since = None
+        elif self._pending_since is not None:
+            self._pending_since = time.monotonic()
 
     def sent(self) -> None:
         """A message was (or is being) sent, counting as work."""
@@ -78,6 +97,25 @@ class WorkMarks:
     def send_pending(self) -> bool:
         """Whether a sent message still counts as work (it expires after the grace)."""
         since = self._pending_since
-        if since is not None and time.monotonic() - since >= PENDING_GRACE:
+        if since is not None and not self._first and time.monotonic() - since >= PENDING_GRACE:
             self._pending_since = None  # a command that records nothing: stop waiting
         return self._pending_since is not None
+
+
+def follow_watch(
+    watch: SubmitWatch, timeout: float, confirmed: threading.Event, changed: threading.Condition
+) -> None:
+    """Wait for ``watch`` in a thread of its own, closing it after; when it confirms, set
+    ``confirmed`` and wake whoever waits on ``changed``.
+    """
+
+    def follow() -> None:
+        try:
+            if watch.wait(timeout):
+                confirmed.set()
+                with changed:
+                    changed.notify_all()
+        finally:
+            watch.close()
+
+    threading.Thread(target=follow, name="lab-widget-first-prompt", daemon=True).start()

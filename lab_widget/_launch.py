@@ -8,12 +8,12 @@ import re
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ._chat import ChatSession
 from ._home import RunRecord, lab_home, runtime_dir, socket_path
-from ._runner import TmuxRunner, TmuxTerminal
+from ._runner import TmuxRunner, TmuxTerminal, sanitize_input
 from ._sandbox import Sandbox, confine
 from ._seed import Seed, Workspace, prepare_workspace
 from ._tools import find_binary
@@ -26,6 +26,7 @@ from .provider import (
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
+    SubmitWatch,
     Terminal,
 )
 
@@ -61,6 +62,10 @@ class Launched:
     blocker: StartupBlocker | None
     record: RunRecord
     workspace: Workspace
+    first_prompt: str | None = None
+    """The first prompt the CLI's command line carried (cleaned as a paste is), if any."""
+    first_watch: SubmitWatch | None = None
+    """What confirms that prompt, begun before the spawn (``None``: its transcript)."""
 
 
 def _binary(provider_id: str, provider: AgentProvider) -> Path:
@@ -91,6 +96,22 @@ def _sandboxed(
     )
 
 
+def _confined(
+    provider: AgentProvider, request: SpawnRequest, plan: SpawnPlan, sandbox: Sandbox | None
+) -> SpawnPlan:
+    return plan if sandbox is None else _sandboxed(provider, request, plan, sandbox)
+
+
+def _prompt_words(provider: AgentProvider, prompt: str | None) -> list[str] | None:
+    """The words that put ``prompt``, cleaned as a paste is, on the CLI's command line
+    (``None``: it is sent once the TUI is ready).
+    """
+    if prompt is None:
+        return None
+    clean = sanitize_input(prompt)
+    return provider.initial_prompt_args(clean) if clean.strip() else None
+
+
 def launch(
     provider: AgentProvider,
     provider_id: str,
@@ -103,12 +124,14 @@ def launch(
     worktree: bool,
     options: Mapping[str, object],
     sandbox: Sandbox | None = None,
+    prompt: str | None = None,
 ) -> Launched:
     """Prepare the workspace and runtime folder, spawn the provider's plan, write the record.
 
     With ``sandbox``, the plan runs inside bubblewrap (:mod:`lab_widget._sandbox`), with an
-    environment of its own. Nothing is left behind when the spawn fails: the workspace is
-    undone (nothing ran in it).
+    environment of its own. A ``prompt`` goes on the CLI's command line where the provider
+    can carry it there (:attr:`Launched.first_prompt`; else it is the caller's to send). Nothing
+    is left behind when the spawn fails: the workspace is undone (nothing ran in it).
     """
     folder_of_run = runtime_dir(run_id)
     folder_of_run.mkdir(parents=True, exist_ok=True)
@@ -128,12 +151,25 @@ def launch(
         endpoint=endpoint,
         options=options,
     )
+    tmux = runner()
+    first: str | None = None
+    watch: SubmitWatch | None = None
     try:
         blocker = provider.startup_blocker(request)
         plan = provider.plan_spawn(request)
-        if sandbox is not None:
-            plan = _sandboxed(provider, request, plan, sandbox)
-        terminal = runner().spawn(
+        words = _prompt_words(provider, prompt) if blocker is None else None
+        if words is not None:
+            with_words = replace(plan, argv=[*plan.argv, *words])
+            carried = _confined(provider, request, with_words, sandbox)
+            if tmux.command_fits(run_id, carried.argv, carried.cwd):
+                first = sanitize_input(prompt or "")
+                plan = carried
+        if first is None:
+            plan = _confined(provider, request, plan, sandbox)
+        else:
+            # Begun before the spawn: the CLI may confirm the prompt the moment it is up.
+            watch = provider.initial_prompt_watch(context, first)
+        terminal = tmux.spawn(
             run_id,
             plan.argv,
             plan.env,
@@ -142,6 +178,8 @@ def launch(
             inherit_env=sandbox is None,
         )
     except BaseException:
+        if watch is not None:
+            watch.close()
         workspace.cleanup(discard=True)  # nothing ran in it yet
         raise
     record = RunRecord(
@@ -154,7 +192,7 @@ def launch(
         folder=folder_of_run,
     )
     record.write()
-    return Launched(context, terminal, blocker, record, workspace)
+    return Launched(context, terminal, blocker, record, workspace, first, watch)
 
 
 def accept_startup(

@@ -27,6 +27,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
+from ._context import expand
 from ._remote._transports import Host
 from ._run import Run
 from ._runs import runs
@@ -113,12 +114,16 @@ class AgentMagics(Magics):
         text = cell.strip()
         if not text:
             raise UsageError("%%agent: the cell is empty; write the message below the magic")
-        run = self._target(args)
-        if run.state == "ended":
+        namespace = self.shell.user_ns if self.shell is not None else None
+        # A new run starts with the cell as its first prompt (on the CLI's command line).
+        first = expand(text, namespace) if namespace is not None else text
+        run, started = self._target(args, first)
+        if not started and run.state == "ended":
             raise UsageError(f"%%agent: run {run.id!r} has ended; start another with a new name")
         self._last = run
         display(run)  # type: ignore[no-untyped-call]
-        run.send(text, context=self.shell.user_ns if self.shell is not None else None)
+        if not started:
+            run.send(text, context=namespace)
         if args.wait is not None:
             run.wait(timeout=args.wait)
 
@@ -127,23 +132,24 @@ class AgentMagics(Magics):
         bound = self.shell.user_ns.get(given) if self.shell is not None and given else None
         return bound if isinstance(bound, Host) else given
 
-    def _target(self, args: argparse.Namespace) -> Run:
+    def _target(self, args: argparse.Namespace, prompt: str) -> tuple[Run, bool]:
+        """The run the cell goes to, and whether it was started here with ``prompt``."""
         name: str | None = args.target
         if name is None:
             if self._last is not None and self._last.state != "ended":
-                return self._last
-            return Run(args.provider, cwd=args.cwd, host=self._host(args))
+                return self._last, False
+            return Run(args.provider, cwd=args.cwd, host=self._host(args), prompt=prompt), True
         bound = self.shell.user_ns.get(name) if self.shell is not None else None
         if isinstance(bound, Run):
-            return bound
+            return bound, False
         found = self._find(name)
         if found is not None:
-            return found
-        run = Run(args.provider, cwd=args.cwd, name=name, host=self._host(args))
+            return found, False
+        run = Run(args.provider, cwd=args.cwd, name=name, host=self._host(args), prompt=prompt)
         if self.shell is not None and name.isidentifier():
             # Later cells and Python code reach it by the same name.
             self.shell.user_ns.setdefault(name, run)
-        return run
+        return run, True
 
     def _find(self, name: str) -> Run | None:
         bound = self.shell.user_ns.get(name) if self.shell is not None else None

@@ -48,6 +48,10 @@ from .scripted import ScriptedModel
 
 __all__ = ["Run"]
 
+_FIRST_PROMPT_TIMEOUT = 60.0
+"""Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
+(its start-up included, as ``send``'s default wait for the TUI)."""
+
 
 class Run(RunParts, Exportable):
     """A live agent: its real TUI under tmux, its transcript read into Python objects.
@@ -86,6 +90,12 @@ class Run(RunParts, Exportable):
         runs the agent; this object mirrors it and has the same surface. ``cwd`` is a
         folder on the host; a scripted model stays in this kernel and is reached through
         the connection; an ``endpoint`` must be reachable from the host.
+    prompt
+        A first message, sent as the run starts: on the CLI's own command line where it
+        takes one (as ``claude "..."`` does), so it costs no wait for the TUI; else typed
+        once the TUI is ready (a slash command, a very long prompt). ``Run(...)`` returns
+        once the agent has taken it, as :meth:`send` does; with a start-up screen to
+        accept first, :meth:`accept` sends it.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
@@ -127,6 +137,7 @@ class Run(RunParts, Exportable):
         worktree: bool = False,
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
+        prompt: str | None = None,
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
@@ -161,9 +172,17 @@ class Run(RunParts, Exportable):
             worktree=worktree,
             options=options,
             sandbox=Sandbox.of(sandbox),
+            prompt=prompt,
         )
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
+        self._first_prompt = None
+        if started.first_prompt is not None:
+            self._chat.confirm_first_prompt(started.first_watch, _FIRST_PROMPT_TIMEOUT)
+        elif prompt is not None and started.blocker is not None:
+            self._first_prompt = prompt  # sent once the start-up screen is accepted
+        elif prompt is not None:
+            self.send(prompt)
 
     def _announce(self, live: bool) -> None:
         # Here, not in RunParts: the registry and the dashboards know a whole run.
@@ -361,6 +380,9 @@ class Run(RunParts, Exportable):
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
         accept_startup(self._chat, self._terminal, self._spawned_at, timeout, self.attach_command)
+        first, self._first_prompt = self._first_prompt, None
+        if first is not None:
+            self.send(first)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.

@@ -36,6 +36,8 @@ class RunParts:
     scripted_model: ScriptedModel | None
     """The scripted model this run was started against, if any (started with the run)."""
     _spawned_at: float
+    _first_prompt: str | None
+    """A first prompt held until a start-up screen is accepted."""
     _context: RunContext
     _commands: CommandCatalog
     _view: RunView | None
@@ -54,6 +56,7 @@ class RunParts:
         context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
         run._setup(context, terminal, None, record)
         run._spawned_at = 0.0
+        run._first_prompt = None
         return run
 
     def _setup(

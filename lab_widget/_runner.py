@@ -17,29 +17,10 @@ from pathlib import Path
 import libtmux
 from libtmux.exc import LibTmuxException
 
+from ._typed_input import input_commands, sanitize_input
 from .errors import RunEndedError, TmuxError
 
 __all__ = ["TmuxRunner", "TmuxTerminal", "input_commands", "sanitize_input"]
-
-# C0 controls (but tab and line breaks), DEL and C1 controls: a terminal would act on
-# them (ESC starts sequences, ^C interrupts, ^M submits), so typed text never carries them.
-# Bidi embeddings, overrides and isolates too: invisible, they make text read otherwise than
-# it is, and a TUI was seen to swallow a whole paste holding one (never submitted).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def sanitize_input(text: str) -> str:
-    r"""Drop control characters so pasted text is only printable text and line breaks.
-
-    Examples
-    --------
-    >>> sanitize_input("a\x1b[201~b\x03\r\nc\td")
-    'a[201~b\nc\td'
-    >>> sanitize_input("x\u202eevil\u202c")
-    'xevil'
-    """
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-
 
 # Variables that describe the launching process's own terminal, not the agent's.
 _HOST_ONLY = frozenset(
@@ -71,26 +52,6 @@ def _last_words(screen: str, limit: int = 12) -> str:
         if line or (lines and lines[-1]):
             lines.append(line)
     return "\n".join(lines[-limit:]).strip("\n")
-
-
-def input_commands(target: str, data: bytes, chunk: int = 256) -> list[list[str]]:
-    r"""``send-keys -H`` commands that write ``data`` into the pane byte for byte.
-
-    For the terminal view's take-over: what a terminal would send for the keys pressed
-    (text, Enter, arrows, Ctrl-keys), as hex keys, so nothing in it is read as a key name,
-    an option or a shell word. ``chunk`` bytes per command keep each command line short.
-
-    Examples
-    --------
-    >>> input_commands("%3", b"hi\r")
-    [['send-keys', '-t', '%3', '-H', '68', '69', '0d']]
-    >>> [len(c) - 4 for c in input_commands("%3", bytes(5), chunk=2)]
-    [2, 2, 1]
-    """
-    return [
-        ["send-keys", "-t", target, "-H", *(f"{b:02x}" for b in data[i : i + chunk])]
-        for i in range(0, len(data), chunk)
-    ]
 
 
 FINAL_HISTORY = 200
@@ -131,22 +92,49 @@ class TmuxTerminal:
 
     def paste(self, text: str) -> None:
         """Deliver text literally, as one bracketed paste, with control characters dropped."""
-        clean = sanitize_input(text)
-        if not clean:
-            return
-        if not self.alive():
-            raise RunEndedError(f"tmux session {self.session_name!r} has ended")
-        buffer = f"lab-widget-{self.session_name}"
-        self._tmux("load-buffer", "-b", buffer, "-", data=clean.encode())
-        # -p: bracketed paste when the TUI asked for it; -d: delete the buffer after.
-        self._tmux("paste-buffer", "-p", "-d", "-b", buffer, "-t", self.target)
+        self.paste_keys(text)
 
     def keys(self, *keys: str) -> None:
         """Press named keys, one ``send-keys`` each."""
-        if not self.alive():
+        self._alive_then(self._key_commands(keys))
+
+    def paste_keys(self, text: str, *keys: str) -> None:
+        """Paste ``text`` (as :meth:`paste`), then press ``keys`` (as :meth:`keys`).
+
+        One tmux process does it all, the alive check included: each would otherwise be a
+        process of its own, which is most of what a send costs lab_widget.
+        """
+        clean = sanitize_input(text)
+        commands: list[list[str]] = []
+        data = None
+        if clean:
+            buffer = f"lab-widget-{self.session_name}"
+            data = clean.encode()
+            commands.append(["load-buffer", "-b", buffer, "-"])
+            # -p: bracketed paste when the TUI asked for it; -d: delete the buffer after.
+            commands.append(["paste-buffer", "-p", "-d", "-b", buffer, "-t", self.target])
+        commands += self._key_commands(keys)
+        if commands:
+            self._alive_then(commands, data)
+
+    def _key_commands(self, keys: Iterable[str]) -> list[list[str]]:
+        return [["send-keys", "-t", self.target, key] for key in keys]
+
+    def _alive_then(self, commands: list[list[str]], data: bytes | None = None) -> None:
+        """Run ``commands`` in one tmux process after the alive check; an ended agent
+        raises :class:`RunEndedError` (what reached its dead pane was lost anyway).
+        """
+        joined = ["display-message", "-p", "-t", self.target, "#{pane_dead}"]
+        for command in commands:
+            joined += [";", *command]
+        try:
+            out = self._tmux(*joined, data=data)
+        except TmuxError:
+            if not self.alive():
+                raise RunEndedError(f"tmux session {self.session_name!r} has ended") from None
+            raise
+        if out.strip().splitlines()[:1] != ["0"]:
             raise RunEndedError(f"tmux session {self.session_name!r} has ended")
-        for key in keys:
-            self._tmux("send-keys", "-t", self.target, key)
 
     def type_text(self, text: str) -> None:
         """Type text key by key (no paste), for fields inside a picker.
@@ -299,6 +287,20 @@ class TmuxTerminal:
         return thread
 
 
+COMMAND_LIMIT = 16384
+"""Bytes of a tmux client's command (all its words): tmux 3.3a refuses a longer
+``new-session`` with "command too long" (measured: 16,000 bytes of command went, 17,000
+did not)."""
+
+
+def _launch_command(env_file: str, argv: Sequence[str], inherit_env: bool) -> str:
+    launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
+    if not inherit_env:
+        # env -i: the session starts from nothing but the terminal type tmux gave it.
+        launcher = f'exec env -i TERM="$TERM" sh -c {shlex.quote(launcher)} "$0" "$@"'
+    return shlex.join(["sh", "-c", launcher, env_file, *argv])
+
+
 class TmuxRunner:
     """A dedicated tmux server (its own socket, no user config) holding agent sessions."""
 
@@ -364,11 +366,7 @@ class TmuxRunner:
             for key, value in full.items():
                 if _ENV_NAME.fullmatch(key):
                     f.write(f"export {key}={shlex.quote(value)}\n")
-        launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
-        if not inherit_env:
-            # env -i: the session starts from nothing but the terminal type tmux gave it.
-            launcher = f'exec env -i TERM="$TERM" sh -c {shlex.quote(launcher)} "$0" "$@"'
-        command = shlex.join(["sh", "-c", launcher, env_file, *argv])
+        command = _launch_command(env_file, argv, inherit_env)
         # The server's only configuration: panes outlive their process, so the last
         # screen of an agent that ends by itself can still be read (see ``on_exit``).
         self._config.write_text("set-option -g remain-on-exit on\n")
@@ -391,6 +389,15 @@ class TmuxRunner:
             Path(env_file).unlink(missing_ok=True)
             raise TmuxError(f"could not start tmux session {session_name!r}: {exc}") from exc
         return TmuxTerminal(self, session_name)
+
+    def command_fits(self, session_name: str, argv: Sequence[str], cwd: Path) -> bool:
+        """Whether :meth:`spawn` can start ``argv`` (tmux caps a command's size: a first
+        prompt on the command line must leave the rest its room).
+        """
+        env_file = str(self.socket_path.parent / "env-XXXXXXXX")
+        words = [session_name, str(cwd), _launch_command(env_file, argv, False)]
+        # The other words of new-session (its flags, the size) and tmux's own framing.
+        return sum(len(w.encode()) for w in words) + 256 <= COMMAND_LIMIT
 
     def sessions(self) -> list[str]:
         """Names of the sessions on this server whose agent still runs."""

@@ -77,6 +77,7 @@ class RemoteRun(MirroredRun, remote=True):
         worktree: bool = False,
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
+        prompt: str | None = None,
         **options: Any,
     ) -> None:
         if host is None:
@@ -88,6 +89,7 @@ class RemoteRun(MirroredRun, remote=True):
             "cwd": os.fspath(cwd),
             "worktree": worktree,
             "options": dict(options),
+            "prompt": prompt,
         }
         try:
             orjson.dumps(args["options"])

@@ -215,6 +215,7 @@ class Worker:
                 sandbox=Sandbox.from_json(sandbox_json)
                 if isinstance(sandbox_json, dict)
                 else False,
+                prompt=args["prompt"] if isinstance(args.get("prompt"), str) else None,
                 **dict(args.get("options") or {}),
             )
         except BaseException:

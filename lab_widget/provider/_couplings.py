@@ -31,6 +31,7 @@ __all__ = [
     "Coupling",
     "Evidence",
     "HookEvents",
+    "InitialPrompt",
     "KeyRecipe",
     "PasteTiming",
     "PickerPacing",
@@ -144,9 +145,13 @@ class PasteTiming(Coupling):
         (the CLI submitted the text, or never took the key). False when no confirmation
         came within :attr:`confirm_waits`.
         """
-        terminal.paste(text)
-        for wait in self.confirm_waits:
-            terminal.keys(self.submit_key)
+        for index, wait in enumerate(self.confirm_waits):
+            if index:
+                terminal.keys(self.submit_key)
+            else:
+                # The paste and its first key in one delivery: a send's cost is mostly
+                # the processes that deliver it.
+                terminal.paste_keys(text, self.submit_key)
             if watch.wait(wait):
                 return True
         return False
@@ -160,6 +165,45 @@ class PasteTiming(Coupling):
             terminal.paste(text)
             _sleep(self.submit_delay)
         terminal.keys(self.submit_key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class InitialPrompt(Coupling):
+    """How the CLI takes a first prompt on its command line, submitting it once it is up.
+
+    ``flag`` ``None``: a positional argument, after ``--`` so a prompt starting with ``-``
+    is never read as an option; else ``<flag>=<prompt>``, one word for the same reason.
+
+    Examples
+    --------
+    >>> seen = Evidence(version="1", how="live: t")
+    >>> InitialPrompt(flag=None, max_bytes=8, evidence=seen).args("-hi")
+    ['--', '-hi']
+    >>> InitialPrompt(flag="--prompt", max_bytes=8, evidence=seen).args("-hi")
+    ['--prompt=-hi']
+    >>> InitialPrompt(flag=None, max_bytes=8, evidence=seen).carries("/help")
+    False
+    >>> InitialPrompt(flag=None, max_bytes=8, evidence=seen).carries("é" * 5)
+    False
+    """
+
+    flag: str | None
+    max_bytes: int
+    """The longest prompt (UTF-8 bytes) given this way; a longer one is pasted once the
+    TUI is ready."""
+
+    def carries(self, text: str) -> bool:
+        """Whether ``text`` goes on the command line: a prompt (a slash command would be
+        recorded as no prompt) that is not empty and fits :attr:`max_bytes`.
+        """
+        stripped = text.strip()
+        return (
+            bool(stripped) and not stripped.startswith("/") and len(text.encode()) <= self.max_bytes
+        )
+
+    def args(self, text: str) -> list[str]:
+        """The command-line words that carry ``text``."""
+        return ["--", text] if self.flag is None else [f"{self.flag}={text}"]
 
 
 @dataclass(frozen=True, kw_only=True)

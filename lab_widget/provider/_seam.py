@@ -17,8 +17,6 @@ Contract notes that every adapter honours:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -37,6 +35,17 @@ from ..schema import (
     ToolCall,
 )
 from ._auth import AuthFlow, DescribedAuthFlow
+from ._seam_records import (
+    Endpoint,
+    ProviderMeta,
+    ReadResult,
+    RunContext,
+    SandboxPaths,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    TranscriptRef,
+)
 
 __all__ = [
     "AgentProvider",
@@ -50,6 +59,7 @@ __all__ = [
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
+    "SubmitWatch",
     "Terminal",
     "TranscriptReader",
     "TranscriptRef",
@@ -58,126 +68,6 @@ __all__ = [
 
 ApprovalOutcome = Literal["approved", "rejected"]
 """How the user answered a permission prompt for a tool call."""
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """A model server the agent talks to instead of its default, e.g. a proxy.
-
-    Parameters
-    ----------
-    base_url
-        The server's base URL, given the way the CLI's own setting takes it.
-    api_key
-        The credential sent to it. Never shown in reprs or widget state.
-
-    Examples
-    --------
-    >>> Endpoint("http://127.0.0.1:8000", "secret")
-    Endpoint(base_url='http://127.0.0.1:8000', api_key='***')
-    """
-
-    base_url: str
-    api_key: str = field(default="", repr=False)
-
-    def __repr__(self) -> str:
-        return f"Endpoint(base_url={self.base_url!r}, api_key='***')"
-
-
-@dataclass(frozen=True)
-class ProviderMeta:
-    """Names and affordances a provider declares; user-facing copy comes from here."""
-
-    id: str
-    display_name: str
-    binary: str
-    """The CLI's executable name."""
-    clear_command: str
-    """The native command that starts a new conversation (``role="clear"``)."""
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Where a run lives: its folder, its private runtime folder and its id."""
-
-    run_id: str
-    cwd: Path
-    runtime_dir: Path
-
-
-@dataclass(frozen=True)
-class SpawnRequest:
-    """What the user asked for when starting a run."""
-
-    context: RunContext
-    binary: Path
-    model: str | None = None
-    """A model name to request, if any."""
-    endpoint: Endpoint | None = None
-    """``None`` runs the agent in the user's own environment and credentials."""
-    options: Mapping[str, object] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SpawnPlan:
-    """How to start the agent: argv, environment overrides, folder."""
-
-    argv: Sequence[str]
-    env: Mapping[str, str]
-    cwd: Path
-    secret_env: frozenset[str] = frozenset()
-    """Names in ``env`` whose values must never be displayed."""
-    unset_env: frozenset[str] = frozenset()
-    """Names removed from the inherited environment (settings of the user's own setup
-    that would leak into an isolated run)."""
-
-
-@dataclass(frozen=True)
-class SandboxPaths:
-    """Paths outside the working folder and the run folder that a sandboxed agent's CLI
-    must see (its own config and login, when the run uses the user's own setup).
-
-    Examples
-    --------
-    >>> SandboxPaths(read_write=(Path("/home/me/.config/agent"),)).read_only
-    ()
-    """
-
-    read_write: tuple[Path, ...] = ()
-    read_only: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True)
-class TranscriptRef:
-    """One epoch of a conversation: an id, where it lives, and what to watch for it."""
-
-    transcript_id: str
-    path: Path
-    watch: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True)
-class StartupBlocker:
-    """Something the agent asks before it takes input (a folder-trust screen)."""
-
-    reason: str
-    """Shown to the user as the ``needs_input`` explanation."""
-    accept_hint: str
-    """What accepting means, shown beside the accept affordance."""
-    steps: tuple[str, ...] = ()
-    """Provider-private names of the screens to accept, in the order they appear."""
-    acceptable: bool = True
-    """False when only the user can answer it in the TUI (see the attach command)."""
-
-
-@dataclass(frozen=True)
-class ReadResult:
-    """What one incremental read found."""
-
-    changed: list[Message]
-    """New messages and updated ones (same ``seq``), in seq order."""
-    reset: bool = False
-    """True when the transcript was rewritten and the reader rebuilt every message."""
 
 
 class TranscriptReader(ABC):
@@ -229,11 +119,26 @@ class Terminal(Protocol):
     def keys(self, *keys: str) -> None:
         """Press named keys (``"Enter"``, ``"Escape"``, ``"C-c"``...)."""
 
+    def paste_keys(self, text: str, *keys: str) -> None:
+        """Paste ``text``, then press ``keys``, as one delivery."""
+
     def type_text(self, text: str) -> None:
         """Type one line of text key by key (for a field inside a picker; never a paste)."""
 
     def alive(self) -> bool:
         """Whether the agent's process still runs."""
+
+
+class SubmitWatch(Protocol):
+    """Whether a prompt submitted after the watch began was confirmed by the CLI."""
+
+    def wait(self, timeout: float) -> bool:
+        """Block until the confirmation is there (True) or ``timeout`` seconds pass."""
+        ...
+
+    def close(self) -> None:
+        """Release what the watch holds."""
+        ...
 
 
 @runtime_checkable
@@ -363,6 +268,20 @@ class AgentProvider(ABC):
         and :meth:`reply` played its paced recipe. The default is the last.
         """
         self.reply(terminal, text)
+        return None
+
+    def initial_prompt_args(self, text: str) -> list[str] | None:
+        """The words appended to the spawn's command line that give the CLI ``text`` as its
+        first prompt, submitted by the CLI itself once it is up; ``None`` when it cannot
+        carry this text (no such argument, too long, a slash command), which is then
+        submitted once the TUI is ready. The default is the last.
+        """
+        return None
+
+    def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
+        """What confirms that the first prompt given on the command line was submitted,
+        begun before the spawn; ``None``: its user message read from the transcript does.
+        """
         return None
 
     @abstractmethod

@@ -15,24 +15,13 @@ import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
 from .._inotify import Inotify, inotify_available
 from ._hook_signals import spool_entries
+from ._seam import SubmitWatch
 
 __all__ = ["SpoolWatch", "SubmitWatch"]
-
-
-class SubmitWatch(Protocol):
-    """Whether a prompt submitted after the watch began was confirmed by the CLI."""
-
-    def wait(self, timeout: float) -> bool:
-        """Block until the confirmation is there (True) or ``timeout`` seconds pass."""
-        ...
-
-    def close(self) -> None:
-        """Release what the watch holds."""
-        ...
 
 
 class SpoolWatch:

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..schema import CommandSpec, Dialog, DialogAnswer, ProviderCapabilities, SeedMeta, ToolCall
-from ._couplings import ApprovalKeys, KeyRecipe, PasteTiming, SeedLayout, StartupScreens
+from ._couplings import (
+    ApprovalKeys,
+    InitialPrompt,
+    KeyRecipe,
+    PasteTiming,
+    SeedLayout,
+    StartupScreens,
+)
 from ._dialogs import approval_said_in_result
 from ._seam import (
     AgentProvider,
@@ -58,6 +65,11 @@ class TuiCouplings(Protocol):
     @property
     def RESTORED_INPUT(self) -> KeyRecipe | None:  # noqa: N802
         """What empties the prompt box an interrupt put the prompt back into."""
+        ...
+
+    @property
+    def INITIAL_PROMPT(self) -> InitialPrompt | None:  # noqa: N802
+        """How the CLI takes a first prompt on its command line."""
         ...
 
     @property
@@ -143,6 +155,18 @@ class TuiProvider(AgentProvider):
             return paste.submit_confirmed(terminal, text, watch)
         finally:
             watch.close()
+
+    def initial_prompt_args(self, text: str) -> list[str] | None:
+        initial = self.couplings.INITIAL_PROMPT
+        if initial is None or not initial.carries(text):
+            return None
+        return initial.args(text)
+
+    def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
+        """The watch a send's submit is confirmed by (:meth:`submit_watch`), begun before
+        the spawn.
+        """
+        return self.submit_watch(context, text)
 
     def interrupt(self, terminal: Terminal) -> None:
         self.couplings.INTERRUPT.play(terminal)

@@ -18,7 +18,7 @@ KINDS = ("live", "fixture", "unit", "conformance", "measured", "extraction")
 """How a coupling may be shown to hold (see the compat pages)."""
 CHECK = re.compile(rf"({'|'.join(KINDS)}): \S")
 """Evidence opens with the kind of check and what it is (a test, a fixture, a command)."""
-PLAYED = ("PASTE", "INTERRUPT", "APPROVAL", "STARTUP", "RESTORED_INPUT", "SEED")
+PLAYED = ("PASTE", "INITIAL_PROMPT", "INTERRUPT", "APPROVAL", "STARTUP", "RESTORED_INPUT", "SEED")
 """The records a :class:`TuiProvider` plays, by the names its ``_compat`` gives them."""
 
 

@@ -233,3 +233,28 @@ def test_send_with_context_types_the_expanded_prompt(lab_home: Path, workdir: Pa
         assert "abc" not in prompt
     finally:
         run.stop()
+
+
+def test_a_paste_and_its_enter_are_one_tmux_process(lab_home: Path, workdir: Path) -> None:
+    run = fake_run(workdir)
+    runner = run.pane.runner
+    inner = runner.tmux
+    calls: list[tuple[str, ...]] = []
+
+    def counted(*args: str, data: bytes | None = None) -> str:
+        calls.append(args)
+        return inner(*args, data=data)
+
+    runner.tmux = counted  # type: ignore[method-assign]
+    try:
+        run.pane.paste_keys("one line\nand another", "Enter")
+        assert run.wait_for(lambda r: len(r.messages) == 2, 10)
+        assert [m.text for m in run.messages if m.role == "user"] == ["one line\nand another"]
+        assert len(calls) == 1, calls
+        assert calls[0][0] == "display-message"  # the alive check comes first
+    finally:
+        run.stop()
+    with pytest.raises(RunEndedError):
+        run.pane.paste_keys("after the end", "Enter")
+    with pytest.raises(RunEndedError):
+        run.pane.keys("Enter")

@@ -32,6 +32,10 @@ STARTUP: kit.StartupScreens | None = None
 RESTORED_INPUT: kit.KeyRecipe | None = None
 """What empties the prompt box when an interrupt puts the prompt back into it."""
 
+INITIAL_PROMPT: kit.InitialPrompt | None = None
+"""How the CLI takes a first prompt on its command line (``claude "..."``), once a live test
+shows it submitted exactly once; ``None``: the first prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal="a structured signal the TUI gives", settle=1.0, evidence=_UNVERIFIED
 )

@@ -74,6 +74,24 @@ STARTUP = kit.StartupScreens(
 """The first-run screens and the keys that accept each. They take keys 4 s after spawn
 (keys sent earlier are lost), 0.25 s apart; one screen gives way to the next in 1.5 s."""
 
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag=None,
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[claude-code], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[claude-code]; "
+        "extraction: `claude --help`: 'Usage: claude [options] [command] [prompt]'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the positional ``[prompt]`` (``claude [options]
+[command] [prompt]``) argument. The TUI starts with the prompt submitted, as ``claude
+\"...\"`` does: its ``UserPromptSubmit`` hook fires about 0.45 s after ``SessionStart``
+(measured), before the request; ``--`` keeps a prompt starting with ``-`` from being read as
+an option. A longer prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal="the run's first SessionStart hook record",
     settle=0.0,

@@ -54,6 +54,23 @@ the prompt is empty by then and that Enter does nothing."""
 RESTORED_INPUT = None
 """An interrupt leaves the prompt box empty: nothing to discard before the next reply."""
 
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag=None,
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[codex], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[codex]; "
+        "extraction: `codex --help`: 'Usage: codex [OPTIONS] [PROMPT]'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the positional ``[PROMPT]`` argument. The TUI
+starts with the prompt submitted: its ``UserPromptSubmit`` hook fires right after
+``SessionStart`` (measured: 12 ms), before the request; ``--`` keeps a prompt starting with
+``-`` from being read as an option. A longer prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal="the TUI's thread marker in CODEX_HOME (see THREAD_MARKERS), newer than the spawn",
     settle=0.0,

@@ -12,25 +12,47 @@ VERSION = kit.pinned("gemini", "0.61.0")
 PASTE = kit.PasteTiming(
     submit_delay=0.4,
     retry_after=4.0,
-    confirm_waits=(0.5, 1.0, 2.0, 4.0),
+    confirm_waits=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
     evidence=kit.Evidence(
         VERSION,
         "live: test_twenty_prompts_under_load_arrive_once_each, every test; "
         "test_users_own_config_without_hooks_follows_the_session_file "
-        "(the retry without hooks)",
+        "(the retry without hooks); measured: bench round-trip, a later send's first "
+        "Enter (at once after the paste) submitted nothing, two presses per send, the "
+        "BeforeAgent record 576 ms after the send with the second Enter at 0.5 s",
     ),
 )
 """A prompt is a bracketed paste with Enter at once; the ``BeforeAgent`` hook
 (:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
-after 0.5, 1, 2 s (4 s for the last): an Enter that arrives while the TUI still starts up is
-lost and the text stays in the prompt (seen in a loaded recording), and an Enter on an empty
-prompt box does nothing. The paste is never repeated. Without hooks (a user's own config
+after 0.1, 0.25, 0.5, 1, 2 s (4 s for the last): an Enter that arrives while the TUI still
+starts up is lost and the text stays in the prompt (seen in a loaded recording), as is most
+often the Enter sent at once after a later paste (measured), and an Enter on an empty prompt
+box does nothing. The paste is never repeated. Without hooks (a user's own config
 whose hooks do not fire) the paced recipe plays: Enter 0.4 s after the paste, and one more
 when nothing was written to the session file within 4 s; a ``/clear`` has as long to open
 its new session (SessionStart hook)."""
 
 PROMPT_SUBMITTED = "BeforeAgent"
 """The hook event 0.61.0 fires once a submitted prompt starts its turn."""
+
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag="--prompt-interactive",
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[gemini], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[gemini]; "
+        "extraction: `gemini --help`: '-i, --prompt-interactive  Execute the provided prompt "
+        "and continue in interactive mode'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the ``-i/--prompt-interactive`` argument. The TUI
+starts, runs the prompt (its ``BeforeAgent`` hook fires, measured 0.17 s after
+``SessionStart``) and stays interactive; ``--prompt-interactive=<text>`` is one word, so a
+prompt starting with ``-`` is never read as an option. (``-p`` would run headless and exit.)
+A longer prompt is pasted once the TUI is ready."""
 
 READY = kit.ReadySignal(
     signal="the run's SessionStart hook record, newer than the spawn",

@@ -221,6 +221,11 @@ class GeminiProvider(kit.TuiProvider):
             return None  # the paced reply checks the session file instead
         return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
+    def initial_prompt_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        # Before the spawn no SessionStart says the hooks fire: watch anyway (where they do
+        # not, the session file's first user message confirms the prompt).
+        return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
+
     def reply(self, terminal: kit.Terminal, text: str) -> None:
         spool, context = self._spool, self._context
         hooked = spool is not None and context is not None and self._hooked(context)

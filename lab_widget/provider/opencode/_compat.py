@@ -193,6 +193,24 @@ READY_LOG_LINE = 'message="project copy refresh done"'
 Measured: server answers ≈ 10 s after spawn, this line ≈ 17.5 s, prompt ≈ 18.8 s (2 shared
 cores); a message typed between server and prompt was lost."""
 
+INITIAL_PROMPT = kit.InitialPrompt(
+    flag="--prompt",
+    max_bytes=8192,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_first_prompt_in_the_argument_arrives_once[opencode], "
+        "test_first_prompt_with_shell_metacharacters_arrives_intact[opencode]; "
+        "extraction: `opencode --help`: '--prompt  prompt to use'; "
+        'measured: tmux 3.3a refuses a new-session command over 16 KiB ("command too long"), '
+        "so 8 KiB leaves the rest of the command line its room",
+    ),
+)
+"""A first prompt given at start-up goes in the ``--prompt`` argument. The TUI starts and
+submits the prompt once it is up (its user message is announced as ``message.updated`` and
+stored); ``--prompt=<text>`` is one word, so a prompt starting with ``-`` is never read as
+an option. The run's server is not up before the spawn, so the stored user message confirms
+it (the transcript's first user message). A longer prompt is pasted once the TUI is ready."""
+
 READY = kit.ReadySignal(
     signal=f"the start-up log line {READY_LOG_LINE} after the spawn, the server answering",
     settle=0.0,
@@ -237,8 +255,8 @@ once its autocomplete row is selected: Enter then runs the highlighted command. 
 while a turn runs is pasted with Enter 0.3 s later."""
 
 EVENT_PATH = "/event"
-"""The server-sent event stream of the embedded server: ``data: {"type", "properties"}``
-lines, ``server.connected`` first."""
+"""``GET`` streams the embedded server's events from the moment of connecting (server-sent
+events, one ``data: {id, type, properties}`` line each), ``server.connected`` first."""
 
 PROMPT_SUBMITTED = "message.updated"
 """The event a submitted prompt brings at once: ``properties.info`` is the new message,
@@ -389,10 +407,6 @@ the same input (``doom_loop``, ``metadata: {tool, input}``), and the tools a con
 to ``ask``. Every one, and any other name a later version adds, is shown with the same three
 choices ("Allow once", "Allow always", "Reject") and answered through the server; the chat
 shows the metadata it knows and the request's ``patterns`` otherwise."""
-
-EVENT_PATH = "/event"
-"""``GET`` streams the server's events (server-sent events, one ``data: {id, type,
-properties}`` line each), from the moment of connecting."""
 
 PERMISSION_ASKED = "permission.asked"
 PERMISSION_REPLIED = "permission.replied"

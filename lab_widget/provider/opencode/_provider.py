@@ -193,6 +193,9 @@ class OpenCodeProvider(kit.TuiProvider):
         except (OSError, ValueError):
             return None  # no stream to confirm by: the paced reply
 
+    def initial_prompt_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+        return None  # the server is not up before the spawn: its stored message confirms
+
     def answer(
         self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:

@@ -1,0 +1,145 @@
+"""The records the provider seam passes: what a run is started with and where, what its
+spawn plan says, where a transcript is, what a read found, what stops a start-up.
+
+They are re-exported by :mod:`lab_widget.provider._seam` and :mod:`lab_widget.provider`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..schema import Message
+
+__all__ = [
+    "Endpoint",
+    "ProviderMeta",
+    "ReadResult",
+    "RunContext",
+    "SandboxPaths",
+    "SpawnPlan",
+    "SpawnRequest",
+    "StartupBlocker",
+    "TranscriptRef",
+]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A model server the agent talks to instead of its default, e.g. a proxy.
+
+    Parameters
+    ----------
+    base_url
+        The server's base URL, given the way the CLI's own setting takes it.
+    api_key
+        The credential sent to it. Never shown in reprs or widget state.
+
+    Examples
+    --------
+    >>> Endpoint("http://127.0.0.1:8000", "secret")
+    Endpoint(base_url='http://127.0.0.1:8000', api_key='***')
+    """
+
+    base_url: str
+    api_key: str = field(default="", repr=False)
+
+    def __repr__(self) -> str:
+        return f"Endpoint(base_url={self.base_url!r}, api_key='***')"
+
+
+@dataclass(frozen=True)
+class ProviderMeta:
+    """Names and affordances a provider declares; user-facing copy comes from here."""
+
+    id: str
+    display_name: str
+    binary: str
+    """The CLI's executable name."""
+    clear_command: str
+    """The native command that starts a new conversation (``role="clear"``)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where a run lives: its folder, its private runtime folder and its id."""
+
+    run_id: str
+    cwd: Path
+    runtime_dir: Path
+
+
+@dataclass(frozen=True)
+class SpawnRequest:
+    """What the user asked for when starting a run."""
+
+    context: RunContext
+    binary: Path
+    model: str | None = None
+    """A model name to request, if any."""
+    endpoint: Endpoint | None = None
+    """``None`` runs the agent in the user's own environment and credentials."""
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpawnPlan:
+    """How to start the agent: argv, environment overrides, folder."""
+
+    argv: Sequence[str]
+    env: Mapping[str, str]
+    cwd: Path
+    secret_env: frozenset[str] = frozenset()
+    """Names in ``env`` whose values must never be displayed."""
+    unset_env: frozenset[str] = frozenset()
+    """Names removed from the inherited environment (settings of the user's own setup
+    that would leak into an isolated run)."""
+
+
+@dataclass(frozen=True)
+class SandboxPaths:
+    """Paths outside the working folder and the run folder that a sandboxed agent's CLI
+    must see (its own config and login, when the run uses the user's own setup).
+
+    Examples
+    --------
+    >>> SandboxPaths(read_write=(Path("/home/me/.config/agent"),)).read_only
+    ()
+    """
+
+    read_write: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class TranscriptRef:
+    """One epoch of a conversation: an id, where it lives, and what to watch for it."""
+
+    transcript_id: str
+    path: Path
+    watch: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class StartupBlocker:
+    """Something the agent asks before it takes input (a folder-trust screen)."""
+
+    reason: str
+    """Shown to the user as the ``needs_input`` explanation."""
+    accept_hint: str
+    """What accepting means, shown beside the accept affordance."""
+    steps: tuple[str, ...] = ()
+    """Provider-private names of the screens to accept, in the order they appear."""
+    acceptable: bool = True
+    """False when only the user can answer it in the TUI (see the attach command)."""
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What one incremental read found."""
+
+    changed: list[Message]
+    """New messages and updated ones (same ``seq``), in seq order."""
+    reset: bool = False
+    """True when the transcript was rewritten and the reader rebuilt every message."""
