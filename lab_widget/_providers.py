@@ -28,8 +28,8 @@ __all__ = ["ProviderInfo", "ProviderTable", "providers"]
 VERSION_TIMEOUT = 60.0
 """Seconds for ``<cli> --version`` to answer before the CLI counts as hung.
 
-A bound on a hang, not a measure of speed: a Node CLI's start-up is CPU-bound, and Gemini CLI's
-``--version`` (≈ 1.7 s of CPU) took 17 s on two cores shared with busy processes.
+A bound on a hang, not a measure of speed: a Node CLI's start-up is CPU-bound, and one pinned
+CLI's ``--version`` (≈ 1.7 s of CPU) took 17 s on two cores shared with busy processes.
 """
 
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
