@@ -9,3 +9,6 @@ import tempfile
 # where real credentials are set, so their stored outputs stay reproducible.
 os.environ.setdefault("LAB_WIDGET_HOME", tempfile.mkdtemp(prefix="lab-widget-tests-"))
 os.environ["LAB_WIDGET_QUICKSTART_SCRIPTED"] = "1"
+
+# `--cpu-hog N` (or LAB_WIDGET_CPU_HOG=N): busy processes beside the whole session.
+pytest_plugins = ["tests.support.load"]

@@ -131,7 +131,7 @@ def test_the_trust_screen_answered_in_the_terminal(
 
         assert retry_until(confirmed, 20), run.screen()
         # Nothing else happens: the chat must notice the TUI is ready by itself.
-        assert run.wait_for(lambda r: r.state == "idle", 60), run.screen()
+        assert run.wait_for(lambda r: r.state == "idle", 60), (run.state, watcher.output[-3000:])
         run.send("hello")
         assert run.wait(timeout=90) == "idle"
         assert run.messages[-1].text == "Trusted from the terminal."

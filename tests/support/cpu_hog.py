@@ -17,18 +17,26 @@ from contextlib import contextmanager
 
 __all__ = ["cpu_hog"]
 
-_SPIN = "while True: pass"
+# Busy until the parent is gone: a session killed outright (SIGKILL) leaves no spinner behind.
+_SPIN = """
+import os, sys
+parent = int(sys.argv[1])
+while os.getppid() == parent:
+    for _ in range(1_000_000):
+        pass
+"""
 
 
 @contextmanager
 def cpu_hog(processes: int | None = None) -> Iterator[list[int]]:
     """Keep ``processes`` busy loops running (one per core by default) while the block runs.
 
-    Each is ended by its own pid when the block exits, however it exits.
+    Each is ended by its own pid when the block exits, however it exits, and ends itself
+    when this process is gone.
     """
     count = processes if processes is not None else (os.cpu_count() or 2)
     spinners = [
-        subprocess.Popen([sys.executable, "-c", _SPIN], stdin=subprocess.DEVNULL)
+        subprocess.Popen([sys.executable, "-c", _SPIN, str(os.getpid())], stdin=subprocess.DEVNULL)
         for _ in range(count)
     ]
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import providers
+from lab_widget import _providers, providers
 from lab_widget._providers import ProviderTable
 from lab_widget.compat import install_command
 from lab_widget.errors import AuthNotSupportedError, UnknownProviderError
@@ -146,3 +146,16 @@ def test_gemini_says_personal_google_accounts_are_no_longer_served() -> None:
         m for m in get_provider("gemini").auth().all_methods() if m.label == "Google account"
     )
     assert "API key or Vertex AI" in method.instructions
+
+
+def test_a_version_probe_that_timed_out_is_asked_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A CLI slow to start on a busy machine is not broken for the rest of the kernel's life.
+    marker = tmp_path / "answered-once"
+    cli = tmp_path / "slow-cli"
+    cli.write_text(f"#!/bin/sh\n[ -e {marker} ] || {{ touch {marker}; sleep 5; }}\necho 1.2.3\n")
+    cli.chmod(0o755)
+    monkeypatch.setattr(_providers, "VERSION_TIMEOUT", 0.5)
+    assert _providers._probe_version(cli) == (None, "--version gave no answer in 0.5 s")
+    assert _providers._probe_version(cli) == ("1.2.3", "")

@@ -142,11 +142,13 @@ def read_menu(run: Run, limit: int = 200) -> list[str]:
     while len(rows) < limit:
         terminal.keys("Down")
         row = rows[-1]
-        for _ in range(40):  # wait for the highlight to move
+        # The highlight moves when the TUI draws again, later on a busy machine: a row that
+        # did not move is a failure, never the same row read twice.
+        moved_by = time.monotonic() + 15
+        while row == rows[-1]:
+            assert time.monotonic() < moved_by, f"the highlight stayed on {row}: {run.screen()}"
             time.sleep(0.05)
             row = menu_row(run.screen()) or row
-            if row != rows[-1]:
-                break
         if row == first:
             return rows
         rows.append(row)
