@@ -9,60 +9,12 @@ from __future__ import annotations
 from ... import provider as kit
 from ...schema import DialogKind, RateLimitKind
 
+# The store's queries are couplings of this version too, kept apart for their length.
+from ._compat_store import *  # noqa: F403
+
 VERSION = kit.pinned("opencode", "1.18.33")
 
-# -- storage -------------------------------------------------------------------------------
-
-DB_FILE = "opencode/opencode.db"
-"""The SQLite store under ``$XDG_DATA_HOME`` (default ``~/.local/share``), written in WAL
-mode (``opencode.db-wal`` / ``-shm`` beside it). ``OPENCODE_DB`` overrides the path."""
-
-DB_ENV = "OPENCODE_DB"
-
-EVENT_QUERY = (
-    "SELECT seq, id, type, data FROM event WHERE aggregate_id = ? AND seq > ? ORDER BY seq LIMIT ?"
-)
-"""The store's ``event`` table is an append-only log per session (``aggregate_id`` is the
-session id, ``seq`` counts from 0): ``session.created.1``, ``session.updated.1``,
-``message.updated.1`` (a message's whole info, re-sent on every change),
-``message.part.updated.1`` (a part's whole state, re-sent on every change). The
-``message`` / ``part`` tables hold only the latest state, updated in place."""
-
-EVENT_AT_QUERY = "SELECT id FROM event WHERE aggregate_id = ? AND seq = ?"
-
-SESSION_QUERY = (
-    "SELECT id, time_created FROM session WHERE directory = ? AND parent_id IS NULL "
-    "AND time_created >= ? ORDER BY time_created, id"
-)
-"""Top-level sessions of a folder (subagent sessions have a ``parent_id``); a session row
-is created with the first message, also after ``/new``."""
-
-ROWS_OVERLAP_MS = 2000
-"""Rows updated this long before the newest update read are read again: the CLI stamps a
-row before it commits it."""
-
-HAS_EVENTS_QUERY = "SELECT 1 FROM event WHERE aggregate_id = ? LIMIT 1"
-
-MESSAGE_ROWS_QUERY = (
-    "SELECT id, time_created, time_updated, data FROM message "
-    "WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id"
-)
-PART_ROWS_QUERY = (
-    "SELECT id, message_id, time_created, time_updated, data FROM part "
-    "WHERE session_id = ? AND time_updated >= ? ORDER BY message_id, id"
-)
-"""Versions whose store keeps no event log for a session read these tables: the latest
-state of each message and part, updated in place with ``time_updated`` (ms) moving on
-every change; ``data`` is the message info / part without its ``id``, ``sessionID`` and
-(for parts) ``messageID``, which are columns. 1.2.27 has no ``event`` table; 1.15.13 has
-one and leaves it empty; 1.17.19 and 1.18.33 write both (``tests/fixtures/opencode/v*/``)."""
-
-FIRST_MESSAGES_QUERY = (
-    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id LIMIT ?"
-)
-PARTS_OF_QUERY = "SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY id"
-
-SESSION_ROW_QUERY = "SELECT directory, version, parent_id, time_created FROM session WHERE id = ?"
+# -- storage (the SQLite store's queries: ``_compat_store``) --------------------------------
 
 LEGACY_STORAGE = "opencode/storage"
 """Under ``$XDG_DATA_HOME``: before the SQLite store (1.1.65 and earlier) every session,
