@@ -292,7 +292,14 @@ def _rows(provider_id: str, figures: _Figures) -> list[Row]:
         (f"{name}: ... Run(prompt=...) returned (prompt confirmed)", _ms(figures.returned)),
         (f"{name}: ... Run(prompt=...) call -> SessionStart record", _ms(figures.session_start)),
         (f"{name}: ... Run(prompt=...) call -> prompt record", _ms(figures.prompt_record)),
-        (f"{name}: ... Run(prompt=...) call -> request at the model", _ms(figures.first_request)),
+        (
+            # Before the model answers at all: the TUI's own start-up and its handling of the
+            # prompt (lab_widget's part before the spawn is a few ms), beside the whole
+            # headless round trip.
+            f"{name}: ... Run(prompt=...) call -> request at the model",
+            f"{_ms(figures.first_request)} = "
+            f"{_median(figures.first_request) / floor:.2f}x {headless}'s whole round trip",
+        ),
         (f"{name}: later turn, send -> reply in run.messages", _ms(figures.later)),
         (
             f"{name}: later turn minus the model's time (target <= 100 ms)",
