@@ -14,6 +14,7 @@ from ._answers import UserAnswer
 from ._chat import ChatEvent
 from ._context import expand
 from ._frames import By, to_dataframe
+from ._held_prompt import HeldPrompt
 from ._launch import accept_startup, launch, new_run_id
 from ._live import announce, register
 from ._pricing import enrich_summary
@@ -176,11 +177,12 @@ class Run(RunParts, Exportable):
         )
         self._setup(started.context, started.terminal, started.blocker, started.record)
         self._spawned_at = time.monotonic()
-        self._first_prompt = None
+        self._held_prompt = None
         if started.first_prompt is not None:
             self._chat.confirm_first_prompt(started.first_watch, _FIRST_PROMPT_TIMEOUT)
         elif prompt is not None and started.blocker is not None:
-            self._first_prompt = prompt  # sent once the start-up screen is accepted
+            # Sent once the start-up screen is accepted, here or in the terminal view.
+            self._held_prompt = HeldPrompt(self._chat, prompt, self.send)
         elif prompt is not None:
             self.send(prompt)
 
@@ -380,9 +382,8 @@ class Run(RunParts, Exportable):
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
         accept_startup(self._chat, self._terminal, self._spawned_at, timeout, self.attach_command)
-        first, self._first_prompt = self._first_prompt, None
-        if first is not None:
-            self.send(first)
+        if self._held_prompt is not None:
+            self._held_prompt.release(_FIRST_PROMPT_TIMEOUT)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.

@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from ._chat import ChatSession, Epoch
 from ._commands import CommandCatalog
+from ._held_prompt import HeldPrompt
 from ._home import RunRecord
 from ._runner import TmuxTerminal
 from ._seed import Workspace
@@ -36,7 +37,7 @@ class RunParts:
     scripted_model: ScriptedModel | None
     """The scripted model this run was started against, if any (started with the run)."""
     _spawned_at: float
-    _first_prompt: str | None
+    _held_prompt: HeldPrompt | None
     """A first prompt held until a start-up screen is accepted."""
     _context: RunContext
     _commands: CommandCatalog
@@ -56,7 +57,7 @@ class RunParts:
         context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
         run._setup(context, terminal, None, record)
         run._spawned_at = 0.0
-        run._first_prompt = None
+        run._held_prompt = None
         return run
 
     def _setup(

@@ -78,3 +78,20 @@ def test_a_start_up_screen_first_gets_the_prompt_after_it_is_accepted(
         assert [m.text for m in run.messages if m.role == "user"] == ["after the screen"]
     finally:
         run.stop()
+
+
+def test_a_start_up_screen_answered_in_the_terminal_gets_the_prompt_once_ready(
+    lab_home: Path, workdir: Path
+) -> None:
+    run = Run("fake", cwd=workdir, ask=True, prompt="after the screen")
+    try:
+        assert retry_until(lambda: "Trust this folder?" in run.screen(), 10)
+        run._terminal.keys("y")  # what the terminal view's take-over sends
+        assert retry_until(
+            lambda: [m.text for m in run.messages if m.role == "user"] == ["after the screen"], 15
+        )
+        assert run.wait(timeout=10) == "idle"
+        run.accept(timeout=10)  # nothing left to accept, nothing sent again
+        assert [m.text for m in run.messages if m.role == "user"] == ["after the screen"]
+    finally:
+        run.stop()
