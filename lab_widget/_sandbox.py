@@ -31,7 +31,7 @@ from pathlib import Path
 from ._tools import tools_dir
 from .errors import SandboxError
 from .provider import SpawnPlan
-from .provider._seam import SandboxPaths
+from .provider._seam_records import SandboxPaths
 
 __all__ = ["SYSTEM_ETC", "Sandbox", "bwrap_binary", "confine"]
 

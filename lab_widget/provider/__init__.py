@@ -58,19 +58,15 @@ from ._jsonl import CorruptLine, JsonlTail, Line, loads_or_none
 from ._models import ModelWatch
 from ._numbers import exact
 from ._registry import DEFAULT_PROVIDER, default_provider, get_provider, provider_ids, register
-from ._seam import (
-    AgentProvider,
-    ApprovalOutcome,
+from ._seam import AgentProvider, ApprovalOutcome, LiveSignals, Terminal, TranscriptReader
+from ._seam_records import (
     Endpoint,
-    LiveSignals,
     ProviderMeta,
     ReadResult,
     RunContext,
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
-    Terminal,
-    TranscriptReader,
     TranscriptRef,
 )
 from ._spawn import api_base_url, isolated_home

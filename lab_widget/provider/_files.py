@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._seam import RunContext
+from ._seam_records import RunContext
 
 __all__ = ["RunFile", "json_lines", "load_json", "read_head"]
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ._files import load_json
-from ._seam import LiveSignals, RunContext
+from ._seam import LiveSignals
+from ._seam_records import RunContext
 
 __all__ = [
     "HookSignals",

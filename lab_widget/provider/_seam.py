@@ -36,7 +36,6 @@ from ..schema import (
 )
 from ._auth import AuthFlow, DescribedAuthFlow
 from ._seam_records import (
-    Endpoint,
     ProviderMeta,
     ReadResult,
     RunContext,
@@ -50,19 +49,10 @@ from ._seam_records import (
 __all__ = [
     "AgentProvider",
     "ApprovalOutcome",
-    "Endpoint",
     "LiveSignals",
-    "ProviderMeta",
-    "ReadResult",
-    "RunContext",
-    "SandboxPaths",
-    "SpawnPlan",
-    "SpawnRequest",
-    "StartupBlocker",
     "SubmitWatch",
     "Terminal",
     "TranscriptReader",
-    "TranscriptRef",
 ]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from ._seam import RunContext
+from ._seam_records import RunContext
 
 __all__ = ["api_base_url", "isolated_home"]
 

@@ -23,14 +23,8 @@ from ._couplings import (
     StartupScreens,
 )
 from ._dialogs import approval_said_in_result
-from ._seam import (
-    AgentProvider,
-    ApprovalOutcome,
-    RunContext,
-    StartupBlocker,
-    Terminal,
-    TranscriptRef,
-)
+from ._seam import AgentProvider, ApprovalOutcome, Terminal
+from ._seam_records import RunContext, StartupBlocker, TranscriptRef
 from ._submit import SubmitWatch
 
 __all__ = ["CommandScan", "TuiCouplings", "TuiProvider"]

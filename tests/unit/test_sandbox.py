@@ -11,7 +11,7 @@ from lab_widget import Endpoint, Sandbox, SandboxError
 from lab_widget._launch import _sandboxed
 from lab_widget._sandbox import bwrap_binary, confine
 from lab_widget.provider import RunContext, SpawnPlan, SpawnRequest, get_provider
-from lab_widget.provider._seam import SandboxPaths
+from lab_widget.provider._seam_records import SandboxPaths
 
 
 @pytest.fixture
