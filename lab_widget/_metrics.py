@@ -201,7 +201,7 @@ def _pandas() -> Any:
 
 def _live_runs() -> list[_Run]:
     # The façade is the layer above: imported when asked, so this module stays below it.
-    run_module = importlib.import_module("lab_widget._run")
+    run_module = importlib.import_module("lab_widget._runs")
     return list(run_module.runs())
 
 

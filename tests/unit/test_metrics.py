@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from lab_widget import MissingDependencyError, providers, read_transcript, serve_metrics
-from lab_widget._metrics import DURATION_BUCKETS, Sample, collect
+from lab_widget import MissingDependencyError, providers, read_transcript, runs, serve_metrics
+from lab_widget._metrics import DURATION_BUCKETS, Sample, _live_runs, collect
 from lab_widget.provider import AgentProvider, TranscriptRef, get_provider
 from lab_widget.schema import Chat, SessionSummary, State, Turn
 from tests.support.paths import FIXTURES
@@ -173,3 +173,9 @@ def test_serving_needs_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib, "import_module", missing)
     with pytest.raises(MissingDependencyError, match="metrics"):
         serve_metrics(0)
+
+
+def test_metrics_read_the_live_runs_where_the_facade_keeps_them(lab_home: Path) -> None:
+    # The live runs are looked up by module name (the façade is the layer above): a moved
+    # function must fail here, not only when a real run is measured.
+    assert _live_runs() == list(runs())
