@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider import TranscriptRef
 from lab_widget.provider.codex._rollouts import is_subagent, read_meta
 from tests.support.paths import FIXTURES as ALL_FIXTURES
+from tests.support.usage_scan import assert_scan_counts_as_read
 
 FIXTURES = ALL_FIXTURES / "codex"
 
@@ -35,12 +36,4 @@ def test_every_version_and_the_subagents_are_covered() -> None:
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_the_usage_scan_totals_as_the_reader_does(path: Path) -> None:
-    provider = get_provider("codex")
-    ref = TranscriptRef(transcript_id=path.stem, path=path)
-    reader = provider.open_reader(ref)
-    reader.read()
-    full = reader.summary
-    fast = provider.usage_summary(ref)
-    assert fast.usage == full.usage
-    assert fast.models == full.models
-    assert fast.model == full.model
+    assert_scan_counts_as_read("codex", TranscriptRef(transcript_id=path.stem, path=path))

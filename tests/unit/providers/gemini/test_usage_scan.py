@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider import TranscriptRef
 from lab_widget.provider.gemini._files import read_header
 from tests.support.paths import FIXTURES as ALL_FIXTURES
+from tests.support.usage_scan import assert_scan_counts_as_read
 
 FIXTURES = ALL_FIXTURES / "gemini"
 SESSIONS = sorted(
@@ -45,14 +46,7 @@ def test_every_version_and_the_subagents_are_covered() -> None:
 
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_the_usage_scan_totals_as_the_reader_does(path: Path, tmp_path: Path) -> None:
-    provider = get_provider("gemini")
     ref = TranscriptRef(transcript_id=path.stem, path=_lay_out(path, tmp_path))
-    reader = provider.open_reader(ref)
-    reader.read()
-    full = reader.summary
-    fast = provider.usage_summary(ref)
-    assert fast.usage == full.usage
-    assert fast.models == full.models
-    assert fast.model == full.model
+    fast = assert_scan_counts_as_read("gemini", ref)
     if path.stem == "subagent":
         assert {m.scope for m in fast.models} == {"main", "subagent"}

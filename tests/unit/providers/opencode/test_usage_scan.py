@@ -12,6 +12,7 @@ import pytest
 from lab_widget.provider import TranscriptRef, get_provider
 from tests.conformance.kits import OpenCodeStore
 from tests.support.paths import FIXTURES
+from tests.support.usage_scan import assert_scan_counts_as_read
 from tests.unit.providers.opencode.test_transcript import RECORDED, Recorded
 
 OPENCODE = FIXTURES / "opencode"
@@ -26,14 +27,7 @@ OLDER = [
 
 
 def _same(ref: TranscriptRef) -> None:
-    provider = get_provider("opencode")
-    reader = provider.open_reader(ref)
-    reader.read()
-    full = reader.summary
-    fast = provider.usage_summary(ref)
-    assert fast.usage == full.usage
-    assert fast.models == full.models
-    assert fast.model == full.model
+    assert_scan_counts_as_read("opencode", ref)
 
 
 @pytest.mark.parametrize("path", EVENT_LOGS, ids=lambda p: p.name)
