@@ -1,20 +1,29 @@
 """A Gemini CLI session's tokens without its messages: the usage-only fast path for history
 and session summaries over many session files.
 
-The session's record log is kept exactly as the reader keeps it (a re-appended record
-replaces the earlier one, ``$rewindTo`` cuts, ``$set.messages`` rewrites and roll-backs,
-older versions' one-JSON documents), sub-agents' sessions included, because which records
-count depends on all of them. What is skipped: the mapping of records to messages (the
-reader's real cost), the ``$set`` lines that only stamp the session's last update (half the
-lines of a log, passed over unparsed), and a pydantic model per record while summing.
+The session's record log is kept as the reader keeps it (a re-appended record replaces the
+earlier one, ``$rewindTo`` cuts, ``$set.messages`` rewrites and roll-backs, older versions'
+one-JSON documents), sub-agents' sessions included, because which records count depends on
+all of them. Where the log past its head (the header and the whole-list write that seeds a
+session) holds no cut and no rewrite, which records count depends on the replies alone: a
+reply keeps its type under its id (:data:`~._compat.REPLY_TYPE`), so only the lines holding
+``"gemini"`` are parsed, found by a byte search over the mapped file, and the last stamp for
+the session's last update. Any other log is read whole, as the reader reads it, less the
+mapping of records to messages and the stamps. Sums are plain integers until the end, not a
+pydantic model per record.
 """
 
 from __future__ import annotations
 
+import mmap
+from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from .. import JsonlTail, TranscriptRef
+from .. import JsonlTail, ReadResult, TranscriptRef, loads_or_none
+from . import _compat
+from ._files import is_document
+from ._records import timestamp
 from ._subagents import SubAgents
 from ._transcript import GeminiTranscriptReader
 
@@ -24,6 +33,13 @@ _STAMPS = (b'{"$set": {"lastUpdated": "', b'{"$set":{"lastUpdated":"')
 """How a last-update stamp starts, spaced as the recorded files are and compact."""
 _STAMP_QUOTES = 6
 """``"$set"``, ``"lastUpdated"`` and the time: any other key adds quotes."""
+_STAMP_KEY = b'"lastUpdated"'
+_NEWLINE = ord("\n")
+_REPLY = b'"' + _compat.REPLY_TYPE.encode() + b'"'
+_CUT = "$rewindTo"
+_KEYS = (b'"$rewindTo"', b'"$set"')
+"""The keys of a cut and of a metadata update (a whole-list rewrite is one): ``$`` is rare
+in a session's text, so its every occurrence is looked at, by ``memchr``."""
 
 
 def _stamp_only(raw: bytes) -> bool:
@@ -42,8 +58,46 @@ def _stamp_only(raw: bytes) -> bool:
     return raw.startswith(_STAMPS) and raw.count(b'"') == _STAMP_QUOTES
 
 
+def _cuts(data: mmap.mmap, start: int, end: int) -> bool:
+    """Whether a line between ``start`` and ``end`` cuts the log or rewrites its list, as the
+    reader's ``_line`` tells them apart; stamps (half a log's lines) are passed over by their
+    shape alone.
+    """
+    hit = data.find(b"$", start, end)
+    while hit >= 0:
+        line_end = data.find(b"\n", hit)
+        # A stamp's ``$`` is its line's third byte.
+        head = hit - 2
+        if not (
+            head >= 0
+            and (head == 0 or data[head - 1] == _NEWLINE)
+            and _stamp_only(data[head:line_end])
+        ):
+            raw = data[data.rfind(b"\n", 0, hit) + 1 : line_end]
+            if any(key in raw for key in _KEYS):
+                line = loads_or_none(raw)
+                if isinstance(line, dict) and not isinstance(line.get("id"), str):
+                    update = line.get("$set")
+                    if _CUT in line or (
+                        isinstance(update, dict) and isinstance(update.get("messages"), list)
+                    ):
+                        return True
+        hit = data.find(b"$", line_end + 1, end)
+    return False
+
+
+def _mapped(path: Path) -> mmap.mmap | None:
+    """The file mapped, not read: searches run over the page cache without a copy."""
+    try:
+        with path.open("rb") as f:
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        return None
+
+
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    # ``type() is int``: a JSON boolean is no count (and a plain int is all JSON gives)
+    return value if type(value) is int and value > 0 else 0
 
 
 _Sums = dict[tuple[str, AgentScope], list[int]]
@@ -64,24 +118,106 @@ class _RecordsOnly(GeminiTranscriptReader):
     def _rebuild(self, start: int) -> None:
         return  # the messages are what this reader exists to skip
 
+    def read(self) -> ReadResult:
+        if self._document is None:
+            self._document = is_document(self.ref.path)
+        data = None if self._document else _mapped(self.ref.path)
+        if data is None:
+            return super().read()  # it says what there is (a document, nothing, no file)
+        with data:
+            if self._replies(data):
+                self._read_agents(None)
+                return ReadResult(changed=[])
+            self._reset()
+            result = super().read()
+            # The whole read passed the stamps over unparsed: the last one is found here.
+            self._last_stamp(data, 0, min(len(data), self._tail.offset))
+        return result
+
+    def _replies(self, data: mmap.mmap) -> bool:
+        end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
+        start = self._head(data, end)
+        if start is None or _cuts(data, start, end):
+            return False
+        hit = data.find(_REPLY, start, end)
+        while hit >= 0:
+            line_start = data.rfind(b"\n", 0, hit) + 1
+            line_end = data.find(b"\n", hit)
+            line = loads_or_none(data[line_start:line_end])
+            # A line that is no JSON object counts nothing (the reader notes it, and with no
+            # cut or rewrite after it, the note changes what counts in no way).
+            if isinstance(line, dict):
+                if isinstance(line.get("id"), str):
+                    self._put(line)
+                else:
+                    self._line(line)
+            hit = data.find(_REPLY, line_end + 1, end)
+        self._last_stamp(data, start, end)
+        return True
+
+    def _head(self, data: mmap.mmap, end: int) -> int | None:
+        """Apply the lines before the first record (the header, the seeding whole-list
+        write); where the first record starts, or ``None`` for a line that is not JSON.
+        """
+        position = 0
+        while position < end:
+            line_end = data.find(b"\n", position)
+            raw = data[position:line_end]
+            if raw.strip():
+                line = loads_or_none(raw)
+                if line is None:
+                    return None  # a note among the records a rewrite may drop: read whole
+                if isinstance(line, dict):
+                    if isinstance(line.get("id"), str):
+                        return position
+                    self._line(line)
+            position = line_end + 1
+        return position
+
+    def _last_stamp(self, data: mmap.mmap, start: int, end: int) -> None:
+        """The session's last update: the last line between ``start`` and ``end`` that sets
+        it, as ``_line`` does (a ``$set`` with a time in ``lastUpdated``, or a header).
+        """
+        position = end
+        while (hit := data.rfind(_STAMP_KEY, start, position)) >= 0:
+            position = data.rfind(b"\n", 0, hit) + 1
+            line = loads_or_none(data[position : data.find(b"\n", hit)])
+            if not isinstance(line, dict) or isinstance(line.get("id"), str) or _CUT in line:
+                continue
+            update = line.get("$set")
+            if not isinstance(update, dict):
+                if isinstance(line.get("sessionId"), str):
+                    self._line(line)
+                    return
+            elif timestamp(update.get("lastUpdated")) is not None:
+                # Its facts only: a whole-list rewrite was applied where it stands.
+                self._line({"$set": {"lastUpdated": update["lastUpdated"]}})
+                return
+
     def sum_into(self, sums: _Sums, scope: AgentScope) -> tuple[str | None, int | None]:
         """Add this session's responses to ``sums`` as ``record_usage`` and ``ModelTally``
         count them; the last model named and the last response's context.
         """
         model: str | None = None
         context: int | None = None
+        reply = _compat.REPLY_TYPE
         for record in self._records:
-            if record.get("type") != "gemini":
+            if record.get("type") != reply:
                 continue
-            name = record.get("model") if isinstance(record.get("model"), str) else None
+            name = record.get("model")
+            if type(name) is not str:
+                name = None
             tokens = record.get("tokens")
             if isinstance(tokens, dict):
-                cached = _count(tokens.get("cached"))
-                thoughts = _count(tokens.get("thoughts"))
-                inputs = max(0, _count(tokens.get("input")) - cached) + _count(tokens.get("tool"))
-                row = sums.setdefault((name or "unknown", scope), [0, 0, 0, 0, 0])
+                get = tokens.get
+                cached = _count(get("cached"))
+                thoughts = _count(get("thoughts"))
+                inputs = max(0, _count(get("input")) - cached) + _count(get("tool"))
+                row = sums.get((name or "unknown", scope))
+                if row is None:
+                    row = sums[name or "unknown", scope] = [0, 0, 0, 0, 0]
                 row[0] += inputs
-                row[1] += _count(tokens.get("output")) + thoughts
+                row[1] += _count(get("output")) + thoughts
                 row[2] += thoughts
                 row[3] += cached
                 row[4] += 1
