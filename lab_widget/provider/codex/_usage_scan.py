@@ -1,13 +1,13 @@
 """A Codex session's tokens without its messages: the usage-only fast path for history and
 session summaries over many rollouts.
 
-Only the lines that can change what is counted are parsed, found by a byte search before
-any JSON: ``turn_context`` (the model that answers next), ``token_count`` (a response's
-figures), and the ``spawn_agent`` calls and their outputs (a sub-agent's rollout, read
-after its parent's, as the reader reads them). Each response counts as the reader counts
-it (a repeated total is no new response; its figures are ``last_token_usage``), per model
-and scope in the order the reader first meets them, so the totals and rows are the
-reader's.
+Only the lines that can change what is counted are parsed, found by one pass of a byte
+search over the mapped rollout before any JSON: ``turn_context`` (the model that answers
+next), ``token_count`` (a response's figures), and the ``spawn_agent`` calls and their
+outputs (a sub-agent's rollout, read after its parent's, as the reader reads them). Each
+response counts as the reader counts it (a repeated total is no new response; its figures
+are ``last_token_usage``), per model and scope in the order the reader first meets them,
+so the totals and rows are the reader's.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ _AGENT_ID = b"agent_id"
 
 
 def _tail(needle: bytes) -> bytes:
+    # Every needle holds ``_COMMON`` (the doctest of ``_HITS`` finds each of them).
     return re.escape(needle[needle.index(_COMMON) + len(_COMMON) :])
 
 
@@ -61,7 +62,7 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
-def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
+def _lines(data: mmap.mmap | bytes) -> list[tuple[int, int]]:
     """``(start, end)`` of each complete line that may hold a needle, in file order.
 
     One C-level pass over the file; a partial last line (no newline yet) is left out, as
