@@ -147,8 +147,9 @@ def _gemini(base: Path, sessions: int, megabytes: float) -> Home:
     work = base / "work"
     lines = _jsonl(FIXTURES / "gemini" / "tools.jsonl")
     header, body = lines[0], lines[1:]
-    # A whole-list rewrite ($set.messages) belongs to a session's start; repeats append.
-    body = [x for x in body if not (isinstance(x.get("$set"), dict) and "messages" in x["$set"])]
+    # A whole-list rewrite ($set.messages) seeds a session at its start; repeats append.
+    rewrites = [x for x in body if isinstance(x.get("$set"), dict) and "messages" in x["$set"]]
+    body = [x for x in body if x not in rewrites]
     digest = hashlib.sha256(str(work.resolve()).encode()).hexdigest()
     chats = base / ".gemini" / "tmp" / digest / "chats"
     chats.mkdir(parents=True)
@@ -159,12 +160,14 @@ def _gemini(base: Path, sessions: int, megabytes: float) -> Home:
         path = chats / f"session-2026-12-01T10-{i // 60:02d}-{session[-8:]}.jsonl"
         size = 0
         with path.open("w") as f:
-            f.write(json.dumps({**header, "sessionId": session}) + "\n")
+            # Compact, as the CLI writes its lines (``JSON.stringify``).
+            for line in [{**header, "sessionId": session}, *rewrites[:1]]:
+                f.write(json.dumps(line, separators=(",", ":")) + "\n")
             round_ = 0
             while size < target:
                 for line in body:
                     out = {**line, "id": f"{line['id']}-{round_}"} if "id" in line else line
-                    text = json.dumps(out) + "\n"
+                    text = json.dumps(out, separators=(",", ":")) + "\n"
                     f.write(text)
                     size += len(text)
                 round_ += 1
