@@ -1,16 +1,17 @@
 """A Gemini CLI session's tokens without its messages: the usage-only fast path for history
 and session summaries over many session files.
 
-The session's record log is kept as the reader keeps it (a re-appended record replaces the
-earlier one, ``$rewindTo`` cuts, ``$set.messages`` rewrites and roll-backs, older versions'
-one-JSON documents), sub-agents' sessions included, because which records count depends on
-all of them. Where the log past its head (the header and the whole-list write that seeds a
-session) holds no cut and no rewrite, which records count depends on the replies alone: a
-reply keeps its type under its id (:data:`~._compat.REPLY_TYPE`), so only the lines holding
-``"gemini"`` are parsed, found by a byte search over the mapped file, and the last stamp for
-the session's last update. Any other log is read whole, as the reader reads it, less the
-mapping of records to messages and the stamps. Sums are plain integers until the end, not a
-pydantic model per record.
+Which records count depends on the whole record log as the reader keeps it (a re-appended
+record replaces the earlier one, ``$rewindTo`` cuts, ``$set.messages`` rewrites and
+roll-backs), sub-agents' sessions included, but past the last cut or rewrite it depends on
+the replies alone: a reply keeps its type under its id (:data:`~._compat.REPLY_TYPE`), so
+nothing else can replace one. So the log is read as the reader reads it (less the mapping
+of records to messages and the last-update stamps, half its lines) up to its last cut or
+rewrite, found by looking at each ``$`` of the mapped file (a ``memchr``), usually the
+whole-list write that seeds a session on its second line; from there only the lines holding
+``"gemini"`` are parsed, found by a byte search. The last line stamping the session gives its
+last update. Older versions' one-JSON documents are read as the reader reads them. Sums are
+plain integers until the end, not a pydantic model per record.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from .. import JsonlTail, ReadResult, TranscriptRef, loads_or_none
+from .. import ReadResult, TranscriptRef, loads_or_none
 from . import _compat
 from ._files import is_document
+from ._messages import NOTE
 from ._records import timestamp
 from ._subagents import SubAgents
 from ._transcript import GeminiTranscriptReader
@@ -58,12 +60,13 @@ def _stamp_only(raw: bytes) -> bool:
     return raw.startswith(_STAMPS) and raw.count(b'"') == _STAMP_QUOTES
 
 
-def _cuts(data: mmap.mmap, start: int, end: int) -> bool:
-    """Whether a line between ``start`` and ``end`` cuts the log or rewrites its list, as the
-    reader's ``_line`` tells them apart; stamps (half a log's lines) are passed over by their
-    shape alone.
+def _last_cut(data: mmap.mmap, end: int) -> int:
+    """Where the line after the last cut of the log or rewrite of its list starts (``0``
+    for none), as the reader's ``_line`` tells them apart; stamps (half a log's lines) are
+    passed over by their shape alone.
     """
-    hit = data.find(b"$", start, end)
+    found = 0
+    hit = data.find(b"$", 0, end)
     while hit >= 0:
         line_end = data.find(b"\n", hit)
         # A stamp's ``$`` is its line's third byte.
@@ -74,16 +77,17 @@ def _cuts(data: mmap.mmap, start: int, end: int) -> bool:
             and _stamp_only(data[head:line_end])
         ):
             raw = data[data.rfind(b"\n", 0, hit) + 1 : line_end]
-            if any(key in raw for key in _KEYS):
-                line = loads_or_none(raw)
-                if isinstance(line, dict) and not isinstance(line.get("id"), str):
-                    update = line.get("$set")
-                    if _CUT in line or (
-                        isinstance(update, dict) and isinstance(update.get("messages"), list)
-                    ):
-                        return True
+            if any(key in raw for key in _KEYS) and _is_cut(loads_or_none(raw)):
+                found = line_end + 1
         hit = data.find(b"$", line_end + 1, end)
-    return False
+    return found
+
+
+def _is_cut(line: Any) -> bool:
+    if not isinstance(line, dict) or isinstance(line.get("id"), str):
+        return False
+    update = line.get("$set")
+    return _CUT in line or (isinstance(update, dict) and isinstance(update.get("messages"), list))
 
 
 def _mapped(path: Path) -> mmap.mmap | None:
@@ -107,10 +111,6 @@ _Sums = dict[tuple[str, AgentScope], list[int]]
 class _RecordsOnly(GeminiTranscriptReader):
     """The reader's record log and totals, with no record mapped to messages."""
 
-    def __init__(self, ref: TranscriptRef, *, subagent: bool = False) -> None:
-        super().__init__(ref, subagent=subagent)
-        self._tail = JsonlTail(ref.path, skip=_stamp_only)
-
     def _reset(self) -> None:
         super()._reset()
         self._agents = SubAgents(lambda ref: _RecordsOnly(ref, subagent=True))
@@ -125,20 +125,39 @@ class _RecordsOnly(GeminiTranscriptReader):
         if data is None:
             return super().read()  # it says what there is (a document, nothing, no file)
         with data:
-            if self._replies(data):
-                self._read_agents(None)
-                return ReadResult(changed=[])
-            self._reset()
-            result = super().read()
-            # The whole read passed the stamps over unparsed: the last one is found here.
-            self._last_stamp(data, 0, min(len(data), self._tail.offset))
-        return result
+            end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
+            start = self._read_whole(data, _last_cut(data, end), end)
+            self._read_replies(data, start, end)
+            self._last_stamp(data, 0, end)
+        self._read_agents(None)
+        return ReadResult(changed=[])
 
-    def _replies(self, data: mmap.mmap) -> bool:
-        end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
-        start = self._head(data, end)
-        if start is None or _cuts(data, start, end):
-            return False
+    def _read_whole(self, data: mmap.mmap, cut_end: int, end: int) -> int:
+        """Apply every line as the reader does (stamps aside) up to the first record past
+        ``cut_end``; where that record's line starts.
+        """
+        position = 0
+        number = 0  # numbered as the reader's tail numbers them, to note a line that is no JSON
+        while position < end:
+            line_end = data.find(b"\n", position)
+            raw = data[position:line_end]
+            number += 1
+            if raw and not raw.isspace() and not _stamp_only(raw):
+                line = loads_or_none(raw)
+                if line is None and raw.strip() != b"null":
+                    note = f"{NOTE}{number}"
+                    self._put({"id": note, "type": NOTE, "content": "unreadable line"})
+                elif isinstance(line, dict):
+                    if position >= cut_end and isinstance(line.get("id"), str):
+                        return position
+                    self._line(line)
+            position = line_end + 1
+        return position
+
+    def _read_replies(self, data: mmap.mmap, start: int, end: int) -> None:
+        """Apply the lines from ``start`` on that hold a reply: with no cut or rewrite past
+        ``start``, which records count depends on nothing else.
+        """
         hit = data.find(_REPLY, start, end)
         while hit >= 0:
             line_start = data.rfind(b"\n", 0, hit) + 1
@@ -152,27 +171,6 @@ class _RecordsOnly(GeminiTranscriptReader):
                 else:
                     self._line(line)
             hit = data.find(_REPLY, line_end + 1, end)
-        self._last_stamp(data, start, end)
-        return True
-
-    def _head(self, data: mmap.mmap, end: int) -> int | None:
-        """Apply the lines before the first record (the header, the seeding whole-list
-        write); where the first record starts, or ``None`` for a line that is not JSON.
-        """
-        position = 0
-        while position < end:
-            line_end = data.find(b"\n", position)
-            raw = data[position:line_end]
-            if raw.strip():
-                line = loads_or_none(raw)
-                if line is None:
-                    return None  # a note among the records a rewrite may drop: read whole
-                if isinstance(line, dict):
-                    if isinstance(line.get("id"), str):
-                        return position
-                    self._line(line)
-            position = line_end + 1
-        return position
 
     def _last_stamp(self, data: mmap.mmap, start: int, end: int) -> None:
         """The session's last update: the last line between ``start`` and ``end`` that sets

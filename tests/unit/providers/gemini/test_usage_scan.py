@@ -56,6 +56,7 @@ def test_the_usage_scan_totals_as_the_reader_does(path: Path, tmp_path: Path) ->
 
 
 def _edited(name: str, tmp_path: Path, edit: Callable[[list[str]], list[str]]) -> TranscriptRef:
+    """The recorded session ``name``, its lines edited, laid out as Gemini CLI keeps it."""
     lines = (FIXTURES / name).read_text().splitlines()
     target = tmp_path / "chats" / f"session-2026-12-01T15-00-{name}"
     target.parent.mkdir()
@@ -105,9 +106,41 @@ EDITS: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
-@pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
-def test_every_shape_of_log_counts_and_dates_as_the_reader_does(edit: str, tmp_path: Path) -> None:
-    ref = _edited("tools.jsonl", tmp_path, EDITS[edit])
+def _last_rewrite(lines: list[str]) -> int:
+    return max(i for i, x in enumerate(lines) if '"$set"' in x and '"messages"' in x)
+
+
+def _torn_before_the_roll_back(lines: list[str]) -> list[str]:
+    # The reader notes the torn line as a record of its own: the roll-back keeps the note.
+    torn = _last_rewrite(lines) - 2
+    return [x[:30] if i == torn else x for i, x in enumerate(lines)]
+
+
+def _null_before_the_roll_back(lines: list[str]) -> list[str]:
+    at = _last_rewrite(lines)
+    return [*lines[:at], "null", "   ", *lines[at:]]
+
+
+def _replies_after_the_roll_back(lines: list[str]) -> list[str]:
+    more = [json.loads(x) for x in (FIXTURES / "tools.jsonl").read_text().splitlines()[2:]]
+    return [*lines, *(json.dumps({**x, "id": f"{x['id']}-2"} if "id" in x else x) for x in more)]
+
+
+ROLLED_BACK: dict[str, Callable[[list[str]], list[str]]] = {
+    "rolled back, as recorded": lambda lines: lines,
+    "a torn line before the roll-back": _torn_before_the_roll_back,
+    "a null line before the roll-back": _null_before_the_roll_back,
+    "replies after the roll-back": _replies_after_the_roll_back,
+    "a cut after the roll-back": _rewind_last_prompt,
+}
+SHAPES = [("tools.jsonl", e) for e in EDITS] + [("reject.jsonl", e) for e in ROLLED_BACK]
+
+
+@pytest.mark.parametrize(("name", "edit"), SHAPES, ids=[e for _, e in SHAPES])
+def test_every_shape_of_log_counts_and_dates_as_the_reader_does(
+    name: str, edit: str, tmp_path: Path
+) -> None:
+    ref = _edited(name, tmp_path, {**EDITS, **ROLLED_BACK}[edit])
     if edit == "a partial last line":
         ref.path.write_bytes(ref.path.read_bytes().rstrip(b"\n"))
     fast = assert_scan_counts_as_read("gemini", ref)
