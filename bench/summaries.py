@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import sqlite3
 import statistics
 import tempfile
@@ -269,13 +270,20 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
     # Ours and ccusage's in turns, so a change of the machine's load falls on both alike.
     fast_runs: list[float] = []
     their_runs: list[float] = []
+    fast_cpu: list[float] = []
+    their_cpu: list[float] = []
     loads: list[float] = []
     for _ in range(repeats):
         with _environment(built.env):
+            started = time.process_time()
             fast_runs.append(_timed(1, lambda: [i.summary() for i in infos]))
+            fast_cpu.append(time.process_time() - started)
+        started = _children_cpu()
         their_runs.append(_timed(1, lambda: ccusage(provider, built.home)))
+        their_cpu.append(_children_cpu() - started)
         loads.append(os.getloadavg()[0])
     fast, theirs = statistics.median(fast_runs), statistics.median(their_runs)
+    cpu, their_cpu_median = statistics.median(fast_cpu), statistics.median(their_cpu)
     agree = ours == report.usage
     size = f"{sessions} sessions, {built.written / 1e6:.0f} MB"
     return [
@@ -291,7 +299,18 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
             f"{'agree' if agree else 'DIFFER'}: {ours.total} vs {report.usage.total}; "
             f"full read {theirs / full:.2f}x)",
         ),
+        (
+            f"{provider}: CPU time, summaries vs ccusage (its process and threads)",
+            f"{cpu * 1000:.0f} ms vs {their_cpu_median * 1000:.0f} ms: "
+            f"{their_cpu_median / cpu:.2f}x (medians of {repeats})",
+        ),
     ]
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (user and system), threads included."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def summaries(
