@@ -60,6 +60,13 @@ def main() -> int:
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--sends", type=int, default=10, help="sends to the real CLI")
     parser.add_argument("--sessions", type=int, default=200, help="transcripts in a history")
+    parser.add_argument(
+        "--summary-agents",
+        nargs="+",
+        choices=list(summaries.BUILDERS),
+        default=list(summaries.BUILDERS),
+        help="agents whose histories the summaries section builds and times",
+    )
     parser.add_argument("--rounds", type=int, default=5, help="round trips per CLI")
     parser.add_argument(
         "--round-trip-providers",
@@ -86,7 +93,9 @@ def main() -> int:
     jobs: dict[str, Callable[[], list[Row]]] = {
         "reader": lambda: cases.reader(args.megabytes, args.repeats),
         "versus": lambda: versus.versus(args.megabytes, args.repeats),
-        "summaries": lambda: summaries.summaries(args.sessions, args.megabytes, args.repeats),
+        "summaries": lambda: summaries.summaries(
+            args.sessions, args.megabytes, args.repeats, args.summary_agents
+        ),
         "append": lambda: cases.append_latency(args.probes),
         "dom": lambda: browser(args.probes),
         "append-cost": lambda: cases.append_cost(args.sizes, args.appends),

@@ -1,18 +1,19 @@
 """A Codex session's tokens without its messages: the usage-only fast path for history and
 session summaries over many rollouts.
 
-Only the lines that can change what is counted are parsed, found by a byte search before
-any JSON: ``turn_context`` (the model that answers next), ``token_count`` (a response's
-figures), and the ``spawn_agent`` calls and their outputs (a sub-agent's rollout, read
-after its parent's, as the reader reads them). Each response counts as the reader counts
-it (a repeated total is no new response; its figures are ``last_token_usage``), per model
-and scope in the order the reader first meets them, so the totals and rows are the
-reader's.
+Only the lines that can change what is counted are parsed, found by one pass of a byte
+search over the mapped rollout before any JSON: ``turn_context`` (the model that answers
+next), ``token_count`` (a response's figures), and the ``spawn_agent`` calls and their
+outputs (a sub-agent's rollout, read after its parent's, as the reader reads them). Each
+response counts as the reader counts it (a repeated total is no new response; its figures
+are ``last_token_usage``), per model and scope in the order the reader first meets them,
+so the totals and rows are the reader's.
 """
 
 from __future__ import annotations
 
 import mmap
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,48 +26,87 @@ from ._rollouts import find_thread, resolve_pending
 
 __all__ = ["usage_summary"]
 
-_TURN_CONTEXT = b'"turn_context"'
-_TOKEN_COUNT = b'"token_count"'
+_COMMON = b"n_"
+"""What ``"token_count"``, ``"turn_context"`` and every spawn call's name (``"spawn_agent"``)
+hold in common, to lead the one search for all of them."""
+_NEEDLES = (b'"token_count"', b'"turn_context"')
+_SPAWNS = tuple(b'"' + name.encode() + b'"' for name in sorted(_compat.SPAWN_TOOLS))
 _AGENT_ID = b"agent_id"
 """In a spawn call's output (a JSON string inside the line, so its quotes are escaped)."""
-_SPAWNS = tuple(b'"' + name.encode() + b'"' for name in sorted(_compat.SPAWN_TOOLS))
-_NEEDLES = (_TURN_CONTEXT, _TOKEN_COUNT)
-_SPAWN_NEEDLES = (_AGENT_ID, *_SPAWNS)
+
+
+def _tail(needle: bytes) -> bytes:
+    # Every needle holds ``_COMMON`` (the doctest of ``_HITS`` finds each of them).
+    return re.escape(needle[needle.index(_COMMON) + len(_COMMON) :])
+
+
+_HITS = re.compile(
+    re.escape(_COMMON)
+    + b"(?:"
+    + b"|".join(_tail(n) for n in _NEEDLES)
+    + b"|("
+    + b"|".join(_tail(n) for n in _SPAWNS)
+    + b"))"
+)
+"""Every needle, spawn names in the group: led by the literal bytes they share, the regex
+finds them all in one pass as fast as one ``bytes.find`` (a search per needle reads the
+file once per needle).
+
+Examples
+--------
+>>> [bool(_HITS.search(n)) for n in (*_NEEDLES, *_SPAWNS)], _HITS.search(b'"spawn_agent"')[1]
+([True, True, True], b'agent"')
+"""
 
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
-def _lines(data: mmap.mmap) -> list[tuple[int, int]]:
-    """``(start, end)`` of each complete line holding a needle, in file order.
+def _lines(data: mmap.mmap | bytes) -> list[tuple[int, int]]:
+    """``(start, end)`` of each complete line that may hold a needle, in file order.
 
-    One C-level search per needle over the whole file; a partial last line (no newline
-    yet) is left out, as the reader leaves it.
+    One C-level pass over the file; a partial last line (no newline yet) is left out, as
+    the reader leaves it. Only a rollout that names a spawn call is searched again, for
+    the outputs that name its sub-agents.
     """
-    found: set[tuple[int, int]] = set()
-    # Most rollouts start no sub-agent: one search rules the spawn lines out.
-    spawns = any(data.find(name) >= 0 for name in _SPAWNS)
-    for needle in (*_NEEDLES, *_SPAWN_NEEDLES) if spawns else _NEEDLES:
-        position = 0
-        while (hit := data.find(needle, position)) >= 0:
-            end = data.find(b"\n", hit)
-            if end < 0:
-                break
-            found.add((data.rfind(b"\n", 0, hit) + 1, end))
-            position = end + 1
-    return sorted(found)
+    found: list[tuple[int, int]] = []
+    spawns = False
+    line_end = -1
+    for match in _HITS.finditer(data):
+        spawns = spawns or match.lastindex is not None
+        position = match.start()
+        if position < line_end:
+            continue  # another needle of a line already found
+        line_end = data.find(b"\n", position)
+        if line_end < 0:
+            break
+        found.append((data.rfind(b"\n", 0, position) + 1, line_end))
+    if not spawns:
+        return found
+    position = 0
+    more = set(found)
+    while (hit := data.find(_AGENT_ID, position)) >= 0:
+        end = data.find(b"\n", hit)
+        if end < 0:
+            break
+        more.add((data.rfind(b"\n", 0, hit) + 1, end))
+        position = end + 1
+    return sorted(more)
 
 
 _Counts = tuple[int, int, int, int, int]
 """Input (cached included), cached, output, cache writes, reasoning: ``Counts`` as a tuple."""
 
 
-def _tokens(raw: dict[str, Any], *keys: str) -> int:
-    for key in keys:
-        value = raw.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return max(0, value)
-    return 0
+def _tokens(value: Any, *, or_else: Any = None) -> int:
+    """``_count`` of one figure (``or_else``: the older key's value, where the newer is no
+    integer), with ``type() is int`` for a JSON value's ``isinstance(int)`` and not bool.
+    """
+    if type(value) is not int:
+        value = or_else
+        if type(value) is not int:
+            return 0
+    return value if value > 0 else 0
 
 
 def _figures(raw: Any) -> _Counts | None:
@@ -79,15 +119,29 @@ def _figures(raw: Any) -> _Counts | None:
     >>> raw = {"input_tokens": 10, "cache_read_input_tokens": 4, "output_tokens": 3}
     >>> _figures(raw), astuple(counts(raw)) == _figures(raw)
     ((10, 4, 3, 0, 0), True)
+    >>> raw = {"input_tokens": True, "cached_input_tokens": -1, "cache_read_input_tokens": 4}
+    >>> _figures(raw), astuple(counts(raw)) == _figures(raw)
+    ((0, 0, 0, 0, 0), True)
     """
     if not isinstance(raw, dict):
         return None
+    get = raw.get
     return (
-        _tokens(raw, "input_tokens"),
-        _tokens(raw, "cached_input_tokens", "cache_read_input_tokens"),
-        _tokens(raw, "output_tokens"),
-        _tokens(raw, "cache_write_input_tokens", "cache_creation_input_tokens"),
-        _tokens(raw, "reasoning_output_tokens"),
+        _tokens(get("input_tokens")),
+        _tokens(get("cached_input_tokens"), or_else=get("cache_read_input_tokens")),
+        _tokens(get("output_tokens")),
+        _tokens(get("cache_write_input_tokens"), or_else=get("cache_creation_input_tokens")),
+        _tokens(get("reasoning_output_tokens")),
+    )
+
+
+def _advanced(total: _Counts, before: _Counts) -> bool:
+    return (
+        total[0] >= before[0]
+        and total[1] >= before[1]
+        and total[2] >= before[2]
+        and total[3] >= before[3]
+        and total[4] >= before[4]
     )
 
 
@@ -179,21 +233,20 @@ class _Scan:
         if not isinstance(info, dict):
             return
         total = _figures(info.get("total_token_usage"))
-        last = _figures(info.get("last_token_usage"))
         response: _Counts | None
         if total is not None:
             before, thread.previous_total = thread.previous_total, total
             if before is not None and total == before:
                 return
-            advanced = before is not None and all(
-                a >= b for a, b in zip(total, before, strict=True)
-            )
-            if before is None or not advanced:  # the first count, or totals that started over
-                response = last if last is not None else total
+            last = _figures(info.get("last_token_usage"))
+            if last is not None:
+                response = last
+            elif before is None or not _advanced(total, before):
+                response = total  # the first count, or totals that started over
             else:
-                response = last if last is not None else _minus(total, before)
+                response = _minus(total, before)
         else:
-            response = last
+            response = _figures(info.get("last_token_usage"))
         if response is None or not any(response):
             return
         # Plain sums until the end: a pydantic model per response is most of a scan's time.

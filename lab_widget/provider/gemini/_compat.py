@@ -198,6 +198,14 @@ empty ``content`` (the TUI shows "Chat history compressed from <n> to <m> tokens
 is not recorded). Images come as ``inlineData`` parts (``{mimeType, data}``): in a tool
 call's ``result`` (``read_file`` of a PNG) and in the user record that sends it back."""
 
+REPLY_TYPE = "gemini"
+"""A model reply's record ``type``, the only record that carries tokens and a model. Each new
+record gets a fresh id (``newMessage``: ``randomUUID``) and a record is re-appended as the
+same message object (``pushMessage``: its tool calls or tokens added), so a record keeps its
+type under its id: a line without the bytes ``"gemini"`` is no reply and replaces none,
+which lets the usage-only scan parse reply lines only. Lines are ``JSON.stringify`` output,
+compact (``appendRecord``)."""
+
 RUNNING_OUTPUT_RECORDED = False
 """No running-tool output reaches the session file or a hook: a call is recorded when it
 finishes (``sleep 1; echo a; sleep 1; echo b`` showed nothing until its final record), so
