@@ -86,6 +86,23 @@ READY = kit.ReadySignal(
 """The TUI takes a prompt from its thread marker on (no settle time): the confirmed submit
 (:data:`PASTE`) presses Enter until the TUI took it."""
 
+COLOUR_QUERY = kit.ColourQuery(
+    waits=0.25,
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: strace -f of the TUI under tmux 3.3a: it writes "
+        "`ESC[?u ESC[?1007$p ESC[c ESC[6n ESC]10;? ESC]11;?` at start-up, reads tmux's "
+        "`ESC[?1;2c ESC[2;1R` (no colours) and polls 249 ms for more before it draws; with "
+        "the pane's colours set the answers come in the same read and the TUI goes on at "
+        "once (spawn to request 1454 -> 851 ms, medians of 5, load 3); "
+        "live: tests/live/test_providers.py -k codex, tests/live/test_send.py -k codex",
+    ),
+)
+"""0.171.0 asks its terminal's default colours (OSC 10/11, for the shades it draws the
+composer and the user's messages with) and waits 250 ms for answers tmux 3.3a gives only
+for a pane with colours of its own: the spawn sets the pane's (the terminal view's), so the
+answer comes at once."""
+
 STARTUP = kit.StartupScreens(
     settle=4.0,
     screens={"trust": ("Enter",)},

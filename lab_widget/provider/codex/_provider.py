@@ -95,7 +95,13 @@ class CodexProvider(kit.TuiProvider):
             value = request.options.get(option)
             if isinstance(value, str):
                 argv += [flag, value]
-        return kit.SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+        return kit.SpawnPlan(
+            argv=argv,
+            env=env,
+            cwd=ctx.cwd,
+            secret_env=frozenset(secret),
+            answer_colours=_compat.COLOUR_QUERY.waits > 0,
+        )
 
     def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
