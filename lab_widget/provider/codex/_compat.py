@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import provider as kit
 from ...schema import DialogKind, RateLimitKind, ScrubPattern
+from ._native import PlatformBinary
 
 VERSION = kit.pinned("codex", "0.171.0")
 
@@ -85,6 +86,36 @@ READY = kit.ReadySignal(
 )
 """The TUI takes a prompt from its thread marker on (no settle time): the confirmed submit
 (:data:`PASTE`) presses Enter until the TUI took it."""
+
+NATIVE_BINARY = PlatformBinary(
+    package="@openai/codex",
+    platforms={
+        ("linux", "x86_64"): ("@openai/codex-linux-x64", "x86_64-unknown-linux-musl"),
+        ("linux", "aarch64"): ("@openai/codex-linux-arm64", "aarch64-unknown-linux-musl"),
+        ("darwin", "x86_64"): ("@openai/codex-darwin-x64", "x86_64-apple-darwin"),
+        ("darwin", "arm64"): ("@openai/codex-darwin-arm64", "aarch64-apple-darwin"),
+    },
+    path="vendor/{triple}/bin/codex",
+    env={"CODEX_MANAGED_BY_NPM": "1"},
+    root_env="CODEX_MANAGED_PACKAGE_ROOT",
+    evidence=kit.Evidence(
+        VERSION,
+        "extraction: `bin/codex.js` of @openai/codex 0.171.0: PLATFORM_PACKAGE_BY_TARGET, "
+        "findCodexExecutable (require.resolve of the platform package's package.json, else "
+        "the package's own vendor folder), the env it passes (CODEX_MANAGED_PACKAGE_ROOT, "
+        "CODEX_MANAGED_BY_NPM unless it detects pnpm, bun or vite-plus); measured: under "
+        "Node 20 (no process.execve) the launcher stays the binary's parent, and the binary "
+        "started about 140 ms after the launcher under strace; "
+        "unit: tests/unit/providers/codex/test_native.py; "
+        "live: tests/live/test_providers.py -k codex, tests/live/test_send.py -k codex",
+    ),
+)
+"""The npm package's ``codex`` is a Node launcher that finds the platform package's native
+binary and runs it (as a child under Node without ``process.execve``): a run spawns that
+binary itself, with the launcher's environment, and skips Node's start. A ``codex`` that is
+not this launcher (another install's native binary) is spawned as it is. The launcher tells
+a pnpm, bun or vite-plus install apart only for the update hint it passes; a run passes
+npm's."""
 
 COLOUR_QUERY = kit.ColourQuery(
     waits=0.25,
