@@ -257,7 +257,8 @@ QUIET_START = kit.QuietStart(
         "https://github.com/anthropics/claude-plugins-official.git` then its `git@github.com:` "
         "form (DNS to the resolver each time), and `xdg-mime default "
         "claude-code-url-handler.desktop x-scheme-handler/claude-cli` with its six helpers, "
-        "all before the first request; none of them with these set; "
+        "within the first second (the probe and xdg-mime before the first request, the "
+        "clones just after it); none of them with these set; "
         "extraction: `strings` of the binary: the env name in its table of variables, "
         '`disableDeepLinkRegistration:U(["disable"])` "Prevent claude-cli:// protocol handler '
         'registration with the OS"; live: tests/live/test_providers.py -k claude-code',
