@@ -55,8 +55,12 @@ def _ms(values: Sequence[float]) -> str:
     return f"{_median(values) * 1000:.0f} ms"
 
 
-def _headless(provider_id: str, model: ScriptedModel, rounds: int) -> list[float]:
-    """Seconds from the headless CLI starting to its exit with the answer printed."""
+def _headless(
+    provider_id: str, model: ScriptedModel, rounds: int, spawned: bool = False
+) -> list[float]:
+    """Seconds from the headless CLI starting to its exit with the answer printed: the
+    CLI's command (its npm launcher), or with ``spawned`` the executable a run spawns
+    (empty when that is the same)."""
     provider = get_provider(provider_id)
     binary = find_binary(PINS[provider_id], provider.meta.display_name)
     folder = Path(tempfile.mkdtemp(prefix=f"bench-{provider_id}-headless-"))
@@ -75,6 +79,10 @@ def _headless(provider_id: str, model: ScriptedModel, rounds: int) -> list[float
     env = {k: v for k, v in os.environ.items() if k not in plan.unset_env}
     env.update(plan.env)
     name, words = HEADLESS[provider_id]
+    if spawned:
+        if Path(plan.argv[0]) == binary:
+            return []
+        binary = Path(plan.argv[0])
     times = []
     for i in range(rounds):
         started = time.perf_counter()
@@ -149,6 +157,8 @@ def _hook_after(run: Run, event: str, wall: float) -> float | None:
 @dataclass
 class _Figures:
     headless: list[float] = field(default_factory=list)
+    headless_spawned: list[float] = field(default_factory=list)
+    """The headless mode by the executable a run spawns, where that is not the command."""
     with_prompt: list[float] = field(default_factory=list)
     then_send: list[float] = field(default_factory=list)
     later: list[float] = field(default_factory=list)
@@ -281,6 +291,16 @@ def _rows(provider_id: str, figures: _Figures) -> list[Row]:
     over = [t - m for t, m in zip(figures.later, figures.model_time, strict=False)]
     rows: list[Row] = [
         (f"{name}: {headless} round trip (process start to answer)", f"{floor:.2f} s"),
+        *(
+            [
+                (
+                    f"{name}: ... {headless} by the binary a run spawns (no npm launcher)",
+                    f"{_median(figures.headless_spawned):.2f} s",
+                )
+            ]
+            if figures.headless_spawned
+            else []
+        ),
         (
             f"{name}: Run(prompt=...) + first reply in run.messages",
             f"{first:.2f} s = {first / floor:.2f}x {headless} (target <= 1.5x)",
@@ -346,6 +366,7 @@ def round_trips(rounds: int, providers: Sequence[str] = PROVIDERS) -> list[Row]:
             figures = _Figures()
             try:
                 figures.headless = _headless(provider_id, model, rounds)
+                figures.headless_spawned = _headless(provider_id, model, rounds, spawned=True)
                 for i in range(rounds):
                     _round(provider_id, model, i, figures)
             except Exception as exc:  # one CLI's failure must not lose the others' figures

@@ -176,6 +176,7 @@ def launch(
             plan.cwd,
             unset=plan.unset_env,
             inherit_env=sandbox is None,
+            answer_colours=plan.answer_colours,
         )
     except BaseException:
         if watch is not None:

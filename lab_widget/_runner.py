@@ -17,6 +17,7 @@ from pathlib import Path
 import libtmux
 from libtmux.exc import LibTmuxException
 
+from ._pane_colours import colour_answers
 from ._typed_input import input_commands, sanitize_input
 from .errors import RunEndedError, TmuxError
 
@@ -293,8 +294,13 @@ COMMAND_LIMIT = 16384
 did not)."""
 
 
-def _launch_command(env_file: str, argv: Sequence[str], inherit_env: bool) -> str:
+def _launch_command(
+    env_file: str, argv: Sequence[str], inherit_env: bool, answer_colours: bool = False
+) -> str:
     launcher = 'set -a; . "$0"; rm -f "$0"; exec "$@"'
+    if answer_colours:
+        # Written by the pane's own shell before the CLI starts: set before any query.
+        launcher = f"{colour_answers()}; {launcher}"
     if not inherit_env:
         # env -i: the session starts from nothing but the terminal type tmux gave it.
         launcher = f'exec env -i TERM="$TERM" sh -c {shlex.quote(launcher)} "$0" "$@"'
@@ -342,6 +348,7 @@ class TmuxRunner:
         width: int = 200,
         height: int = 50,
         inherit_env: bool = True,
+        answer_colours: bool = False,
     ) -> TmuxTerminal:
         """Start ``argv`` in a new detached session.
 
@@ -349,6 +356,8 @@ class TmuxRunner:
         server would otherwise hand it the environment of whichever process started the
         server. With ``inherit_env=False`` it gets ``env`` alone (and the pane's ``TERM``):
         neither this process's variables nor the server's reach it (a sandboxed agent).
+        With ``answer_colours`` the pane has the terminal view's default colours, so tmux
+        answers the agent's query of them at once (:func:`colour_answers`).
         The environment travels in a private file the session reads and deletes, so no
         credential ever appears on a command line.
         """
@@ -366,7 +375,7 @@ class TmuxRunner:
             for key, value in full.items():
                 if _ENV_NAME.fullmatch(key):
                     f.write(f"export {key}={shlex.quote(value)}\n")
-        command = _launch_command(env_file, argv, inherit_env)
+        command = _launch_command(env_file, argv, inherit_env, answer_colours)
         # The server's only configuration: panes outlive their process, so the last
         # screen of an agent that ends by itself can still be read (see ``on_exit``).
         self._config.write_text("set-option -g remain-on-exit on\n")
@@ -395,7 +404,8 @@ class TmuxRunner:
         prompt on the command line must leave the rest its room).
         """
         env_file = str(self.socket_path.parent / "env-XXXXXXXX")
-        words = [session_name, str(cwd), _launch_command(env_file, argv, False)]
+        # Counted with the colour answers, the longest launcher a spawn may use.
+        words = [session_name, str(cwd), _launch_command(env_file, argv, False, True)]
         # The other words of new-session (its flags, the size) and tmux's own framing.
         return sum(len(w.encode()) for w in words) + 256 <= COMMAND_LIMIT
 

@@ -303,4 +303,10 @@ def confine(
     env.setdefault("HOME", str(home))
     env["TMPDIR"] = "/tmp"
     secret = plan.secret_env | {n for n in login_env if n in env}
-    return SpawnPlan(argv=args, env=env, cwd=plan.cwd, secret_env=frozenset(secret))
+    return SpawnPlan(
+        argv=args,
+        env=env,
+        cwd=plan.cwd,
+        secret_env=frozenset(secret),
+        answer_colours=plan.answer_colours,
+    )

@@ -19,6 +19,7 @@ from ._binaries import find_binary
 from ._catalog import builtin_command, builtin_table, merge_commands, walk_files
 from ._couplings import (
     ApprovalKeys,
+    ColourQuery,
     Coupling,
     Evidence,
     HookEvents,
@@ -27,6 +28,7 @@ from ._couplings import (
     PasteTiming,
     PickerPacing,
     PickerStep,
+    QuietStart,
     ReadySignal,
     SeedLayout,
     StartupScreens,
@@ -86,6 +88,7 @@ __all__ = [
     "ApprovalKeys",
     "ApprovalOutcome",
     "AuthFlow",
+    "ColourQuery",
     "CommandScan",
     "CorruptLine",
     "Coupling",
@@ -106,6 +109,7 @@ __all__ = [
     "PickerPacing",
     "PickerStep",
     "ProviderMeta",
+    "QuietStart",
     "ReadResult",
     "ReadySignal",
     "RunContext",

@@ -28,6 +28,7 @@ from ._submit import SubmitWatch
 
 __all__ = [
     "ApprovalKeys",
+    "ColourQuery",
     "Coupling",
     "Evidence",
     "HookEvents",
@@ -35,6 +36,7 @@ __all__ = [
     "KeyRecipe",
     "PasteTiming",
     "PickerPacing",
+    "QuietStart",
     "ReadySignal",
     "SeedLayout",
     "StartupScreens",
@@ -318,6 +320,36 @@ class ReadySignal(Coupling):
     """The structured signal, in words (a hook record, a marker file, a log line)."""
     settle: float
     """Seconds from the signal until the prompt box takes a message."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ColourQuery(Coupling):
+    """The TUI asks its terminal's default colours (OSC 10/11) at start-up and waits for the
+    answers. tmux 3.3a answers only for a pane with colours of its own, so the spawn gives
+    the pane the terminal view's colours (``SpawnPlan.answer_colours``) and the answer comes
+    at once.
+    """
+
+    waits: float
+    """Seconds the TUI waits for an answer that never comes (measured)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuietStart(Coupling):
+    """Start-up work the CLI does for a home it has not seen before, which an isolated run
+    (a fresh home each time) would repeat for nothing, and the knobs that turn it off.
+
+    Examples
+    --------
+    >>> seen = Evidence(version="1", how="measured: strace")
+    >>> QuietStart(env={"NO_FETCH": "1"}, evidence=seen).settings
+    {}
+    """
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment variables set for an isolated run."""
+    settings: Mapping[str, object] = field(default_factory=dict)
+    """Settings layered into an isolated run's settings."""
 
 
 @dataclass(frozen=True, kw_only=True)

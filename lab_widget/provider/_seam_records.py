@@ -95,6 +95,9 @@ class SpawnPlan:
     unset_env: frozenset[str] = frozenset()
     """Names removed from the inherited environment (settings of the user's own setup
     that would leak into an isolated run)."""
+    answer_colours: bool = False
+    """The pane answers the CLI's default-colour queries (OSC 10/11) at once, with the
+    terminal view's colours (a CLI that waits for the answer: its ``ColourQuery``)."""
 
 
 @dataclass(frozen=True)

@@ -247,6 +247,29 @@ excludes cover the context file, the skills, and the local settings file the TUI
 a permission is approved for good."""
 
 
+QUIET_START = kit.QuietStart(
+    env={"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1"},
+    settings={"disableDeepLinkRegistration": "disable"},
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: strace -f -e trace=execve,connect of the TUI in a fresh isolated home: "
+        "`ssh -T git@github.com`, `git clone --depth 1 "
+        "https://github.com/anthropics/claude-plugins-official.git` then its `git@github.com:` "
+        "form (DNS to the resolver each time), and `xdg-mime default "
+        "claude-code-url-handler.desktop x-scheme-handler/claude-cli` with its six helpers, "
+        "within the first second (the probe and xdg-mime before the first request, the "
+        "clones just after it); none of them with these set; "
+        "extraction: `strings` of the binary: the env name in its table of variables, "
+        '`disableDeepLinkRegistration:U(["disable"])` "Prevent claude-cli:// protocol handler '
+        'registration with the OS"; live: tests/live/test_providers.py -k claude-code',
+    ),
+)
+"""An isolated run's fresh home makes 2.1.332 install the official plugin marketplace (a
+shallow clone from GitHub over HTTPS, then SSH, after an SSH probe of github.com) and
+register its ``claude-cli://`` URL handler with the desktop (``xdg-mime``), each start, while
+the TUI starts: network attempts and a dozen processes that nothing in a run uses. The
+user's own runs keep their setup."""
+
 ISOLATION_UNSET = frozenset(
     {
         # Each would point an isolated run back at the user's own setup: another config

@@ -65,6 +65,8 @@ class ClaudeCodeProvider(kit.TuiProvider):
         hook = [{"matcher": "", "hooks": [{"type": "command", "command": kit.hook_command(spool)}]}]
         settings: dict[str, Any] = {"hooks": {event: hook for event in _compat.HOOKS.events}}
         settings.update(_compat.RUN_SETTINGS)
+        if request.endpoint is not None:
+            settings.update(_compat.QUIET_START.settings)
         # The status line spools the CLI's own cost and quotas; a user's own status line
         # (their settings, in their own environment) still runs on the same payload.
         own = None if request.endpoint else user_status_command(user_config_dir() / "settings.json")
@@ -89,6 +91,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
                 ANTHROPIC_BASE_URL=request.endpoint.base_url,
                 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             )
+            env.update(_compat.QUIET_START.env)
             secret.add("ANTHROPIC_API_KEY")
             if is_gateway_token(request.endpoint.api_key):
                 # A gateway's token: the CLI then reads the quota headers (see _compat).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import provider as kit
 from ...schema import DialogKind, RateLimitKind, ScrubPattern
+from ._native import PlatformBinary
 
 VERSION = kit.pinned("codex", "0.171.0")
 
@@ -85,6 +86,53 @@ READY = kit.ReadySignal(
 )
 """The TUI takes a prompt from its thread marker on (no settle time): the confirmed submit
 (:data:`PASTE`) presses Enter until the TUI took it."""
+
+NATIVE_BINARY = PlatformBinary(
+    package="@openai/codex",
+    platforms={
+        ("linux", "x86_64"): ("@openai/codex-linux-x64", "x86_64-unknown-linux-musl"),
+        ("linux", "aarch64"): ("@openai/codex-linux-arm64", "aarch64-unknown-linux-musl"),
+        ("darwin", "x86_64"): ("@openai/codex-darwin-x64", "x86_64-apple-darwin"),
+        ("darwin", "arm64"): ("@openai/codex-darwin-arm64", "aarch64-apple-darwin"),
+    },
+    path="vendor/{triple}/bin/codex",
+    env={"CODEX_MANAGED_BY_NPM": "1"},
+    root_env="CODEX_MANAGED_PACKAGE_ROOT",
+    evidence=kit.Evidence(
+        VERSION,
+        "extraction: `bin/codex.js` of @openai/codex 0.171.0: PLATFORM_PACKAGE_BY_TARGET, "
+        "findCodexExecutable (require.resolve of the platform package's package.json, else "
+        "the package's own vendor folder), the env it passes (CODEX_MANAGED_PACKAGE_ROOT, "
+        "CODEX_MANAGED_BY_NPM unless it detects pnpm, bun or vite-plus); measured: under "
+        "Node 20 (no process.execve) the launcher stays the binary's parent, and the binary "
+        "started about 140 ms after the launcher under strace; "
+        "unit: tests/unit/providers/codex/test_native.py; "
+        "live: tests/live/test_providers.py -k codex, tests/live/test_send.py -k codex",
+    ),
+)
+"""The npm package's ``codex`` is a Node launcher that finds the platform package's native
+binary and runs it (as a child under Node without ``process.execve``): a run spawns that
+binary itself, with the launcher's environment, and skips Node's start. A ``codex`` that is
+not this launcher (another install's native binary) is spawned as it is. The launcher tells
+a pnpm, bun or vite-plus install apart only for the update hint it passes; a run passes
+npm's."""
+
+COLOUR_QUERY = kit.ColourQuery(
+    waits=0.25,
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: strace -f of the TUI under tmux 3.3a: it writes "
+        "`ESC[?u ESC[?1007$p ESC[c ESC[6n ESC]10;? ESC]11;?` at start-up, reads tmux's "
+        "`ESC[?1;2c ESC[2;1R` (no colours) and polls 249 ms for more before it draws; with "
+        "the pane's colours set the answers come in the same read and the TUI goes on at "
+        "once (spawn to request 1454 -> 851 ms, medians of 5, load 3); "
+        "live: tests/live/test_providers.py -k codex, tests/live/test_send.py -k codex",
+    ),
+)
+"""0.171.0 asks its terminal's default colours (OSC 10/11, for the shades it draws the
+composer and the user's messages with) and waits 250 ms for answers tmux 3.3a gives only
+for a pane with colours of its own: the spawn sets the pane's (the terminal view's), so the
+answer comes at once."""
 
 STARTUP = kit.StartupScreens(
     settle=4.0,

@@ -88,14 +88,24 @@ class CodexProvider(kit.TuiProvider):
                 "isolated": request.endpoint is not None,
             },
         )
-        argv = [str(request.binary), _compat.HOOK_TRUST_FLAG, *_hook_overrides(spool)]
+        # The native binary itself, not its Node launcher (see NATIVE_BINARY).
+        binary = _compat.NATIVE_BINARY.resolve(request.binary)
+        if binary is not None:
+            env.update(_compat.NATIVE_BINARY.spawn_env(request.binary))
+        argv = [str(binary or request.binary), _compat.HOOK_TRUST_FLAG, *_hook_overrides(spool)]
         if model:
             argv += ["--model", model]
         for option, flag in (("approval_policy", "--ask-for-approval"), ("sandbox", "--sandbox")):
             value = request.options.get(option)
             if isinstance(value, str):
                 argv += [flag, value]
-        return kit.SpawnPlan(argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret))
+        return kit.SpawnPlan(
+            argv=argv,
+            env=env,
+            cwd=ctx.cwd,
+            secret_env=frozenset(secret),
+            answer_colours=_compat.COLOUR_QUERY.waits > 0,
+        )
 
     def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
         if request.endpoint is not None:
