@@ -125,16 +125,22 @@ class Tailer:
     def _loop(self) -> None:
         while not self._stop.is_set():
             watched = self._watch_set()
+            armed = False
             try:
-                for _changes in watchfiles.watch(
+                # A timeout yields an empty batch: the first one says the new watch is armed,
+                # and what was written between the last notify and then is read once.
+                for changes in watchfiles.watch(
                     *watched,
                     stop_event=self._stop,
                     debounce=200,
                     step=10,
-                    rust_timeout=0,
-                    yield_on_timeout=False,
+                    rust_timeout=500,
+                    yield_on_timeout=True,
                     raise_interrupt=False,
                 ):
+                    if not changes and armed:
+                        continue
+                    armed = True
                     self._notify()
                     if self._watch_set() != watched:
                         break  # a watched folder appeared or moved: watch the new set
