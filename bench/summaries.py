@@ -1,7 +1,8 @@
 """History and session summaries over a folder of many sessions, for each of the four agents,
 against ccusage reading the same files: listing (``history``), the usage-only summaries
-(``SessionInfo.summary``), and the full read for comparison; ccusage's ``<agent> session
---json --offline`` report, process start to exit, beside, as a ratio (> 1: ours is faster).
+(``SessionList.summaries``: every session's ``SessionInfo.summary``, read together), and the
+full read for comparison; ccusage's ``<agent> session --json --offline`` report, process
+start to exit, beside, as a ratio (> 1: ours is faster).
 
 Each history is built from that agent's recorded sessions, repeated with fresh ids up to the
 size asked for, laid out where the agent keeps them (Claude Code's projects folder, Codex's
@@ -260,9 +261,11 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
         listed = _timed(repeats, lambda: history(built.work, provider=provider))
         infos = history(built.work, provider=provider)
         assert len(infos) == sessions, (provider, len(infos))
-        fast = _timed(repeats, lambda: [i.summary() for i in infos])
+        fast = _timed(repeats, infos.summaries)
         full = _timed(1, lambda: [i.open() for i in infos])
-        ours = sum((i.summary().usage for i in infos[1:]), infos[0].summary().usage)
+        found = infos.summaries()
+        assert found == [i.summary() for i in infos], provider  # together as one by one
+        ours = sum((s.usage for s in found[1:]), found[0].usage)
     report = ccusage(provider, built.home)
     theirs = _timed(repeats, lambda: ccusage(provider, built.home))
     agree = ours == report.usage

@@ -59,12 +59,17 @@ class SessionInfo(Exportable):
     first_prompt: str | None = None
     model: str | None = None
 
+    @property
+    def ref(self) -> TranscriptRef:
+        """Where the session's transcript is (its file and id)."""
+        return TranscriptRef(transcript_id=self.transcript_id, path=self.path)
+
     def summary(self) -> SessionSummary:
         """The session's tokens per model and their estimated cost, sub-agents included,
-        read without building its messages (a usage-only scan where the provider has one).
+        read without building its messages (a usage-only scan where the provider has one;
+        :meth:`SessionList.summaries` reads a whole listing's together).
         """
-        ref = TranscriptRef(transcript_id=self.transcript_id, path=self.path)
-        return enrich_summary(get_provider(self.provider_id).usage_summary(ref))
+        return enrich_summary(get_provider(self.provider_id).usage_summary(self.ref))
 
     def open(self) -> Chat:
         """The whole conversation, read from the transcript (see :func:`read_transcript`)."""
@@ -98,6 +103,21 @@ class SessionList(list[SessionInfo]):
         widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADERS))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
         return "\n".join(line.rstrip() for line in lines)
+
+    def summaries(self) -> list[SessionSummary]:
+        """Every session's :meth:`SessionInfo.summary`, in the list's order: the sessions of
+        one provider read together (where they share a store, one pass over it for all).
+        """
+        found: dict[int, SessionSummary] = {}
+        groups: dict[str, list[int]] = {}
+        for index, info in enumerate(self):
+            groups.setdefault(info.provider_id, []).append(index)
+        for provider_id, indexes in groups.items():
+            refs = [self[i].ref for i in indexes]
+            summaries = get_provider(provider_id).usage_summaries(refs)
+            for index, summary in zip(indexes, summaries, strict=True):
+                found[index] = enrich_summary(summary)
+        return [found[i] for i in range(len(self))]
 
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
         text = getattr(printer, "text", None)

@@ -17,6 +17,7 @@ Contract notes that every adapter honours:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -200,6 +201,14 @@ class AgentProvider(ABC):
         reader = self.open_reader(ref)
         reader.read()
         return reader.summary
+
+    def usage_summaries(self, refs: Sequence[TranscriptRef]) -> list[SessionSummary]:
+        """The usage-only summaries of many sessions (a listing's), in the order of ``refs``.
+
+        The default takes :meth:`usage_summary` of each; a provider whose sessions share a
+        file (a database) overrides it to read them together, with the same results.
+        """
+        return [self.usage_summary(ref) for ref in refs]
 
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         """Optional: ``(first prompt, model)`` of a transcript, read cheaply.

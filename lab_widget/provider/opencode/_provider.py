@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ... import provider as kit
@@ -25,7 +26,7 @@ from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals, pending_requests
 from ._store import first_changes, folder_sessions, has_events, read_events
 from ._transcript import OpenCodeTranscriptReader, apply_events
-from ._usage_scan import usage_summary
+from ._usage_scan import usage_summaries, usage_summary
 
 __all__ = ["OpenCodeProvider"]
 
@@ -133,6 +134,9 @@ class OpenCodeProvider(kit.TuiProvider):
 
     def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
         return usage_summary(ref)
+
+    def usage_summaries(self, refs: Sequence[kit.TranscriptRef]) -> list[SessionSummary]:
+        return usage_summaries(refs)
 
     def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         if not STATE.read(context).get("isolated"):

@@ -39,6 +39,7 @@ __all__ = [
     "read_legacy",
     "read_rows",
     "read_session",
+    "session_info",
     "sessions",
 ]
 
@@ -271,6 +272,11 @@ def read_session(db: Path, session_id: str) -> dict[str, object] | None:
             row = conn.execute(_compat.SESSION_ROW_QUERY, (session_id,)).fetchone()
         except sqlite3.Error:
             return None
+    return session_info(session_id, row)
+
+
+def session_info(session_id: str, row: tuple[object, ...] | None) -> dict[str, object] | None:
+    """A row of ``SESSION_ROW_QUERY`` as the session info the event log would carry."""
     if row is None:
         return None
     return {
