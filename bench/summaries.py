@@ -192,6 +192,13 @@ def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
     rows = _jsonl(version / "tools.store.jsonl")
     per_round = sum(len(json.dumps(r)) for r in rows)
     rounds = max(1, int(megabytes * 1024 * 1024 / sessions / per_round))
+    stamps = [
+        r["row"][k]
+        for r in rows
+        if r["table"] in ("message", "part")
+        for k in ("time_created", "time_updated")
+    ]
+    span = max(stamps) - min(stamps) + 1
     db = base / ".local" / "share" / "opencode" / "opencode.db"
     db.parent.mkdir(parents=True)
     written = 0
@@ -212,6 +219,10 @@ def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
                         values["time_created"] += i
                     if table == "event":
                         values["seq"] += round_ * len(rows)
+                    if table in ("message", "part"):
+                        # Each repeat later than the one before, as a session's turns are.
+                        values["time_created"] += round_ * span
+                        values["time_updated"] += round_ * span
                     written += len(text)
                     marks = ", ".join("?" * len(values))
                     columns = ", ".join(f"`{c}`" for c in values)

@@ -145,33 +145,33 @@ def _run_contexts(folder: Path) -> dict[str, list[RunContext]]:
 
 
 def _infos(provider: AgentProvider, folder: Path, contexts: list[RunContext]) -> list[SessionInfo]:
-    found = []
     refs = list(provider.sessions(folder))
     for context in contexts:
         refs += provider.run_sessions(context)
     # One file may hold many sessions (a database): a session is a file and an id.
     seen: set[tuple[Path, str]] = set()
+    listed: list[tuple[TranscriptRef, os.stat_result]] = []
     for ref in refs:
         if (ref.path, ref.transcript_id) in seen:
             continue
         seen.add((ref.path, ref.transcript_id))
         try:
-            stat = ref.path.stat()
+            listed.append((ref, ref.path.stat()))
         except OSError:
             continue  # deleted since it was listed
-        prompt, model = provider.preview(ref)
-        found.append(
-            SessionInfo(
-                provider_id=provider.meta.id,
-                transcript_id=ref.transcript_id,
-                path=ref.path,
-                modified=datetime.fromtimestamp(stat.st_mtime, UTC),
-                size_bytes=stat.st_size,
-                first_prompt=prompt,
-                model=model,
-            )
+    shown = provider.previews([ref for ref, _ in listed])
+    return [
+        SessionInfo(
+            provider_id=provider.meta.id,
+            transcript_id=ref.transcript_id,
+            path=ref.path,
+            modified=datetime.fromtimestamp(stat.st_mtime, UTC),
+            size_bytes=stat.st_size,
+            first_prompt=prompt,
+            model=model,
         )
-    return found
+        for (ref, stat), (prompt, model) in zip(listed, shown, strict=True)
+    ]
 
 
 def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = None) -> SessionList:

@@ -218,6 +218,14 @@ class AgentProvider(ABC):
         """
         return None, None
 
+    def previews(self, refs: Sequence[TranscriptRef]) -> list[tuple[str | None, str | None]]:
+        """:meth:`preview` of many transcripts (a listing's), in the order of ``refs``.
+
+        The default takes each one's; a provider whose sessions share a file (a database)
+        overrides it to read them together, with the same results.
+        """
+        return [self.preview(ref) for ref in refs]
+
     def watch_paths(self, context: RunContext) -> list[Path]:
         """Folders whose changes may mean a new epoch or a new signal."""
         return [context.runtime_dir]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .. import TranscriptRef
+from .. import TranscriptRef, as_dict, loads_or_none
 from . import _compat
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "SessionRow",
     "connect",
     "first_changes",
+    "first_events",
+    "first_rows",
     "folder_sessions",
     "has_events",
     "legacy_sessions",
@@ -311,6 +313,35 @@ def first_changes(path: Path, session_id: str, messages: int) -> list[RowChange]
             return []
     changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
     return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]
+
+
+def first_rows(conn: sqlite3.Connection, session_id: str, messages: int) -> list[RowChange]:
+    """The first ``messages`` message rows of a session and the parts of its user messages
+    (its first prompt; the model is in the assistant messages' infos): for previews. Empty
+    when the store keeps no rows for it, or cannot be read now.
+    """
+    try:
+        rows = conn.execute(_compat.FIRST_MESSAGES_QUERY, (session_id, messages)).fetchall()
+        users = [
+            str(r[0]) for r in rows if as_dict(loads_or_none(r[1].encode())).get("role") == "user"
+        ]
+        parts = []
+        if users:
+            marks = ",".join("?" * len(users))
+            parts = conn.execute(_compat.PARTS_OF_QUERY.format(marks=marks), users).fetchall()
+    except sqlite3.Error:
+        return []
+    changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
+    return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]
+
+
+def first_events(conn: sqlite3.Connection, session_id: str, limit: int) -> list[EventRow]:
+    """The first ``limit`` events of a session's log (none: no log, or unreadable now)."""
+    try:
+        rows = conn.execute(_compat.EVENT_QUERY, (session_id, -1, limit)).fetchall()
+    except sqlite3.Error:
+        return []
+    return [EventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
 
 _LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]
