@@ -251,6 +251,20 @@ def _timed(repeats: int, fn: Callable[[], object]) -> float:
     return statistics.median(times)
 
 
+def _paired(
+    repeats: int, ours: Callable[[], object], theirs: Callable[[], object]
+) -> tuple[float, float]:
+    """Medians of ``ours`` and ``theirs`` timed in turn, so a shared machine's load moving
+    during the run weighs on both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, kept in ((ours, times[0]), (theirs, times[1])):
+            started = time.perf_counter()
+            fn()
+            kept.append(time.perf_counter() - started)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 @contextmanager
 def _environment(values: dict[str, str]) -> Iterator[None]:
     before = {k: os.environ.get(k) for k in (*values, "OPENCODE_DB")}
@@ -272,13 +286,12 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
         listed = _timed(repeats, lambda: history(built.work, provider=provider))
         infos = history(built.work, provider=provider)
         assert len(infos) == sessions, (provider, len(infos))
-        fast = _timed(repeats, infos.summaries)
+        report = ccusage(provider, built.home)
+        fast, theirs = _paired(repeats, infos.summaries, lambda: ccusage(provider, built.home))
         full = _timed(1, lambda: [i.open() for i in infos])
         found = infos.summaries()
         assert found == [i.summary() for i in infos], provider  # together as one by one
         ours = sum((s.usage for s in found[1:]), found[0].usage)
-    report = ccusage(provider, built.home)
-    theirs = _timed(repeats, lambda: ccusage(provider, built.home))
     agree = ours == report.usage
     size = f"{sessions} sessions, {built.written / 1e6:.0f} MB"
     return [

@@ -75,7 +75,6 @@ class _CountsOnly(OpenCodeTranscriptReader):
 
     def _reset(self) -> None:
         super()._reset()
-        self._raw_tokens: dict[str, Any] = {}
         self._own: dict[str, _Figures] = {}
         """A message's own ``tokens``, the last that held any."""
         self._step_figures: dict[str, dict[str, _Figures]] = {}
@@ -84,25 +83,22 @@ class _CountsOnly(OpenCodeTranscriptReader):
 
     def _message(self, info: dict[str, Any]) -> None:
         # The reader's usage rule (``SessionMapping._message``) without the state, times and
-        # errors. An info is re-sent on every change of its message; figures that did not
-        # change count as they did (their message was counted then, or had none).
+        # errors. An info is re-sent on every change of its message: the last figures that
+        # hold any count (its first count placed it in the order).
         msg_id = str(info["id"])
         role = info.get("role")
+        model = info.get("modelID")
         self._roles[msg_id] = str(role)
-        self._infos[msg_id] = info
+        # What the counts read of it later, not the whole info (kept for every message).
+        self._infos[msg_id] = {"id": msg_id, "role": role, "modelID": model}
         if role != "assistant":
             return
-        model = info.get("modelID")
         if isinstance(model, str) and model:
             self._model = model
         cost = exact(info.get("cost"))
         if cost is not None:
             self._costs[msg_id] = cost
-        tokens = info.get("tokens")
-        if msg_id in self._raw_tokens and self._raw_tokens[msg_id] == tokens:
-            return
-        self._raw_tokens[msg_id] = tokens
-        figures = _figures(tokens)
+        figures = _figures(info.get("tokens"))
         if figures is not None and figures[0] + figures[1] + figures[3] + figures[4]:
             self._own[msg_id] = figures
             self._counted.setdefault(msg_id)
