@@ -7,7 +7,7 @@ start to exit, beside, as a ratio (> 1: ours is faster).
 Each history is built from that agent's recorded sessions, repeated with fresh ids up to the
 size asked for, laid out where the agent keeps them (Claude Code's projects folder, Codex's
 ``sessions/YYYY/MM/DD``, Gemini CLI's project ``chats/``, OpenCode's SQLite store with its
-``event``, ``message`` and ``part`` tables, as 1.17.19 and later keep them).
+``event``, ``message`` and ``part`` tables, as the pinned 1.18.33 keeps them).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def _renamer(session_id: str, stamp: str) -> Callable[[re.Match[str]], str]:
 
 def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
     work = base / "work"
-    version = FIXTURES / "opencode" / "v1.17.19"
+    version = FIXTURES / "opencode" / "v1.18.33"  # the pinned version's whole store
     rows = _jsonl(version / "tools.store.jsonl")
     per_round = sum(len(json.dumps(r)) for r in rows)
     rounds = max(1, int(megabytes * 1024 * 1024 / sessions / per_round))
