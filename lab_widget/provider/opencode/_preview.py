@@ -12,12 +12,13 @@ message naming one.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import TranscriptRef, loads_or_none
 from ._parts import attachments
-from ._store import RowChange, connect, first_changes, first_events, first_rows
+from ._store import RowChange, connect, first_changes, first_events, first_rows, snapshot
 from ._transcript import OpenCodeTranscriptReader, apply_events
 
 __all__ = ["previews"]
@@ -83,15 +84,17 @@ def previews(refs: Sequence[TranscriptRef]) -> list[Preview]:
             stores.setdefault(ref.path, []).append(index)
     for db, indexes in stores.items():
         with connect(db) as conn:
-            for index in indexes:
-                ref = refs[index]
-                if conn is None:
-                    found[index] = (None, None)
-                    continue
-                changes = first_rows(conn, ref.transcript_id, PREVIEW_MESSAGES)
-                if changes:
-                    found[index] = _from_rows(changes)
-                    continue
-                events = first_events(conn, ref.transcript_id, PREVIEW_ROWS)
-                found[index] = _shown(apply_events(ref, events))
+            if conn is None:
+                found.update((index, (None, None)) for index in indexes)
+                continue
+            with snapshot(conn):
+                for index in indexes:
+                    found[index] = _store_preview(conn, refs[index])
     return [found[index] for index in range(len(refs))]
+
+
+def _store_preview(conn: sqlite3.Connection, ref: TranscriptRef) -> Preview:
+    changes = first_rows(conn, ref.transcript_id, PREVIEW_MESSAGES)
+    if changes:
+        return _from_rows(changes)
+    return _shown(apply_events(ref, first_events(conn, ref.transcript_id, PREVIEW_ROWS)))

@@ -43,6 +43,7 @@ __all__ = [
     "read_session",
     "session_info",
     "sessions",
+    "snapshot",
 ]
 
 _BUSY_TIMEOUT = 2.0
@@ -99,6 +100,24 @@ def connect(db: Path) -> Iterator[sqlite3.Connection | None]:
         yield conn
     finally:
         conn.close()
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction for many queries of one read (a listing's): the rows of every
+    query are of the same moment while the CLI writes, and each query does not take the
+    store's read lock again. Held only for the block; a store too busy to begin one is
+    read query by query.
+    """
+    try:
+        conn.execute("BEGIN")
+    except sqlite3.Error:
+        pass
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
 
 
 def _missing_table(exc: sqlite3.Error) -> bool:

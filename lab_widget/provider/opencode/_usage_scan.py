@@ -31,7 +31,7 @@ from ...schema import AgentScope, SessionSummary, Usage
 from .. import ReadResult, TranscriptRef, exact, loads_or_none
 from . import _compat
 from ._parts import tool_call
-from ._store import connect, session_info
+from ._store import connect, session_info, snapshot
 from ._transcript import OpenCodeTranscriptReader
 
 __all__ = ["usage_summaries", "usage_summary"]
@@ -251,8 +251,9 @@ def _rows_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, _Rows]:
     # query, and those sessions are read on their own, with replacement characters.
     decode, conn.text_factory = conn.text_factory, str
     try:
-        for start in range(0, len(ids), step):
-            _rows_chunk(conn, ids[start : start + step], found)
+        with snapshot(conn):  # no part read whose message was written after the messages
+            for start in range(0, len(ids), step):
+                _rows_chunk(conn, ids[start : start + step], found)
     finally:
         conn.text_factory = decode
     return found

@@ -168,3 +168,27 @@ def test_older_versions_stores_total_as_the_reader_does(
 def test_every_version_is_covered() -> None:
     assert {r.version for r, _ in OLDER} == {r.version for r in RECORDED if not r.pinned}
     assert len({r.version for r, _ in OLDER}) >= 4
+
+
+def test_text_that_is_not_utf8_loses_no_count(tmp_path: Path) -> None:
+    # A part's data comes as bytes (replaced where parsed); a session row's text that is not
+    # UTF-8 fails the listing's query: its sessions are read on their own, as the reader
+    # reads them.
+    recorded = next(r for r in RECORDED if r.version == "1.18.33" and not r.pinned)
+    refs = recorded.lay_out("tools", tmp_path / "data")
+    before = usage_summaries(refs)
+    with sqlite3.connect(refs[0].path) as conn:
+        conn.execute(
+            "UPDATE part SET data = CAST(CAST(data AS BLOB) || x'ff' AS TEXT) "
+            "WHERE instr(data, '\"type\":\"text\"') > 0"
+        )
+        conn.execute("UPDATE session SET version = CAST(x'31ff' AS TEXT)")
+        assert conn.total_changes
+    conn.close()
+    after = usage_summaries(refs)
+    assert [(s.usage, s.models, s.model) for s in after] == [
+        (s.usage, s.models, s.model) for s in before
+    ]
+    assert [s.cli_version for s in after] == ["1.18.33"]  # its event log read instead
+    for ref in refs:
+        _same(ref)
