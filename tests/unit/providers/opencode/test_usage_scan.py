@@ -180,7 +180,7 @@ def test_text_that_is_not_utf8_loses_no_count(tmp_path: Path) -> None:
     with sqlite3.connect(refs[0].path) as conn:
         conn.execute(
             "UPDATE part SET data = CAST(CAST(data AS BLOB) || x'ff' AS TEXT) "
-            "WHERE instr(data, '\"type\":\"text\"') > 0"
+            'WHERE instr(data, \'"type":"text"\') > 0'
         )
         conn.execute("UPDATE session SET version = CAST(x'31ff' AS TEXT)")
         assert conn.total_changes
