@@ -187,7 +187,9 @@ def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = No
     Returns
     -------
     SessionList
-        :class:`SessionInfo` entries, newest first; ``info.open()`` reads one as a Chat.
+        :class:`SessionInfo` entries, newest first; ``info.open()`` reads one as a Chat,
+        ``info.summary()`` its tokens, and the list's ``summaries()`` every session's at
+        once (the sessions of one store read together).
     """
     folder = Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve()
     ids = [provider] if provider is not None else provider_ids()
