@@ -6,7 +6,9 @@ incremental read is one indexed query for ``seq > last`` whose cost follows what
 appended; it needs no live process (a finished or crashed run still reads); and each row
 is committed whole by SQLite, so a reader never sees half a record. The ``message`` /
 ``part`` tables are updated in place (a reader would have to diff them), and the server
-exists only while the TUI runs.
+exists only while the TUI runs. A read of a whole finished session (a listing's previews,
+usage-only summaries) has nothing to follow: there those tables' rows, each record once, are
+fewer bytes than its log.
 
 Every read opens the database read-only (``mode=ro``: it is never created, never
 written), sees the WAL's committed frames, and closes again, so no lock or snapshot is

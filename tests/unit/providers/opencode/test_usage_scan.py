@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._usage_scan import _CountsOnly, usage_summaries
 from tests.conformance.kits import OpenCodeStore
 from tests.support.paths import FIXTURES
@@ -129,9 +130,14 @@ def test_the_rows_beside_an_event_log_total_as_the_log_reads(path: Path, tmp_pat
     assert _scan_source(ref) == "rows"
 
 
-def test_a_listing_is_read_together_as_one_by_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("per_query", [500, 2])
+def test_a_listing_is_read_together_as_one_by_one(
+    per_query: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # One store, sessions with rows and sessions with only their event log, sub-agents in
-    # both: the summaries read together are those read one by one, in the order asked.
+    # both: the summaries read together are those read one by one, in the order asked,
+    # however many ids a query binds.
+    monkeypatch.setattr(_compat, "COUNTED_IDS_PER_QUERY", per_query)
     db = tmp_path / "opencode.db"
     refs = [_write_pinned(db, p, rows=i % 2 == 0) for i, p in enumerate(EVENT_LOGS)]
     assert {_scan_source(r) for r in refs} == {"rows", "events"}
