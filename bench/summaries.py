@@ -1,12 +1,13 @@
 """History and session summaries over a folder of many sessions, for each of the four agents,
 against ccusage reading the same files: listing (``history``), the usage-only summaries
-(``SessionInfo.summary``), and the full read for comparison; ccusage's ``<agent> session
---json --offline`` report, process start to exit, beside, as a ratio (> 1: ours is faster).
+(``SessionList.summaries``: every session's ``SessionInfo.summary``, read together), and the
+full read for comparison; ccusage's ``<agent> session --json --offline`` report, process
+start to exit, beside, as a ratio (> 1: ours is faster).
 
 Each history is built from that agent's recorded sessions, repeated with fresh ids up to the
 size asked for, laid out where the agent keeps them (Claude Code's projects folder, Codex's
 ``sessions/YYYY/MM/DD``, Gemini CLI's project ``chats/``, OpenCode's SQLite store with its
-``event``, ``message`` and ``part`` tables, as 1.17.19 and later keep them).
+``event``, ``message`` and ``part`` tables, as the pinned 1.18.33 keeps them).
 """
 
 from __future__ import annotations
@@ -191,10 +192,17 @@ def _renamer(session_id: str, stamp: str) -> Callable[[re.Match[str]], str]:
 
 def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
     work = base / "work"
-    version = FIXTURES / "opencode" / "v1.17.19"
+    version = FIXTURES / "opencode" / "v1.18.33"  # the pinned version's whole store
     rows = _jsonl(version / "tools.store.jsonl")
     per_round = sum(len(json.dumps(r)) for r in rows)
     rounds = max(1, int(megabytes * 1024 * 1024 / sessions / per_round))
+    stamps = [
+        r["row"][k]
+        for r in rows
+        if r["table"] in ("message", "part")
+        for k in ("time_created", "time_updated")
+    ]
+    span = max(stamps) - min(stamps) + 1
     db = base / ".local" / "share" / "opencode" / "opencode.db"
     db.parent.mkdir(parents=True)
     written = 0
@@ -215,6 +223,10 @@ def _opencode(base: Path, sessions: int, megabytes: float) -> Home:
                         values["time_created"] += i
                     if table == "event":
                         values["seq"] += round_ * len(rows)
+                    if table in ("message", "part"):
+                        # Each repeat later than the one before, as a session's turns are.
+                        values["time_created"] += round_ * span
+                        values["time_updated"] += round_ * span
                     written += len(text)
                     marks = ", ".join("?" * len(values))
                     columns = ", ".join(f"`{c}`" for c in values)
@@ -265,7 +277,9 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
         infos = history(built.work, provider=provider)
         assert len(infos) == sessions, (provider, len(infos))
         full = _timed(1, lambda: [i.open() for i in infos])
-        ours = sum((i.summary().usage for i in infos[1:]), infos[0].summary().usage)
+        found = infos.summaries()
+        assert found == [i.summary() for i in infos], provider  # together as one by one
+        ours = sum((s.usage for s in found[1:]), found[0].usage)
     report = ccusage(provider, built.home)
     # Ours and ccusage's in turns, so a change of the machine's load falls on both alike.
     fast_runs: list[float] = []
@@ -276,7 +290,7 @@ def _rows(provider: str, built: Home, sessions: int, repeats: int) -> list[Row]:
     for _ in range(repeats):
         with _environment(built.env):
             started = time.process_time()
-            fast_runs.append(_timed(1, lambda: [i.summary() for i in infos]))
+            fast_runs.append(_timed(1, infos.summaries))
             fast_cpu.append(time.process_time() - started)
         started = _children_cpu()
         their_runs.append(_timed(1, lambda: ccusage(provider, built.home)))

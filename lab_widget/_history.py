@@ -59,12 +59,17 @@ class SessionInfo(Exportable):
     first_prompt: str | None = None
     model: str | None = None
 
+    @property
+    def ref(self) -> TranscriptRef:
+        """Where the session's transcript is (its file and id)."""
+        return TranscriptRef(transcript_id=self.transcript_id, path=self.path)
+
     def summary(self) -> SessionSummary:
         """The session's tokens per model and their estimated cost, sub-agents included,
-        read without building its messages (a usage-only scan where the provider has one).
+        read without building its messages (a usage-only scan where the provider has one;
+        :meth:`SessionList.summaries` reads a whole listing's together).
         """
-        ref = TranscriptRef(transcript_id=self.transcript_id, path=self.path)
-        return enrich_summary(get_provider(self.provider_id).usage_summary(ref))
+        return enrich_summary(get_provider(self.provider_id).usage_summary(self.ref))
 
     def open(self) -> Chat:
         """The whole conversation, read from the transcript (see :func:`read_transcript`)."""
@@ -99,6 +104,21 @@ class SessionList(list[SessionInfo]):
         lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
         return "\n".join(line.rstrip() for line in lines)
 
+    def summaries(self) -> list[SessionSummary]:
+        """Every session's :meth:`SessionInfo.summary`, in the list's order: the sessions of
+        one provider read together (where they share a store, one pass over it for all).
+        """
+        found: dict[int, SessionSummary] = {}
+        groups: dict[str, list[int]] = {}
+        for index, info in enumerate(self):
+            groups.setdefault(info.provider_id, []).append(index)
+        for provider_id, indexes in groups.items():
+            refs = [self[i].ref for i in indexes]
+            summaries = get_provider(provider_id).usage_summaries(refs)
+            for index, summary in zip(indexes, summaries, strict=True):
+                found[index] = enrich_summary(summary)
+        return [found[i] for i in range(len(self))]
+
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
         text = getattr(printer, "text", None)
         if callable(text):
@@ -125,33 +145,33 @@ def _run_contexts(folder: Path) -> dict[str, list[RunContext]]:
 
 
 def _infos(provider: AgentProvider, folder: Path, contexts: list[RunContext]) -> list[SessionInfo]:
-    found = []
     refs = list(provider.sessions(folder))
     for context in contexts:
         refs += provider.run_sessions(context)
     # One file may hold many sessions (a database): a session is a file and an id.
     seen: set[tuple[Path, str]] = set()
+    listed: list[tuple[TranscriptRef, os.stat_result]] = []
     for ref in refs:
         if (ref.path, ref.transcript_id) in seen:
             continue
         seen.add((ref.path, ref.transcript_id))
         try:
-            stat = ref.path.stat()
+            listed.append((ref, ref.path.stat()))
         except OSError:
             continue  # deleted since it was listed
-        prompt, model = provider.preview(ref)
-        found.append(
-            SessionInfo(
-                provider_id=provider.meta.id,
-                transcript_id=ref.transcript_id,
-                path=ref.path,
-                modified=datetime.fromtimestamp(stat.st_mtime, UTC),
-                size_bytes=stat.st_size,
-                first_prompt=prompt,
-                model=model,
-            )
+    shown = provider.previews([ref for ref, _ in listed])
+    return [
+        SessionInfo(
+            provider_id=provider.meta.id,
+            transcript_id=ref.transcript_id,
+            path=ref.path,
+            modified=datetime.fromtimestamp(stat.st_mtime, UTC),
+            size_bytes=stat.st_size,
+            first_prompt=prompt,
+            model=model,
         )
-    return found
+        for (ref, stat), (prompt, model) in zip(listed, shown, strict=True)
+    ]
 
 
 def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = None) -> SessionList:
@@ -167,7 +187,9 @@ def history(cwd: str | os.PathLike[str] | None = None, provider: str | None = No
     Returns
     -------
     SessionList
-        :class:`SessionInfo` entries, newest first; ``info.open()`` reads one as a Chat.
+        :class:`SessionInfo` entries, newest first; ``info.open()`` reads one as a Chat,
+        ``info.summary()`` its tokens, and the list's ``summaries()`` every session's at
+        once (the sessions of one store read together).
     """
     folder = Path(cwd if cwd is not None else Path.cwd()).expanduser().resolve()
     ids = [provider] if provider is not None else provider_ids()

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/record_opencode_fixtures.py [--version X.Y.Z] [--versions-dir DIR] [scenario ...]
+    python scripts/record_opencode_fixtures.py [--version X.Y.Z | --store] [--versions-dir DIR] [scenario ...]
 
 Each scenario runs the real TUI under tmux with an isolated XDG home. Without ``--version``
 the pinned OpenCode of the tools folder plays every scenario, and every session the run
@@ -10,6 +10,9 @@ made is exported from its SQLite store (``event`` rows of that session, ``seq`` 
 JSON lines ``{"seq", "id", "type", "data"}`` into ``tests/fixtures/opencode/<scenario>.jsonl``
 (``<scenario>_<n>.jsonl`` when ``/new`` made more than one), plus ``manifest.json`` with the
 CLI version.
+
+With ``--store`` the pinned version records as older versions do (below) into
+``tests/fixtures/opencode/v<version>/``: its ``message`` / ``part`` rows beside its event log.
 
 With ``--version`` that version is installed with npm into
 ``<versions dir>/opencode-ai@<version>`` (``--versions-dir``, else the cache of
@@ -516,12 +519,18 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--version", default=PINS["opencode"].version)
     parser.add_argument("--versions-dir")
+    parser.add_argument(
+        "--store",
+        action="store_true",
+        help="record the whole store (rows and event log) into v<version>/, also for the pinned",
+    )
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args(argv)
-    pinned = args.version == PINS["opencode"].version
+    installed = args.version != PINS["opencode"].version
+    pinned = not installed and not args.store
     out = FIXTURES if pinned else FIXTURES / f"v{args.version}"
     names = args.scenarios or (list(SCENARIOS) if pinned else list(VERSION_SCENARIOS))
-    if not pinned:
+    if installed:
         versions_dir(args.versions_dir)
         os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version))
     # A CLI that updates itself would install globally: keep any such write in a scratch

@@ -17,6 +17,7 @@ Contract notes that every adapter honours:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -201,6 +202,14 @@ class AgentProvider(ABC):
         reader.read()
         return reader.summary
 
+    def usage_summaries(self, refs: Sequence[TranscriptRef]) -> list[SessionSummary]:
+        """The usage-only summaries of many sessions (a listing's), in the order of ``refs``.
+
+        The default takes :meth:`usage_summary` of each; a provider whose sessions share a
+        file (a database) overrides it to read them together, with the same results.
+        """
+        return [self.usage_summary(ref) for ref in refs]
+
     def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         """Optional: ``(first prompt, model)`` of a transcript, read cheaply.
 
@@ -208,6 +217,14 @@ class AgentProvider(ABC):
         are found; either may be ``None``.
         """
         return None, None
+
+    def previews(self, refs: Sequence[TranscriptRef]) -> list[tuple[str | None, str | None]]:
+        """:meth:`preview` of many transcripts (a listing's), in the order of ``refs``.
+
+        The default takes each one's; a provider whose sessions share a file (a database)
+        overrides it to read them together, with the same results.
+        """
+        return [self.preview(ref) for ref in refs]
 
     def watch_paths(self, context: RunContext) -> list[Path]:
         """Folders whose changes may mean a new epoch or a new signal."""

@@ -6,9 +6,10 @@ Where ccusage reads: Codex's rollouts (``CODEX_HOME/sessions/YYYY/MM/DD``, a sub
 rollout beside its parent's, which ccusage 20.0.24 leaves out of its report: there the main
 thread's tokens are compared); Gemini CLI's session files (``<tmp>/<project>/chats/``, event logs
 and older one-JSON documents); OpenCode's ``message`` rows and, before the SQLite store, its
-``storage/message`` files. The pinned OpenCode's recorded store holds only the ``event`` log
-(what the reader reads), which ccusage does not read: its sessions are compared by the unit
-tests with the full read instead (``tests/unit/providers/opencode/test_usage_scan.py``).
+``storage/message`` files: every recorded whole store, the pinned 1.18.33's (``v1.18.33/``,
+its rows beside its event log) included. The pinned version's event-log fixtures alone are
+outside ccusage's reach: they are compared by the unit tests with the full read instead
+(``tests/unit/providers/opencode/test_usage_scan.py``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def _compare(
     ccusage's over the whole home."""
     fast = get_provider(provider)
     summaries = [fast.usage_summary(ref) for ref in refs]
+    assert fast.usage_summaries(refs) == summaries  # a listing's, read together
     if scopes:
         rows = [m.usage for s in summaries for m in s.models if m.scope in scopes]
         ours = sum(rows, Usage())

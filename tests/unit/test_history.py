@@ -144,3 +144,15 @@ def test_a_sessions_summary_is_its_tokens_and_cost_without_its_messages(
         assert summary.models == full.models
         assert summary.cost_usd_estimate == full.cost_usd_estimate
     assert history(work)[0].summary().usage.output_tokens > 0
+
+
+def test_a_listings_summaries_are_its_sessions_summaries_in_order(
+    config: tuple[Path, Path],
+) -> None:
+    # The provider's default reads them one by one; a provider whose sessions share a store
+    # reads them together (``tests/unit/providers/opencode/test_usage_scan.py``).
+    _, work = config
+    infos = history(work)
+    assert len(infos) == 3
+    assert infos.summaries() == [info.summary() for info in infos]
+    assert SessionList().summaries() == []

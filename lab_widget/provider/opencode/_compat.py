@@ -404,3 +404,32 @@ session's own, ``step-finish`` parts and the parts that name a sub-agent's sessi
 stores parts as compact JSON, so a part's type is ``"type":"step-finish"`` in its text.
 The rest (text, reasoning, tool output as it streams: the bulk of the log) stays in the
 store, unread. The data comes as bytes: JSON is parsed from them without a text copy."""
+
+COUNTED_MESSAGES_QUERY = (
+    'SELECT session_id, id, instr(data, \'"role":"assistant"\') > 0, CAST(data AS BLOB) '
+    "FROM message WHERE session_id IN ({marks}) ORDER BY session_id, time_created, id"
+)
+COUNTED_PARTS_QUERY = (
+    "SELECT session_id, id, message_id, CAST(data AS BLOB) FROM part "
+    f'WHERE session_id IN ({{marks}}) AND (instr(data, \'"type":"step-finish"\') > 0 '
+    f"OR instr(data, '\"{SUBAGENT_KEY}\"') > 0) ORDER BY message_id, id"
+)
+COUNTED_SESSIONS_QUERY = (
+    "SELECT id, directory, version, parent_id, time_created FROM session WHERE id IN ({marks})"
+)
+"""The rows the token counts of many sessions need (usage-only summaries of a listing, one
+query each for all of them, ``{marks}`` their ids), where the store keeps ``message`` /
+``part`` rows (1.2.27 and later; beside the event log from 1.17.19, with the same final
+states): every message row (an assistant message's ``tokens``, ``cost`` and ``modelID`` are
+in its ``data``, as last written), the parts that are ``step-finish`` or name a sub-agent's
+session, and the session rows (their facts). The CLI stores messages and parts as compact
+JSON, so an assistant message has ``"role":"assistant"`` in its text (one without it counts
+nothing and is parsed only if a part asks for it) and a part's type is
+``"type":"step-finish"``. The tables are indexed by session
+(``message_session_time_created_id_idx``, ``part_session_idx``) and hold each record once,
+where the event log holds every version of it: a fraction of the bytes (a 53 MB history:
+4 MB of rows, 26 MB of events). The data comes as bytes: JSON is parsed from them without
+a text copy."""
+
+COUNTED_IDS_PER_QUERY = 500
+"""Session ids bound in one query (SQLite allows 32766 bound values since 3.32, 999 before)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ... import provider as kit
@@ -21,11 +22,12 @@ from ._config import database, isolated_config
 from ._dialogs import answer_permission, answer_plan, answer_question
 from ._events import UserMessageWatch
 from ._permission_feed import feed_for
+from ._preview import previews
 from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals, pending_requests
-from ._store import first_changes, folder_sessions, has_events, read_events
-from ._transcript import OpenCodeTranscriptReader, apply_events
-from ._usage_scan import usage_summary
+from ._store import folder_sessions
+from ._transcript import OpenCodeTranscriptReader
+from ._usage_scan import usage_summaries, usage_summary
 
 __all__ = ["OpenCodeProvider"]
 
@@ -134,6 +136,9 @@ class OpenCodeProvider(kit.TuiProvider):
     def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
         return usage_summary(ref)
 
+    def usage_summaries(self, refs: Sequence[kit.TranscriptRef]) -> list[SessionSummary]:
+        return usage_summaries(refs)
+
     def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
         if not STATE.read(context).get("isolated"):
             return []
@@ -144,16 +149,10 @@ class OpenCodeProvider(kit.TuiProvider):
         return folder_sessions(database(), folder, 0)
 
     def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
-        if ref.path.suffix == ".json" or not has_events(ref.path, ref.transcript_id):
-            reader = OpenCodeTranscriptReader(ref)
-            reader.apply_changes(first_changes(ref.path, ref.transcript_id, _PREVIEW_MESSAGES))
-        else:
-            rows, _ = read_events(ref.path, ref.transcript_id, -1, None, limit=_PREVIEW_ROWS)
-            reader = apply_events(ref, rows)
-        prompt = next(
-            (m.text for m in reader.messages if m.role == "user" and m.kind == "text"), None
-        )
-        return prompt, reader.summary.model
+        return previews([ref])[0]
+
+    def previews(self, refs: Sequence[kit.TranscriptRef]) -> list[tuple[str | None, str | None]]:
+        return previews(refs)
 
     def watch_paths(self, context: kit.RunContext) -> list[Path]:
         db = self._db(context)
@@ -217,10 +216,3 @@ class OpenCodeProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
-
-
-_PREVIEW_ROWS = 64
-"""Rows a preview reads: the first prompt and the model come within a turn's first rows."""
-
-_PREVIEW_MESSAGES = 4
-"""Messages a preview of a session without an event log reads (with their parts)."""

@@ -6,7 +6,9 @@ incremental read is one indexed query for ``seq > last`` whose cost follows what
 appended; it needs no live process (a finished or crashed run still reads); and each row
 is committed whole by SQLite, so a reader never sees half a record. The ``message`` /
 ``part`` tables are updated in place (a reader would have to diff them), and the server
-exists only while the TUI runs.
+exists only while the TUI runs. A read of a whole finished session (a listing's previews,
+usage-only summaries) has nothing to follow: there those tables' rows, each record once, are
+fewer bytes than its log.
 
 Every read opens the database read-only (``mode=ro``: it is never created, never
 written), sees the WAL's committed frames, and closes again, so no lock or snapshot is
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .. import TranscriptRef
+from .. import TranscriptRef, as_dict, loads_or_none
 from . import _compat
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "SessionRow",
     "connect",
     "first_changes",
+    "first_events",
+    "first_rows",
     "folder_sessions",
     "has_events",
     "legacy_sessions",
@@ -39,7 +43,9 @@ __all__ = [
     "read_legacy",
     "read_rows",
     "read_session",
+    "session_info",
     "sessions",
+    "snapshot",
 ]
 
 _BUSY_TIMEOUT = 2.0
@@ -96,6 +102,24 @@ def connect(db: Path) -> Iterator[sqlite3.Connection | None]:
         yield conn
     finally:
         conn.close()
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction for many queries of one read (a listing's): the rows of every
+    query are of the same moment while the CLI writes, and each query does not take the
+    store's read lock again. Held only for the block; a store too busy to begin one is
+    read query by query.
+    """
+    try:
+        conn.execute("BEGIN")
+    except sqlite3.Error:
+        pass
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.rollback()
 
 
 def _missing_table(exc: sqlite3.Error) -> bool:
@@ -271,6 +295,11 @@ def read_session(db: Path, session_id: str) -> dict[str, object] | None:
             row = conn.execute(_compat.SESSION_ROW_QUERY, (session_id,)).fetchone()
         except sqlite3.Error:
             return None
+    return session_info(session_id, row)
+
+
+def session_info(session_id: str, row: tuple[object, ...] | None) -> dict[str, object] | None:
+    """A row of ``SESSION_ROW_QUERY`` as the session info the event log would carry."""
     if row is None:
         return None
     return {
@@ -305,6 +334,35 @@ def first_changes(path: Path, session_id: str, messages: int) -> list[RowChange]
             return []
     changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
     return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]
+
+
+def first_rows(conn: sqlite3.Connection, session_id: str, messages: int) -> list[RowChange]:
+    """The first ``messages`` message rows of a session and the parts of its user messages
+    (its first prompt; the model is in the assistant messages' infos): for previews. Empty
+    when the store keeps no rows for it, or cannot be read now.
+    """
+    try:
+        rows = conn.execute(_compat.FIRST_MESSAGES_QUERY, (session_id, messages)).fetchall()
+        users = [
+            str(r[0]) for r in rows if as_dict(loads_or_none(r[1].encode())).get("role") == "user"
+        ]
+        parts = []
+        if users:
+            marks = ",".join("?" * len(users))
+            parts = conn.execute(_compat.PARTS_OF_QUERY.format(marks=marks), users).fetchall()
+    except sqlite3.Error:
+        return []
+    changes = [RowChange("message", str(r[0]), str(r[0]), str(r[1])) for r in rows]
+    return changes + [RowChange("part", str(r[0]), str(r[1]), str(r[2])) for r in parts]
+
+
+def first_events(conn: sqlite3.Connection, session_id: str, limit: int) -> list[EventRow]:
+    """The first ``limit`` events of a session's log (none: no log, or unreadable now)."""
+    try:
+        rows = conn.execute(_compat.EVENT_QUERY, (session_id, -1, limit)).fetchall()
+    except sqlite3.Error:
+        return []
+    return [EventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
 
 _LEGACY_STORAGE_NAME = _compat.LEGACY_STORAGE.rsplit("/", 1)[-1]

@@ -6,24 +6,35 @@ once, as last written), else the message's own ``tokens``, per model and scope, 
 child sessions a ``task`` call runs, from whichever source the version keeps (the event
 log, the ``message`` / ``part`` rows, legacy JSON files). The reader's own bookkeeping of
 infos and parts does the counting here too; what is skipped is every part that can change
-no count (text, reasoning, files, tool output: the bulk of a session), left in the
-store where it keeps an event log (``_compat.COUNTED_EVENTS_QUERY``), and every message
+no count (text, reasoning, files, tool output: the bulk of a session), left in the store
+(``_compat.COUNTED_MESSAGES_QUERY``, ``_compat.COUNTED_EVENTS_QUERY``), and every message
 the reader would build from the rest.
+
+Where the store keeps ``message`` rows they are read, not the event log: each record once
+as last written, what ccusage reads too. Many sessions of one store (a listing) are read
+with one connection and one query per table for all of them (:func:`usage_summaries`): a
+connection's first query parses the store's whole schema, which costs more than a
+session's rows.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ...schema import AgentScope, SessionSummary, Usage
-from .. import ReadResult, TranscriptRef, as_dict, exact, loads_or_none
+from .. import ReadResult, TranscriptRef, exact, loads_or_none
 from . import _compat
 from ._parts import tool_call
-from ._store import connect
+from ._store import connect, session_info, snapshot
 from ._transcript import OpenCodeTranscriptReader
 
-__all__ = ["usage_summary"]
+__all__ = ["usage_summaries", "usage_summary"]
 
 
 _Figures = tuple[int, int, int, int, int]
@@ -38,22 +49,25 @@ def _figures(tokens: Any) -> _Figures | None:
     --------
     >>> _figures({"input": 5, "output": 2, "reasoning": 1, "cache": {"read": 3}})
     (5, 3, 1, 3, 0)
+    >>> _figures({"input": True, "output": 2.5, "cache": None}), _figures([])
+    ((0, 0, 0, 0, 0), None)
     """
     if not isinstance(tokens, dict):
         return None
-    cache = as_dict(tokens.get("cache"))
-
-    def n(value: Any) -> int:
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    reasoning = n(tokens.get("reasoning"))
-    return (
-        n(tokens.get("input")),
-        n(tokens.get("output")) + reasoning,
-        reasoning,
-        n(cache.get("read")),
-        n(cache.get("write")),
-    )
+    cache = tokens.get("cache")
+    if not isinstance(cache, dict):
+        cache = {}
+    # JSON gives exact ints (a bool is no count): ``type`` is the cheapest exact test.
+    raw = tokens.get("reasoning")
+    reasoning = raw if type(raw) is int else 0
+    raw = tokens.get("input")
+    given = raw if type(raw) is int else 0
+    raw = tokens.get("output")
+    output = (raw if type(raw) is int else 0) + reasoning
+    raw = cache.get("read")
+    read = raw if type(raw) is int else 0
+    raw = cache.get("write")
+    return given, output, reasoning, read, raw if type(raw) is int else 0
 
 
 class _CountsOnly(OpenCodeTranscriptReader):
@@ -61,7 +75,6 @@ class _CountsOnly(OpenCodeTranscriptReader):
 
     def _reset(self) -> None:
         super()._reset()
-        self._raw_tokens: dict[str, Any] = {}
         self._own: dict[str, _Figures] = {}
         """A message's own ``tokens``, the last that held any."""
         self._step_figures: dict[str, dict[str, _Figures]] = {}
@@ -70,25 +83,22 @@ class _CountsOnly(OpenCodeTranscriptReader):
 
     def _message(self, info: dict[str, Any]) -> None:
         # The reader's usage rule (``SessionMapping._message``) without the state, times and
-        # errors. An info is re-sent on every change of its message; figures that did not
-        # change count as they did (their message was counted then, or had none).
+        # errors. An info is re-sent on every change of its message: the last figures that
+        # hold any count (its first count placed it in the order).
         msg_id = str(info["id"])
         role = info.get("role")
+        model = info.get("modelID")
         self._roles[msg_id] = str(role)
-        self._infos[msg_id] = info
+        # What the counts read of it later, not the whole info (kept for every message).
+        self._infos[msg_id] = {"id": msg_id, "role": role, "modelID": model}
         if role != "assistant":
             return
-        model = info.get("modelID")
         if isinstance(model, str) and model:
             self._model = model
         cost = exact(info.get("cost"))
         if cost is not None:
             self._costs[msg_id] = cost
-        tokens = info.get("tokens")
-        if msg_id in self._raw_tokens and self._raw_tokens[msg_id] == tokens:
-            return
-        self._raw_tokens[msg_id] = tokens
-        figures = _figures(tokens)
+        figures = _figures(info.get("tokens"))
         if figures is not None and figures[0] + figures[1] + figures[3] + figures[4]:
             self._own[msg_id] = figures
             self._counted.setdefault(msg_id)
@@ -135,24 +145,70 @@ class _CountsOnly(OpenCodeTranscriptReader):
             child.read()
 
     def read(self) -> ReadResult:
-        """One read (a summary is taken once): from the event log, only the events that
-        can count, selected by the store; older versions' rows and files as the reader
-        reads them.
+        """One read (a summary is taken once): the session's rows where the store keeps
+        them (read by :func:`_read_rows` before, or now), else only the events of its log
+        that can count, selected by the store; legacy files as the reader reads them.
         """
         if self._source is None and self.ref.path.suffix != ".json":
-            # A session with an event log is found by the query itself (no probe first).
-            rows = _counted_events(self.ref)
-            if rows:
-                self._source = "events"
-                for seq, event_id, kind, raw in rows:
-                    self._last = (seq, event_id)
-                    data = loads_or_none(raw, replace=True)
-                    if isinstance(data, dict):
-                        self._event(kind, data)
-        if self._source != "events":
+            with connect(self.ref.path) as conn:
+                if conn is not None:
+                    _read_rows(conn, [self])
+                    if self._source is None:
+                        self._read_counted_events(conn)
+        if self._source not in ("events", "rows"):
             return super().read()
         self._read_children()
         return ReadResult(changed=[])
+
+    def _read_counted_events(self, conn: sqlite3.Connection) -> None:
+        # A session with an event log is found by the query itself (no probe first).
+        try:
+            found = conn.execute(_compat.COUNTED_EVENTS_QUERY, (self.ref.transcript_id,))
+            rows = found.fetchall()
+        except sqlite3.Error:
+            return  # unreadable now (busy past the timeout, no such table): nothing counted
+        if rows:
+            self._source = "events"
+        for seq, event_id, kind, raw in rows:
+            self._last = (int(seq), str(event_id))
+            data = _json(raw)
+            if isinstance(data, dict):
+                self._event(str(kind), data)
+
+    def apply_rows(self, rows: _Rows) -> None:
+        """Count the session's rows as the reader applies one read of them
+        (``apply_changes``): messages, then their parts (a part whose message has no
+        readable row counts nothing), then the model of the newest message naming one.
+        """
+        self._source = "rows"
+        if rows.session is not None:
+            self._session_facts(rows.session)
+        later: dict[str, bytes] = {}
+        for msg_id, is_assistant, raw in rows.messages:
+            if not is_assistant:
+                later[msg_id] = raw  # counts nothing; read only if a part asks for it
+                continue
+            self._row_message(msg_id, raw)
+        for part_id, msg_id, raw in rows.parts:
+            if msg_id in later:
+                self._row_message(msg_id, later.pop(msg_id))
+            part = _json(raw)
+            if isinstance(part, dict) and msg_id in self._roles:
+                part["id"] = part_id
+                part["messageID"] = msg_id
+                self._part(part)
+        for msg_id in sorted(self._infos, reverse=True):
+            info = self._infos[msg_id]
+            model = info.get("modelID")
+            if info.get("role") == "assistant" and isinstance(model, str) and model:
+                self._model = model
+                break
+
+    def _row_message(self, msg_id: str, raw: bytes) -> None:
+        info = _json(raw)
+        if isinstance(info, dict):
+            info["id"] = msg_id
+            self._message(info)
 
 
 def _usage(row: list[int]) -> Usage:
@@ -165,16 +221,106 @@ def _usage(row: list[int]) -> Usage:
     )
 
 
-def _counted_events(ref: TranscriptRef) -> list[tuple[int, str, str, bytes]]:
-    """``(seq, id, type, data)`` of the events that can count, in order."""
-    with connect(ref.path) as conn:
-        if conn is None:
-            return []
-        try:
-            rows = conn.execute(_compat.COUNTED_EVENTS_QUERY, (ref.transcript_id,)).fetchall()
-        except sqlite3.Error:
-            return []  # unreadable now (busy past the timeout, no such table): nothing counted
-    return [(int(r[0]), str(r[1]), str(r[2]), bytes(r[3])) for r in rows]
+def _json(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return loads_or_none(raw, replace=True)  # not UTF-8, or what only json reads
+
+
+@dataclass
+class _Rows:
+    """One session's rows that can count: ``(id, maybe an assistant's, data)`` of its
+    messages in creation order, ``(id, message id, data)`` of its counting parts, and its
+    session info.
+    """
+
+    messages: list[tuple[str, bool, bytes]] = field(default_factory=list)
+    parts: list[tuple[str, str, bytes]] = field(default_factory=list)
+    session: dict[str, object] | None = None
+
+
+def _rows_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, _Rows]:
+    """The counting rows of the sessions ``ids`` that have ``message`` rows (a store that
+    keeps none, or that cannot be read now, gives none).
+    """
+    found: dict[str, _Rows] = {}
+    step = _compat.COUNTED_IDS_PER_QUERY
+    # The text columns are ids, directories and versions: decoded by SQLite itself (a
+    # Python call per value costs more than the query); text that is not UTF-8 fails the
+    # query, and those sessions are read on their own, with replacement characters.
+    decode, conn.text_factory = conn.text_factory, str
+    try:
+        with snapshot(conn):  # no part read whose message was written after the messages
+            for start in range(0, len(ids), step):
+                _rows_chunk(conn, ids[start : start + step], found)
+    finally:
+        conn.text_factory = decode
+    return found
+
+
+def _rows_chunk(conn: sqlite3.Connection, chunk: list[str], found: dict[str, _Rows]) -> None:
+    marks = ",".join("?" * len(chunk))
+    try:
+        messages = conn.execute(_compat.COUNTED_MESSAGES_QUERY.format(marks=marks), chunk)
+        for session_id, msg_id, is_assistant, raw in messages.fetchall():
+            rows = found.get(session_id)
+            if rows is None:
+                rows = found[session_id] = _Rows()
+            rows.messages.append((msg_id, bool(is_assistant), raw))
+        if not found:
+            return
+        parts = conn.execute(_compat.COUNTED_PARTS_QUERY.format(marks=marks), chunk)
+        for session_id, part_id, msg_id, raw in parts.fetchall():
+            if session_id in found:
+                found[session_id].parts.append((part_id, msg_id, raw))
+        sessions = conn.execute(_compat.COUNTED_SESSIONS_QUERY.format(marks=marks), chunk)
+        for session_id, *row in sessions.fetchall():
+            if session_id in found:
+                found[session_id].session = session_info(session_id, tuple(row))
+    except sqlite3.Error:
+        # No message table (a store that keeps only the event log), text that is not
+        # UTF-8, or busy past the timeout: these sessions are read on their own.
+        for session_id in chunk:
+            found.pop(session_id, None)
+
+
+def _read_rows(conn: sqlite3.Connection, readers: list[_CountsOnly]) -> None:
+    """Count the sessions of ``readers`` (one store's) that have rows, their sub-agents'
+    too, a query per table for each generation; the rest are left to read on their own.
+    """
+    while readers:
+        found = _rows_of(conn, list(dict.fromkeys(r.ref.transcript_id for r in readers)))
+        children: list[_CountsOnly] = []
+        for reader in readers:
+            rows = found.get(reader.ref.transcript_id)
+            if rows is None or reader._source is not None:
+                continue
+            reader.apply_rows(rows)
+            for child in reader._children.values():
+                if isinstance(child, _CountsOnly) and child._source is None:
+                    children.append(child)
+        readers = children
+
+
+def usage_summaries(refs: Sequence[TranscriptRef]) -> list[SessionSummary]:
+    """The usage of each session of ``refs`` and its sub-agents', as the reader totals it:
+    the sessions of one store read together.
+    """
+    readers = [_CountsOnly(ref) for ref in refs]
+    stores: dict[Path, list[_CountsOnly]] = {}
+    for reader in readers:
+        if reader.ref.path.suffix != ".json":
+            stores.setdefault(reader.ref.path, []).append(reader)
+    for db, group in stores.items():
+        with connect(db) as conn:
+            if conn is not None:
+                _read_rows(conn, group)
+    summaries = []
+    for reader in readers:
+        reader.read()
+        summaries.append(reader.summary)
+    return summaries
 
 
 def usage_summary(ref: TranscriptRef) -> SessionSummary:

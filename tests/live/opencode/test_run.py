@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse
+from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse, history
 from lab_widget.provider.opencode import _commands
 from tests.support.processes import run_processes
 from tests.support.waiting import retry_until
@@ -309,6 +309,14 @@ def test_a_task_subagent_shows_under_its_call_while_it_works(lab_home: Path, wor
         assert {m.scope for m in run.session.models} == {"main", "subagent"}
         sub = [r for r in model.scripted_requests if r.user_text == "count the files here"]
         assert sum(m.requests for m in run.session.models if m.scope == "subagent") == len(sub)
+        # The listing and its summaries read the store's rows, the sub-agent's too, and
+        # count what the reader counted from the event log.
+        listed = history(workdir, provider="opencode")
+        assert [(i.first_prompt, i.model) for i in listed] == [
+            ("please delegate the count", run.session.model)
+        ]
+        (summary,) = listed.summaries()
+        assert (summary.usage, summary.models) == (run.session.usage, run.session.models)
     finally:
         run.stop()
 

@@ -351,6 +351,10 @@ def test_history_lists_and_opens_every_session_of_a_version(
         typed = [m for m in chat.messages if m.role == "user" and m.command is None]
         assert typed[0].text == info.first_prompt
         assert chat.session.usage.output_tokens > 0
+    # Read together (one pass over the store), as one by one, as the full read counts.
+    summaries = found.summaries()
+    assert summaries == [info.summary() for info in found]
+    assert [s.usage for s in summaries] == [info.open().session.usage for info in found]
 
 
 def _retarget(data: Path, old: str, new: str) -> None:
