@@ -117,19 +117,29 @@ def test_the_trust_screen_answered_in_the_terminal(
         stream.request_screen("v")
         assert retry_until(lambda: watcher.seen("Yes, I trust this folder"), 60), watcher.output
 
-        # As a user does: Down (as a terminal sends it) until the choice is on "Yes" (the
-        # screen drops keys for a moment after it appears), then Enter.
+        # As a user does, looking before each key: Down (as a terminal sends it) while "No,
+        # exit" is highlighted, Enter once "Yes" has stayed highlighted. The screen drops keys
+        # for a moment after it appears, and a Down taken early is undone by a redraw back onto
+        # "No, exit" 0.05-0.17 s later (a Down pressed blindly again wraps onto it too).
         def on_yes() -> bool:
-            stream.send(b"\x1b[B")
-            return retry_until(lambda: "\u276f Yes, I trust this folder" in run.screen(), 2)
+            return "\u276f Yes, I trust this folder" in run.screen()
 
-        assert retry_until(on_yes, 20), run.screen()
+        def settled_on_yes() -> bool:
+            if "\u276f No, exit" in run.screen():
+                stream.send(b"\x1b[B")
+                retry_until(on_yes, 2)
+            if not on_yes():
+                return False
+            time.sleep(0.5)  # longer than the redraw that undoes an early Down
+            return on_yes()
 
         def confirmed() -> bool:
+            if not retry_until(settled_on_yes, 20):
+                return False
             stream.send(b"\r")
             return retry_until(lambda: "Yes, I trust this folder" not in run.screen(), 3)
 
-        assert retry_until(confirmed, 20), run.screen()
+        assert retry_until(confirmed, 40), run.screen()
         # Nothing else happens: the chat must notice the TUI is ready by itself.
         assert run.wait_for(lambda r: r.state == "idle", 60), (run.state, watcher.output[-3000:])
         run.send("hello")
