@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 from ._chat_dialogs import DialogOverlay
@@ -99,7 +100,8 @@ class ChatSession:
             timer.start()
 
     def _refresh(self) -> None:
-        with self._lock:
+        live = self.provider.live_signals
+        with self._lock, live.snapshot(self.context) if live else nullcontext():
             before = self._state_locked()
             if not self._ready and self.provider.is_ready(self.context):
                 self._ready = True
@@ -107,7 +109,6 @@ class ChatSession:
             reading = self._follow.read(self._shown)
             reset = reading.reset
             self._work.read(reset=reset, prompted=reading.prompted, count=self._follow.count)
-            live = self.provider.live_signals
             signature = live.signature(self.context) if live else None
             signals_moved = signature != self._signature
             self._signature = signature

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
@@ -151,6 +152,14 @@ class LiveSignals(Protocol):
 
     def sweep(self, context: RunContext) -> None:
         """Drop signals the transcript shows are resolved or stale."""
+
+    def snapshot(self, context: RunContext) -> AbstractContextManager[None]:
+        """A span within which this thread's questions to the channel share one look.
+
+        A refresh asks the channel several times (state before and after, signature);
+        a channel that costs a request per look (a server) answers them all from one.
+        """
+        return nullcontext()
 
 
 class AgentProvider(ABC):

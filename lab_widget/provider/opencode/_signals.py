@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ...schema import Dialog
@@ -25,6 +27,9 @@ __all__ = ["OpenCodeSignals", "pending_requests"]
 _KEPT_SERVERS = 64
 _answers: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
 _answers_lock = threading.Lock()
+# Per thread, the runs whose requests were looked up in the current snapshot: one request to
+# the server (≈ 10 ms) then answers every question a refresh asks (up to five while working).
+_looked = threading.local()
 
 
 def pending_requests(context: RunContext) -> list[dict[str, Any]]:
@@ -34,10 +39,20 @@ def pending_requests(context: RunContext) -> list[dict[str, Any]]:
     standing: a prompt the user has not answered is still open, and hiding it for one
     slow request would flip the run from ``question`` to ``working`` and back.
     """
+    run = str(context.runtime_dir)
+    held: dict[str, list[dict[str, Any]]] | None = getattr(_looked, "runs", None)
+    if held is not None and run in held:
+        return list(held[run])
+    requests = _ask(context, run)
+    if held is not None:
+        held[run] = requests
+    return list(requests)
+
+
+def _ask(context: RunContext, run: str) -> list[dict[str, Any]]:
     base = server_url(context)
     if base is None:
         return []
-    run = str(context.runtime_dir)
     value = get_json(base + _compat.PERMISSION_PATH)
     # A server that answers is followed from then on; where the list fails (see
     # _permission_feed), the stream holds the same requests.
@@ -82,3 +97,15 @@ class OpenCodeSignals(LiveSignals):
 
     def sweep(self, context: RunContext) -> None:
         return  # the server forgets answered requests itself
+
+    @contextmanager
+    def snapshot(self, context: RunContext) -> Iterator[None]:
+        outer = getattr(_looked, "runs", None)
+        if outer is not None:
+            yield  # already inside one: its look stands
+            return
+        _looked.runs = {}
+        try:
+            yield
+        finally:
+            _looked.runs = None

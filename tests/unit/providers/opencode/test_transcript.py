@@ -1051,6 +1051,49 @@ def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path
         server.server_close()
 
 
+def test_a_snapshot_asks_the_server_once_for_all_its_questions(tmp_path: Path) -> None:
+    asked: list[str] = []
+    pending = [{"id": "per_1", "permission": "bash", "tool": {"callID": "c1"}}]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if not self.path.startswith(_compat.PERMISSION_PATH):
+                self.send_error(404)
+                return
+            asked.append(self.path)
+            body = json.dumps(pending).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path)
+        (tmp_path / STATE_FILE).write_text(json.dumps({"port": server.server_address[1]}))
+        signals = OpenCodeSignals()
+        with signals.snapshot(context):
+            dialog = signals.pending_dialog(context)
+            with signals.snapshot(context):  # a nested one keeps the outer look
+                assert signals.signature(context) == ("per_1",)
+            assert signals.blocked(context) is None
+            assert signals.pending_dialog(context) == dialog
+        assert dialog is not None and dialog.tool_id == "c1"
+        assert len(asked) == 1
+        # Outside a snapshot every question looks again: the answer may have come.
+        pending.clear()
+        assert signals.pending_dialog(context) is None
+        assert signals.signature(context) == ()
+        assert len(asked) == 3
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_an_approved_web_fetch_read_its_page(tmp_path: Path) -> None:
     # The permission request itself is never stored (it lives on the server): the store
     # keeps the call, which ran once approved.
