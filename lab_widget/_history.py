@@ -54,8 +54,10 @@ class SessionInfo(Exportable):
     transcript_id: str
     path: Path = field(repr=False)
     modified: datetime
-    """Last change of the transcript file (UTC)."""
+    """Last change of the session (UTC): its transcript file's, or where one file holds
+    many sessions (a database), the session's own."""
     size_bytes: int
+    """Bytes the session takes: its file, or its share of a file holding many."""
     first_prompt: str | None = None
     model: str | None = None
 
@@ -150,23 +152,25 @@ def _infos(provider: AgentProvider, folder: Path, contexts: list[RunContext]) ->
         refs += provider.run_sessions(context)
     # One file may hold many sessions (a database): a session is a file and an id.
     seen: set[tuple[Path, str]] = set()
-    listed: list[tuple[TranscriptRef, os.stat_result]] = []
+    unique: list[TranscriptRef] = []
     for ref in refs:
-        if (ref.path, ref.transcript_id) in seen:
-            continue
-        seen.add((ref.path, ref.transcript_id))
-        try:
-            listed.append((ref, ref.path.stat()))
-        except OSError:
-            continue  # deleted since it was listed
+        if (ref.path, ref.transcript_id) not in seen:
+            seen.add((ref.path, ref.transcript_id))
+            unique.append(ref)
+    # A session deleted since it was listed has no stat: it is left out.
+    listed = [
+        (ref, stat)
+        for ref, stat in zip(unique, provider.session_stats(unique), strict=True)
+        if stat is not None
+    ]
     shown = provider.previews([ref for ref, _ in listed])
     return [
         SessionInfo(
             provider_id=provider.meta.id,
             transcript_id=ref.transcript_id,
             path=ref.path,
-            modified=datetime.fromtimestamp(stat.st_mtime, UTC),
-            size_bytes=stat.st_size,
+            modified=datetime.fromtimestamp(stat.modified, UTC),
+            size_bytes=stat.size_bytes,
             first_prompt=prompt,
             model=model,
         )

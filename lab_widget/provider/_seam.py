@@ -42,6 +42,7 @@ from ._seam_records import (
     ReadResult,
     RunContext,
     SandboxPaths,
+    SessionStat,
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
@@ -234,6 +235,23 @@ class AgentProvider(ABC):
         overrides it to read them together, with the same results.
         """
         return [self.preview(ref) for ref in refs]
+
+    def session_stats(self, refs: Sequence[TranscriptRef]) -> list[SessionStat | None]:
+        """When each session of a listing last changed and the bytes it takes, in the order
+        of ``refs`` (``None``: gone since it was listed).
+
+        The default is each transcript file's own; a provider whose sessions share a file
+        (a database) overrides it with each session's.
+        """
+        found: list[SessionStat | None] = []
+        for ref in refs:
+            try:
+                stat = ref.path.stat()
+            except OSError:
+                found.append(None)
+            else:
+                found.append(SessionStat(stat.st_mtime, stat.st_size))
+        return found
 
     def watch_paths(self, context: RunContext) -> list[Path]:
         """Folders whose changes may mean a new epoch or a new signal."""

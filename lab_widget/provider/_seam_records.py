@@ -18,6 +18,7 @@ __all__ = [
     "ReadResult",
     "RunContext",
     "SandboxPaths",
+    "SessionStat",
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
@@ -122,6 +123,21 @@ class TranscriptRef:
     transcript_id: str
     path: Path
     watch: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionStat:
+    """When a listed session last changed and the bytes it takes, as a listing shows them.
+
+    Examples
+    --------
+    >>> SessionStat(modified=1.5, size_bytes=10)
+    SessionStat(modified=1.5, size_bytes=10)
+    """
+
+    modified: float
+    """Seconds since the epoch (UTC)."""
+    size_bytes: int
 
 
 @dataclass(frozen=True)

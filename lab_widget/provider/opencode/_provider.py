@@ -25,6 +25,7 @@ from ._permission_feed import feed_for
 from ._preview import previews
 from ._server import STATE, get_json, logged_after, server_url
 from ._signals import OpenCodeSignals, pending_requests
+from ._stats import session_stats
 from ._store import folder_sessions
 from ._transcript import OpenCodeTranscriptReader
 from ._usage_scan import usage_summaries, usage_summary
@@ -153,6 +154,9 @@ class OpenCodeProvider(kit.TuiProvider):
 
     def previews(self, refs: Sequence[kit.TranscriptRef]) -> list[tuple[str | None, str | None]]:
         return previews(refs)
+
+    def session_stats(self, refs: Sequence[kit.TranscriptRef]) -> list[kit.SessionStat | None]:
+        return session_stats(refs)
 
     def watch_paths(self, context: kit.RunContext) -> list[Path]:
         db = self._db(context)
