@@ -154,6 +154,16 @@ def _hook_after(run: Run, event: str, wall: float) -> float | None:
     return min(after) if after else None
 
 
+def _process_started(run: Run) -> float | None:
+    """When the run's pane process started, in ``CLOCK_BOOTTIME`` seconds (from /proc)."""
+    pid = run._chat.terminal.pid()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]) / os.sysconf("SC_CLK_TCK")  # starttime: ticks since boot
+
+
 @dataclass
 class _Figures:
     headless: list[float] = field(default_factory=list)
@@ -182,6 +192,9 @@ class _Figures:
     """The CLI's prompt record, from Run(prompt=...)'s call."""
     first_request: list[float] = field(default_factory=list)
     """The first prompt's request at the model, from Run(prompt=...)'s call."""
+    spawned: list[float] = field(default_factory=list)
+    """The CLI's process started (its start time in the kernel), from Run(prompt=...)'s call:
+    lab_widget's share of the first turn before the CLI runs at all."""
 
 
 def _first_reply(run: Run, prompt: str, started: float) -> float:
@@ -249,10 +262,14 @@ def _later_turn(
 
 def _round(provider_id: str, model: ScriptedModel, round_: int, figures: _Figures) -> None:
     started, started_wall = time.perf_counter(), time.time()
+    started_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
     prompt = f"first {round_}"
     asked = len(model.requests)
     run = Run(provider_id, cwd=tempfile.mkdtemp(prefix="bench-run-"), model=model, prompt=prompt)
     figures.returned.append(time.perf_counter() - started)
+    process = _process_started(run)
+    if process is not None:
+        figures.spawned.append(process - started_boot)
     try:
         figures.with_prompt.append(_first_reply(run, prompt, started))
         run.wait(timeout=60)
@@ -310,6 +327,10 @@ def _rows(provider_id: str, figures: _Figures) -> list[Row]:
             f"{sent:.2f} s = {sent / floor:.2f}x {headless}",
         ),
         (f"{name}: ... Run(prompt=...) returned (prompt confirmed)", _ms(figures.returned)),
+        (
+            f"{name}: ... Run(prompt=...) call -> the CLI's process started (lab_widget's share)",
+            _ms(figures.spawned),
+        ),
         (f"{name}: ... Run(prompt=...) call -> SessionStart record", _ms(figures.session_start)),
         (f"{name}: ... Run(prompt=...) call -> prompt record", _ms(figures.prompt_record)),
         (

@@ -19,7 +19,11 @@ PASTE = kit.PasteTiming(
         "test_users_own_config_without_hooks_follows_the_session_file "
         "(the retry without hooks); measured: bench round-trip, a later send's first "
         "Enter (at once after the paste) submitted nothing, two presses per send, the "
-        "BeforeAgent record 576 ms after the send with the second Enter at 0.5 s",
+        "BeforeAgent record 576 ms after the send with the second Enter at 0.5 s; "
+        "extraction: bundle `InputPrompt`, a paste sets `recentUnsafePasteTime` for 40 ms "
+        "without the kitty keyboard protocol (tmux 3.3a offers none) and a submit key then "
+        "inserts a newline; measured: probe, an Enter 60 ms after the paste always a "
+        "newline, at 80-90 ms one in two, at 100 ms and later submitted",
     ),
 )
 """A prompt is a bracketed paste with Enter at once; the ``BeforeAgent`` hook
@@ -27,7 +31,10 @@ PASTE = kit.PasteTiming(
 after 0.1, 0.25, 0.5, 1, 2 s (4 s for the last): an Enter that arrives while the TUI still
 starts up is lost and the text stays in the prompt (seen in a loaded recording), as is most
 often the Enter sent at once after a later paste (measured), and an Enter on an empty prompt
-box does nothing. The paste is never repeated. Without hooks (a user's own config
+box does nothing. Why: for 40 ms after a paste, ended by a timer and a re-render (≈ 90–100 ms
+in all), the TUI takes Enter as a newline (it trims it on submit), so the press at 0.1 s is
+the one that submits; an Enter held back until then instead gains nothing and, sent earlier,
+costs the next retry. The paste is never repeated. Without hooks (a user's own config
 whose hooks do not fire) the paced recipe plays: Enter 0.4 s after the paste, and one more
 when nothing was written to the session file within 4 s; a ``/clear`` has as long to open
 its new session (SessionStart hook)."""
