@@ -31,7 +31,7 @@ PASTE = kit.PasteTiming(
 after 0.1, 0.25, 0.5, 1, 2 s (4 s for the last): an Enter that arrives while the TUI still
 starts up is lost and the text stays in the prompt (seen in a loaded recording), as is most
 often the Enter sent at once after a later paste (measured), and an Enter on an empty prompt
-box does nothing. Why: for 40 ms after a paste, ended by a timer and a re-render (≈ 90–100 ms
+box does nothing. Why: for 40 ms after a paste, ended by a timer and a re-render (≈ 90 to 100 ms
 in all), the TUI takes Enter as a newline (it trims it on submit), so the press at 0.1 s is
 the one that submits; an Enter held back until then instead gains nothing and, sent earlier,
 costs the next retry. The paste is never repeated. Without hooks (a user's own config
