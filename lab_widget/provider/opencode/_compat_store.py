@@ -17,6 +17,10 @@ __all__ = [
     "ROWS_OVERLAP_MS",
     "SESSION_QUERY",
     "SESSION_ROW_QUERY",
+    "STAT_EVENTS_QUERY",
+    "STAT_ROWS_QUERY",
+    "STAT_SESSIONS_QUERY",
+    "STAT_TABLES",
 ]
 
 DB_FILE = "opencode/opencode.db"
@@ -69,3 +73,23 @@ FIRST_MESSAGES_QUERY = (
 PARTS_OF_QUERY = "SELECT id, message_id, data FROM part WHERE message_id IN ({marks}) ORDER BY id"
 
 SESSION_ROW_QUERY = "SELECT directory, version, parent_id, time_created FROM session WHERE id = ?"
+
+STAT_SESSIONS_QUERY = "SELECT id, time_updated FROM session WHERE id IN ({marks})"
+STAT_ROWS_QUERY = (
+    "SELECT session_id, MAX(time_updated), SUM(length(CAST(data AS BLOB))) FROM {table} "
+    "WHERE session_id IN ({marks}) GROUP BY session_id"
+)
+STAT_TABLES = ("message", "part")
+STAT_EVENTS_QUERY = (
+    "SELECT aggregate_id, SUM(length(CAST(data AS BLOB))) FROM event "
+    "WHERE aggregate_id IN ({marks}) GROUP BY aggregate_id"
+)
+"""A listing's ``modified`` and ``size`` of each session of the store (one file holds them
+all, so its own stat says nothing of one): the newest ``time_updated`` (ms) of the session
+row and of its ``message`` and ``part`` rows (the session row is stamped a few ms before its
+last message: both are read), and the bytes of those rows' JSON: the session as last
+written. Where a session has no rows (a store that keeps only the event log), its events'
+bytes, which hold every version of each record. Each query takes ``{marks}`` ids (at most
+:data:`~._compat.COUNTED_IDS_PER_QUERY`); the tables are indexed by session (``part_session_idx``,
+``message_session_time_created_id_idx``, the event log by ``aggregate_id``). Measured on
+the 58 MB bench store of 200 sessions: rows 10 ms, events 37 ms."""
