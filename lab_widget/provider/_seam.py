@@ -243,15 +243,7 @@ class AgentProvider(ABC):
         The default is each transcript file's own; a provider whose sessions share a file
         (a database) overrides it with each session's.
         """
-        found: list[SessionStat | None] = []
-        for ref in refs:
-            try:
-                stat = ref.path.stat()
-            except OSError:
-                found.append(None)
-            else:
-                found.append(SessionStat(stat.st_mtime, stat.st_size))
-        return found
+        return [SessionStat.of_file(ref.path) for ref in refs]
 
     def watch_paths(self, context: RunContext) -> list[Path]:
         """Folders whose changes may mean a new epoch or a new signal."""

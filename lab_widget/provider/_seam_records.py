@@ -139,6 +139,15 @@ class SessionStat:
     """Seconds since the epoch (UTC)."""
     size_bytes: int
 
+    @classmethod
+    def of_file(cls, path: Path) -> SessionStat | None:
+        """The stat of a session that is a file of its own (``None``: it is gone)."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        return cls(stat.st_mtime, stat.st_size)
+
 
 @dataclass(frozen=True)
 class StartupBlocker:

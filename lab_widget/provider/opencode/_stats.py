@@ -14,17 +14,9 @@ from pathlib import Path
 
 from .. import SessionStat, TranscriptRef
 from . import _compat
-from ._store import connect, snapshot
+from ._store import _missing_table, connect, snapshot
 
 __all__ = ["session_stats"]
-
-
-def _file_stat(path: Path) -> SessionStat | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return SessionStat(stat.st_mtime, stat.st_size)
 
 
 def session_stats(refs: Sequence[TranscriptRef]) -> list[SessionStat | None]:
@@ -33,7 +25,7 @@ def session_stats(refs: Sequence[TranscriptRef]) -> list[SessionStat | None]:
     stores: dict[Path, list[int]] = {}
     for index, ref in enumerate(refs):
         if ref.path.suffix == ".json":
-            found[index] = _file_stat(ref.path)
+            found[index] = SessionStat.of_file(ref.path)
         else:
             stores.setdefault(ref.path, []).append(index)
     for db, indexes in stores.items():
@@ -46,7 +38,9 @@ def session_stats(refs: Sequence[TranscriptRef]) -> list[SessionStat | None]:
         for index in indexes:
             # A store that cannot be read now: the file's own stat, as before it was read.
             found[index] = (
-                stats.get(refs[index].transcript_id) if stats is not None else _file_stat(db)
+                stats.get(refs[index].transcript_id)
+                if stats is not None
+                else SessionStat.of_file(db)
             )
     return [found[index] for index in range(len(refs))]
 
@@ -70,7 +64,9 @@ def _store_stats(conn: sqlite3.Connection, ids: list[str]) -> dict[str, SessionS
                 query = _compat.STAT_ROWS_QUERY.format(table=table, marks=marks)
                 try:
                     rows = conn.execute(query, chunk).fetchall()
-                except sqlite3.OperationalError:
+                except sqlite3.Error as exc:
+                    if not _missing_table(exc):
+                        raise
                     continue  # a store without this table (it keeps only the event log)
                 for session_id, updated, length in rows:
                     key = str(session_id)
@@ -82,7 +78,9 @@ def _store_stats(conn: sqlite3.Connection, ids: list[str]) -> dict[str, SessionS
             query = _compat.STAT_EVENTS_QUERY.format(marks=", ".join("?" * len(chunk)))
             try:
                 rows = conn.execute(query, chunk).fetchall()
-            except sqlite3.OperationalError:
+            except sqlite3.Error as exc:
+                if not _missing_table(exc):
+                    raise
                 break  # no event log either: the session row is all there is
             for session_id, length in rows:
                 size[str(session_id)] = int(length or 0)

@@ -118,3 +118,18 @@ def test_the_default_stat_is_the_transcript_file(tmp_path: Path) -> None:
     provider = get_provider("claude-code")
     refs = [TranscriptRef("t", path), TranscriptRef("u", tmp_path / "gone.jsonl")]
     assert provider.session_stats(refs) == [SessionStat(stat.st_mtime, stat.st_size), None]
+
+
+def test_a_store_too_busy_to_read_gives_its_files_stat(tmp_path: Path) -> None:
+    recorded = next(r for r in RECORDED if r.version == "1.18.33" and not r.pinned)
+    refs = recorded.lay_out("new", tmp_path / "data")
+    db = refs[0].path
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")  # a writer holding the store past the busy timeout
+        stat = db.stat()
+        assert session_stats(refs) == [SessionStat(stat.st_mtime, stat.st_size)] * len(refs)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert all(s is not None and s.size_bytes < db.stat().st_size for s in session_stats(refs))

@@ -4,12 +4,13 @@ out with each version's own DDL: the pinned 1.18.33's event log, and older versi
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import http.server
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -1013,18 +1014,21 @@ def test_preview_and_run_sessions(tmp_path: Path) -> None:
     ]
 
 
-def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path: Path) -> None:
-    answers: list[object] = [[{"id": "per_1", "permission": "bash", "tool": {"callID": "c1"}}]]
+@contextlib.contextmanager
+def _permission_server(tmp_path: Path, answer: Callable[[], object | None]) -> Iterator[RunContext]:
+    """A run whose embedded server lists ``answer()`` as its pending permission requests
+    (``None``: it fails, as a busy server does) and has no event stream."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             if not self.path.startswith(_compat.PERMISSION_PATH):
                 self.send_error(404)  # the event stream: this server has none
                 return
-            if not answers:
+            value = answer()
+            if value is None:
                 self.send_error(503)
                 return
-            body = json.dumps(answers.pop(0)).encode()
+            body = json.dumps(value).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.end_headers()
@@ -1038,6 +1042,15 @@ def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path
     try:
         context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path)
         (tmp_path / STATE_FILE).write_text(json.dumps({"port": server.server_address[1]}))
+        yield context
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path: Path) -> None:
+    answers: list[object] = [[{"id": "per_1", "permission": "bash", "tool": {"callID": "c1"}}]]
+    with _permission_server(tmp_path, lambda: answers.pop(0) if answers else None) as context:
         signals = OpenCodeSignals()
         first = signals.pending_dialog(context)
         assert first is not None and first.tool_id == "c1"
@@ -1046,35 +1059,17 @@ def test_a_server_that_does_not_answer_leaves_the_open_request_standing(tmp_path
         # The server answers again: what it says now counts.
         answers.append([])
         assert signals.pending_dialog(context) is None
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_a_snapshot_asks_the_server_once_for_all_its_questions(tmp_path: Path) -> None:
-    asked: list[str] = []
+    asked: list[object] = []
     pending = [{"id": "per_1", "permission": "bash", "tool": {"callID": "c1"}}]
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if not self.path.startswith(_compat.PERMISSION_PATH):
-                self.send_error(404)
-                return
-            asked.append(self.path)
-            body = json.dumps(pending).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(body)
+    def answer() -> object:
+        asked.append(list(pending))
+        return pending
 
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path)
-        (tmp_path / STATE_FILE).write_text(json.dumps({"port": server.server_address[1]}))
+    with _permission_server(tmp_path, answer) as context:
         signals = OpenCodeSignals()
         with signals.snapshot(context):
             dialog = signals.pending_dialog(context)
@@ -1089,9 +1084,6 @@ def test_a_snapshot_asks_the_server_once_for_all_its_questions(tmp_path: Path) -
         assert signals.pending_dialog(context) is None
         assert signals.signature(context) == ()
         assert len(asked) == 3
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_an_approved_web_fetch_read_its_page(tmp_path: Path) -> None:
