@@ -16,7 +16,7 @@ from pathlib import Path
 from _support import ROOT, Row, ms
 
 import lab_widget
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 
 CELL = f"""

@@ -26,9 +26,9 @@ from _support import (
 )
 
 from lab_widget import Run, ScriptedModel, read_transcript
-from lab_widget._chat import ChatEvent
-from lab_widget._launch import runner as _runner
-from lab_widget._tailer import Tailer
+from lab_widget._chat._session import ChatEvent
+from lab_widget._run._launch import runner as _runner
+from lab_widget._runtime._tailer import Tailer
 from lab_widget.provider import RunContext, TranscriptRef, get_provider
 
 

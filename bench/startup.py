@@ -22,7 +22,7 @@ from typing import Any
 from _support import Row
 
 from lab_widget import Run, ScriptedModel
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, find_binary, get_provider
 

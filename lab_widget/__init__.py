@@ -5,23 +5,23 @@ its transcript into :mod:`lab_widget.schema` objects; :class:`ScriptedModel` is 
 model server that makes runs deterministic and offline.
 """
 
-from . import _export as _export  # installs Chat.export
 from . import _version, schema
-from ._answers import FreeText
-from ._auth_card import ProviderAuthCard, login
-from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
-from ._history import SessionInfo, history
+from ._chat._answers import FreeText
+from ._export import _export as _export  # installs Chat.export
 from ._home import lab_home
 from ._magics import load_ipython_extension
-from ._metrics import MetricsServer, metrics, serve_metrics
-from ._providers import ProviderInfo, ProviderTable, providers
+from ._provider_table import ProviderInfo, ProviderTable, providers
+from ._reading._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
+from ._reading._history import SessionInfo, history
+from ._reading._metrics import MetricsServer, metrics, serve_metrics
+from ._reading._transcripts import read_transcript
 from ._remote import _proxy as _proxy  # registers the class of runs on other hosts
 from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
-from ._run import Run
-from ._runs import get_run, runs
-from ._sandbox import Sandbox
-from ._seed import Seed, Workspace
-from ._transcripts import read_transcript
+from ._run._run import Run
+from ._run._runs import get_run, runs
+from ._widgets._auth_card import ProviderAuthCard, login
+from ._workspace._sandbox import Sandbox
+from ._workspace._seed import Seed, Workspace
 from .errors import (
     AgentNotReadyError,
     AnswerMismatchWarning,

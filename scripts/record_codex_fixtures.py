@@ -120,7 +120,7 @@ def install(version: str, versions_dir: Path) -> Cli:
 
     pin = PINS["codex"]
     if version == pin.version:
-        from lab_widget._tools import tools_dir  # noqa: PLC0415
+        from lab_widget._install import tools_dir  # noqa: PLC0415
 
         return _probe(Cli(version=version, tools=tools_dir(), pinned=True))
     folder = versions_dir / f"{pin.npm_package.replace('/', '+')}@{version}"
@@ -416,7 +416,7 @@ class Scenario:
 
 def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
     from lab_widget import Run  # noqa: PLC0415
-    from lab_widget._launch import runner as _runner  # noqa: PLC0415
+    from lab_widget._run._launch import runner as _runner  # noqa: PLC0415
     from lab_widget.provider import register  # noqa: PLC0415
 
     undo = scenario.setup() if scenario.setup else None

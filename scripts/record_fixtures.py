@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from cli_versions import cli_version  # noqa: E402
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, read_transcript  # noqa: E402
-from lab_widget._launch import runner as _runner  # noqa: E402
+from lab_widget._run._launch import runner as _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.errors import LabWidgetError  # noqa: E402
 from lab_widget.provider.claude_code import _compat  # noqa: E402

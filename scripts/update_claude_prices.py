@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab_widget._tools import find_binary  # noqa: E402
+from lab_widget._install import find_binary  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 
 TABLE = ROOT / "lab_widget" / "_prices.json"

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from .._chat import _PENDING_GRACE, ChatEvent, Epoch
-from .._run import Run
+from .._chat._session import _PENDING_GRACE, ChatEvent, Epoch
+from .._run._run import Run
 from ..provider import TranscriptRef
 from ..schema import CommandSpec, Dialog, Message
 from ._forward import Listener, Send

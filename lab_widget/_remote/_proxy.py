@@ -27,13 +27,13 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from .._answers import UserAnswer
-from .._context import expand
-from .._launch import _safe_name
-from .._live import announce, find, register
-from .._run import Run
-from .._sandbox import Sandbox
-from .._seed import Seed
+from .._chat._answers import UserAnswer
+from .._chat._mentions import expand
+from .._run._launch import _safe_name
+from .._run._registry import announce, find, register
+from .._run._run import Run
+from .._workspace._sandbox import Sandbox
+from .._workspace._seed import Seed
 from ..errors import LabWidgetError, RunNotFoundError
 from ..provider import Endpoint, default_provider, get_provider
 from ..schema import Dialog, State

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._chat import ChatEvent, Epoch
-from .._run import Run
-from .._runner import TmuxTerminal
-from .._seed import Workspace
-from .._turns import derive_turns
+from .._chat._session import ChatEvent, Epoch
+from .._reading._turns import derive_turns
+from .._run._run import Run
+from .._runtime._tmux import TmuxTerminal
+from .._workspace._seed import Workspace
 from ..errors import LabWidgetError, WorkspaceError
 from ..provider import AgentProvider, TranscriptRef
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State

@@ -28,11 +28,11 @@ import warnings
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from .._launch import runner as _runner
-from .._live import live_records
-from .._run import Run
-from .._sandbox import Sandbox
-from .._seed import Seed
+from .._run._launch import runner as _runner
+from .._run._registry import live_records
+from .._run._run import Run
+from .._workspace._sandbox import Sandbox
+from .._workspace._seed import Seed
 from ..errors import LabWidgetError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
 from ._forward import Listener, Sockets

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 import ipywidgets  # type: ignore[import-untyped]
 import traitlets
 
-from .._live import LiveRun, watch_runs
+from .._run._registry import LiveRun, watch_runs
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
 

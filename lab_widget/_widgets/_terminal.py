@@ -1,8 +1,8 @@
 """The terminal pane of a run's chat view: the agent's real TUI, streamed while watched.
 
 The front end (``js/src/terminal.ts``) opens the pane with a viewer id and its size; the
-kernel then attaches one :class:`~lab_widget._terminal.PaneStream` for every viewer of the
-run, sends each new viewer its first screen, then the pane's output to all, and detaches
+kernel then attaches one :class:`~lab_widget._runtime._pane_stream.PaneStream` for every viewer
+of the run, sends each new viewer its first screen, then the pane's output to all, and detaches
 when the last viewer goes. Closed, the pane costs nothing: no tmux client, no thread, no
 byte to the browser.
 
@@ -32,9 +32,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
-from .._runner import TmuxTerminal
-from .._screen import Screen, clamp_size, final_screen
-from .._terminal import PaneStream
+from .._runtime._pane_stream import PaneStream
+from .._runtime._screen import Screen, clamp_size, final_screen
+from .._runtime._tmux import TmuxTerminal
 from ..errors import LabWidgetError
 
 __all__ = ["LEASE", "PING", "PaneSource", "TerminalFeed"]

@@ -34,9 +34,9 @@ from typing import Any, Protocol
 
 import traitlets
 
-from .._chat import ChatEvent, Epoch
-from .._context import expand, kernel_namespace, list_variables
-from .._export_parts import message_line
+from .._chat._mentions import expand, kernel_namespace, list_variables
+from .._chat._session import ChatEvent, Epoch
+from .._export._tree import message_line
 from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest

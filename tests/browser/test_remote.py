@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import lab_widget
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.live.test_remote import host_kwargs
 from tests.support import sshd
 from tests.support.browser import (

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, history
-from lab_widget._launch import runner
+from lab_widget._run._launch import runner
 from lab_widget.compat import PINS
 from lab_widget.schema import Message, SessionSummary, State
 from lab_widget.scripted import RecordedRequest

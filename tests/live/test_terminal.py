@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, ScriptedModel
-from lab_widget._screen import Screen, final_screen
-from lab_widget._terminal import PaneStream
+from lab_widget._runtime._pane_stream import PaneStream
+from lab_widget._runtime._screen import Screen, final_screen
 from tests.support.waiting import retry_until
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]

@@ -23,7 +23,7 @@ from typing import TypedDict
 import pytest
 
 from lab_widget import Endpoint, Reply, Rule, Run, ScriptedModel, ToolUse, WaitTimeoutError
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from lab_widget.schema import SessionSummary
 from tests.support.binaries import pinned_binary
 from tests.support.oracle import Report, ccusage, oracle_binary

@@ -141,13 +141,17 @@ def imported_closure(module: str) -> set[str]:
 
 
 RUNTIME = {
-    *("lab_widget._runner", "lab_widget._tailer", "lab_widget._launch"),
-    *("lab_widget._run", "lab_widget._run_parts", "lab_widget._runs"),
+    *("lab_widget._runtime._tmux", "lab_widget._runtime._tailer", "lab_widget._run._launch"),
+    *("lab_widget._run._run", "lab_widget._run._local", "lab_widget._run._runs"),
 }
 
 
 def test_reading_transcripts_and_history_never_load_the_runtime() -> None:
-    for module in ("lab_widget._transcripts", "lab_widget._history", "lab_widget._home"):
+    for module in (
+        "lab_widget._reading._transcripts",
+        "lab_widget._reading._history",
+        "lab_widget._home",
+    ):
         assert imported_closure(module) & RUNTIME == set(), module
 
 
@@ -368,7 +372,7 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
     probe = PROVIDERS / "claude_code" / "_probe_for_test.py"
     probe.write_text(
         "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
-        "from ..codex import _compat\nimport lab_widget._run\nfrom .. import JsonlTail\n"
+        "from ..codex import _compat\nimport lab_widget._run._run\nfrom .. import JsonlTail\n"
         "from ...schema import Message\nfrom . import _compat as own\n"
         "from ... import provider as kit\n"
     )
@@ -381,7 +385,7 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
         "lab_widget.provider._jsonl import JsonlTail",
         "lab_widget.provider import _tui",
         "lab_widget.provider.codex import _compat",
-        "lab_widget._run",
+        "lab_widget._run._run",
     ]
 
 
@@ -488,27 +492,27 @@ def test_the_architecture_module_map_names_every_core_module() -> None:
 
 
 TERMINAL_VIEW = {
-    "lab_widget._screen",
-    "lab_widget._terminal",
-    "lab_widget._tmux_control",
+    "lab_widget._runtime._screen",
+    "lab_widget._runtime._pane_stream",
+    "lab_widget._runtime._control",
     "lab_widget._widgets._terminal",
 }
 """The terminal view: the agent's real TUI streamed to the browser, for the user's eyes."""
 
 CHAT_BRAIN = {
-    "lab_widget._chat",
-    "lab_widget._chat_dialogs",
-    "lab_widget._chat_epochs",
-    "lab_widget._chat_events",
-    "lab_widget._chat_work",
-    "lab_widget._state",
-    "lab_widget._answering",
-    "lab_widget._answers",
-    "lab_widget._commands",
-    "lab_widget._transcripts",
-    "lab_widget._history",
-    "lab_widget._frames",
-    "lab_widget._pricing",
+    "lab_widget._chat._session",
+    "lab_widget._chat._dialogs",
+    "lab_widget._chat._epochs",
+    "lab_widget._chat._events",
+    "lab_widget._chat._pending",
+    "lab_widget._chat._state",
+    "lab_widget._chat._answering",
+    "lab_widget._chat._answers",
+    "lab_widget._chat._commands",
+    "lab_widget._reading._transcripts",
+    "lab_widget._reading._history",
+    "lab_widget._reading._frames",
+    "lab_widget._reading._pricing",
 }
 """What states and content come from: the chat brain and the readers."""
 
@@ -529,7 +533,7 @@ def test_the_chat_brain_never_reads_the_terminal_view() -> None:
     # Pinned decision 2: state and content come from the transcript and the live signals,
     # never from the screen. The terminal view shows the TUI and is never read back.
     modules = brain_modules()
-    assert "lab_widget._chat" in modules and "lab_widget.provider.claude_code" in modules
+    assert "lab_widget._chat._session" in modules and "lab_widget.provider.claude_code" in modules
     graph = import_graph()
 
     def closure(module: str) -> set[str]:
@@ -554,7 +558,7 @@ def test_the_chat_brain_never_reads_the_terminal_view() -> None:
     assert used == set()
     # The view reads no state either: it stands beside the brain, not on it.
     for view in TERMINAL_VIEW - {"lab_widget._widgets._terminal"}:
-        assert closure(view) & (CHAT_BRAIN | {"lab_widget._run"}) == set(), view
+        assert closure(view) & (CHAT_BRAIN | {"lab_widget._run._run"}) == set(), view
     assert graph["lab_widget._widgets._terminal"] & CHAT_BRAIN == set()
 
 

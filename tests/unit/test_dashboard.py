@@ -8,7 +8,7 @@ from typing import Any
 
 import lab_widget
 from lab_widget import Run
-from lab_widget._dashboard import RunList, RunsDashboard
+from lab_widget._widgets._dashboard import RunList, RunsDashboard
 from tests.support.recording import RecordingComm
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab_widget import FreeText
-from lab_widget._answers import normalise_answer
+from lab_widget._chat._answers import normalise_answer
 from lab_widget.errors import InvalidAnswerError
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest
 from lab_widget.provider.claude_code import ClaudeCodeProvider

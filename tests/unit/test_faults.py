@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, RunEndedError
-from lab_widget._chat import ChatSession
-from lab_widget._tailer import Tailer
+from lab_widget._chat._session import ChatSession
+from lab_widget._runtime._tailer import Tailer
 from lab_widget.provider import (
     JsonlTail,
     RunContext,
@@ -279,7 +279,7 @@ def test_kernel_restart_readopts_every_run_with_full_history(lab_home: Path, wor
 def test_tailer_follows_a_folder_created_later_and_stops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inotify: bool
 ) -> None:
-    monkeypatch.setattr("lab_widget._tailer.inotify_available", lambda: inotify)
+    monkeypatch.setattr("lab_widget._runtime._tailer.inotify_available", lambda: inotify)
     target = tmp_path / "a" / "b"
     calls = threading.Event()
     tailer = Tailer(lambda: [target], calls.set).start()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run
-from lab_widget._runner import COMMAND_LIMIT, TmuxRunner, sanitize_input
+from lab_widget._runtime._tmux import COMMAND_LIMIT, TmuxRunner, sanitize_input
 from lab_widget.compat import PINS
 from lab_widget.provider import TuiProvider, get_provider
 from tests.support.waiting import retry_until

@@ -28,12 +28,12 @@ from lab_widget import (
     WorkerVersionError,
     runs,
 )
-from lab_widget._chat import ChatEvent
-from lab_widget._dashboard import RunsDashboard
+from lab_widget._chat._session import ChatEvent
 from lab_widget._remote import _connection
 from lab_widget._remote._protocol import PROTOCOL, hello
 from lab_widget._remote._proxy import RemoteRun
-from lab_widget._terminal import PaneStream
+from lab_widget._runtime._pane_stream import PaneStream
+from lab_widget._widgets._dashboard import RunsDashboard
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.remote import close_connections, local_host

@@ -11,8 +11,9 @@ import nbformat
 import pytest
 
 import lab_widget
+import lab_widget._run._launch
 from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
-from lab_widget._runner import sanitize_input
+from lab_widget._runtime._tmux import sanitize_input
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
@@ -107,7 +108,7 @@ def test_agent_that_fails_to_start_says_why(
     assert run.state_reason.endswith("continue.\nfatal: no such model 'x'")
     assert run.view.state_reason == run.state_reason
     # The kept pane is dropped once read: no session of the run is left behind.
-    runner = lab_widget._launch.runner()
+    runner = lab_widget._run._launch.runner()
     assert not runner.server.has_session(run.id)
     assert runs() == []
 
@@ -116,7 +117,7 @@ def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
     lab_home: Path, workdir: Path
 ) -> None:
     # No kernel watches this agent (as after a restart): when it ends, its pane stays.
-    runner = lab_widget._launch.runner()
+    runner = lab_widget._run._launch.runner()
     terminal = runner.spawn("kept", ["sh", "-c", "echo last words"], {}, workdir)
     assert retry_until(lambda: "kept" not in runner.sessions(), 5)
     assert "kept" in runner.tmux("list-sessions", "-F", "#{session_name}").split()

@@ -17,8 +17,8 @@ from lab_widget import (
     SeedMetaError,
     WorkspaceError,
 )
-from lab_widget._scrub import scrub_diff, scrub_text
-from lab_widget._seed import prepare_workspace
+from lab_widget._workspace._scrub import scrub_diff, scrub_text
+from lab_widget._workspace._seed import prepare_workspace
 from lab_widget.provider import _registry, get_provider, register
 from lab_widget.schema import ScrubPattern, SeedMeta
 from tests.support.fake_provider import FakeProvider

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, read_transcript
-from lab_widget._pricing import PRICES, PRICES_VERSION, enrich_summary, estimate_cost, price_for
+from lab_widget._reading._pricing import (
+    PRICES,
+    PRICES_VERSION,
+    enrich_summary,
+    estimate_cost,
+    price_for,
+)
 from lab_widget.schema import SessionSummary, Usage
 from tests.support.paths import FIXTURES
 

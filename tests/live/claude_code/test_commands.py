@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from lab_widget import Rule, Run, ScriptedModel
-from lab_widget._commands import CommandFileWarning
+from lab_widget._chat._commands import CommandFileWarning
 from lab_widget.provider import get_provider
 from lab_widget.provider.claude_code import _commands, _compat
 from lab_widget.schema import CommandSpec

@@ -17,7 +17,7 @@ import pytest
 from comm import DummyComm
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-from lab_widget._chat import ChatEvent
+from lab_widget._chat._session import ChatEvent
 from lab_widget.provider import get_provider
 from lab_widget.provider.codex import _commands, _compat
 from lab_widget.schema import Usage
