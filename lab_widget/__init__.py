@@ -15,7 +15,6 @@ from ._reading._frames import rate_limits_dataframe, to_dataframe, turns_datafra
 from ._reading._history import SessionInfo, history
 from ._reading._metrics import MetricsServer, metrics, serve_metrics
 from ._reading._transcripts import read_transcript
-from ._remote import _proxy as _proxy  # registers the class of runs on other hosts
 from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
 from ._run._run import Run
 from ._run._runs import get_run, runs

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.local import local_parts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -434,7 +436,7 @@ def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
         run = Run("codex", cwd=work, model=model, name=name)
         try:
             scenario.play(run, work)
-            epochs = [ref.path for ref in run._chat.past_epochs]
+            epochs = [ref.path for ref in local_parts(run).chat.past_epochs]
             paths = [*epochs, run.transcript_path]
         finally:
             run.stop()

@@ -28,12 +28,11 @@ from ..schema import Dialog, Message, SessionSummary, State
 from ._dialogs import DialogOverlay
 from ._epochs import EpochFollow
 from ._events import ChatEvent, Epoch, Listener, Listeners, wait_until
-from ._pending import PENDING_GRACE, WorkMarks, follow_watch
+from ._pending import WorkMarks, follow_watch
 from ._state import StateFacts, derive_state
 
 __all__ = ["ChatEvent", "ChatSession", "Epoch"]
 
-_PENDING_GRACE = PENDING_GRACE
 """The grace of a sent message that never shows up (see :mod:`lab_widget._chat._pending`)."""
 
 # Seconds after a change at which readiness is looked at again while a start-up screen

@@ -31,6 +31,7 @@ from typing import IO, Any, TextIO
 from .._run._launch import runner as _runner
 from .._run._registry import live_records
 from .._run._run import Run
+from .._run._runs import adopt
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
 from ..errors import LabWidgetError, RunNotFoundError
@@ -241,7 +242,7 @@ class Worker:
                 if isinstance(port, int)
                 else None
             )
-            hosted = Hosted(Run._adopt(record, terminal), self.send, listener)
+            hosted = Hosted(adopt(record, terminal), self.send, listener)
             with self._lock:
                 self._runs[record.run_id] = hosted
         return self._snapshot_reply(request_id, hosted, follow=True)

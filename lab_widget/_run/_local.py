@@ -1,191 +1,309 @@
-"""A run's parts wired together, and what they hold besides the conversation itself.
+"""The backend of a run on this machine: the agent under the lab home's tmux server, read here.
 
-:class:`RunParts` is the base of :class:`~lab_widget.Run`: it wires a run's parts once the
-agent is spawned or found (the chat brain and its tailer, the slash-command catalog, the
-workspace, the record, the exit watch) and adopts a run an earlier kernel started from its
-record. It answers what those parts fix for the run's life (its id, provider, folder, lock
-and terminal), what its workspace holds, and which conversations came before the current
-one; ``Run`` adds the current conversation and acting on it.
+A :class:`LocalBackend` wires a run's parts once the agent is spawned or found (the chat
+brain and its tailer, the slash-command catalog, the workspace, the record, the exit watch),
+adopts a run an earlier kernel started from its record, and acts on the agent through its
+terminal. :class:`~lab_widget.Run` is the façade over it (and over the remote backend).
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
+from .._chat._answering import await_recorded, play_answer
+from .._chat._answers import UserAnswer
 from .._chat._commands import CommandCatalog
-from .._chat._session import ChatSession, Epoch
+from .._chat._session import ChatEvent, ChatSession, Epoch
 from .._home import RunRecord
+from .._reading._pricing import enrich_summary
 from .._reading._transcripts import read_chat
 from .._runtime._tailer import Tailer
 from .._runtime._tmux import TmuxTerminal
-from .._widgets import RunView
-from .._workspace._seed import Workspace
-from ..provider import AgentProvider, RunContext, StartupBlocker, TranscriptRef, get_provider
-from ..schema import Chat
-from ..scripted import ScriptedModel
+from .._widgets import offer_login
+from .._workspace._sandbox import Sandbox
+from .._workspace._seed import Seed, Workspace
+from ..errors import AnswerMismatchWarning, AuthRequiredError, LabWidgetError
+from ..provider import (
+    AgentProvider,
+    Endpoint,
+    RunContext,
+    StartupBlocker,
+    TranscriptRef,
+    get_provider,
+    require_login,
+)
+from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ._held_prompt import HeldPrompt
+from ._launch import accept_startup, launch, new_run_id
 
-__all__ = ["RunParts"]
+__all__ = ["LocalBackend"]
+
+FIRST_PROMPT_TIMEOUT = 60.0
+"""Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
+(its start-up included, as ``send``'s default wait for the TUI)."""
+
+Announce = Callable[[bool], None]
+"""Tells the registry and the dashboards that the run is live (``True``) or no longer."""
 
 
-class RunParts:
-    """The parts of one run and the facts they fix (see :class:`~lab_widget.Run`)."""
+class LocalBackend:
+    """One agent under this machine's tmux server, its transcript read in this process.
 
-    _provider: AgentProvider
-    scripted_model: ScriptedModel | None
-    """The scripted model this run was started against, if any (started with the run)."""
-    _spawned_at: float
-    _held_prompt: HeldPrompt | None
-    """A first prompt held until a start-up screen is accepted."""
-    _context: RunContext
-    _commands: CommandCatalog
-    _view: RunView | None
-    _view_lock: threading.Lock
-    _terminal: TmuxTerminal
-    _record: RunRecord
-    _workspace: Workspace
-    _chat: ChatSession
-    _tailer: Tailer
+    Built by :meth:`start` (a new agent) or :meth:`adopt` (one an earlier kernel started);
+    ``announce`` is the façade's, called when the run ends (the façade announces it live once
+    it holds the backend, then calls :meth:`begin`).
+    """
 
-    @classmethod
-    def _adopt(cls, record: RunRecord, terminal: TmuxTerminal) -> Self:
-        run = cls.__new__(cls)
-        run._provider = get_provider(record.provider)
-        run.scripted_model = None
-        context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
-        run._setup(context, terminal, None, record)
-        run._spawned_at = 0.0
-        run._held_prompt = None
-        return run
+    host = None
+    """Where the agent runs: here."""
 
-    def _setup(
+    connected = True
+    """A local run has no pipe to lose."""
+
+    def __init__(
         self,
+        provider: AgentProvider,
         context: RunContext,
         terminal: TmuxTerminal,
         blocker: StartupBlocker | None,
         record: RunRecord,
+        announce: Announce,
+        *,
+        spawned_at: float = 0.0,
     ) -> None:
-        self._context = context
-        self._commands = CommandCatalog(self._provider, context.cwd)
-        self._view = None
-        self._view_lock = threading.Lock()
-        self._terminal = terminal
-        self._record = record
-        self._workspace = Workspace.from_record(
-            record.workspace or {"cwd": str(context.cwd)}, self._provider.seed_meta()
+        self.provider = provider
+        self.context = context
+        self.terminal = terminal
+        self.record = record
+        self.spawned_at = spawned_at
+        """``time.monotonic()`` of the spawn (``0.0`` for a re-adopted run)."""
+        self.held_prompt: HeldPrompt | None = None
+        """A first prompt held until a start-up screen is accepted."""
+        self._announce = announce
+        self.catalog = CommandCatalog(provider, context.cwd)
+        self.workspace = Workspace.from_record(
+            record.workspace or {"cwd": str(context.cwd)}, provider.seed_meta()
         )
-        self._chat = ChatSession(self._provider, context, terminal, blocker)
-        self._tailer = Tailer(self._chat.watch_paths, self._chat.refresh).start()
-        self._chat.refresh()
+        self.chat = ChatSession(provider, context, terminal, blocker)
+        self.tailer = Tailer(self.chat.watch_paths, self.chat.refresh).start()
+        self.chat.refresh()
+        self._first_prompt: Callable[[], None] | None = None
         terminal.on_exit(self._on_exit)
-        self._announce(True)
+
+    @classmethod
+    def start(
+        cls,
+        provider_id: str,
+        cwd: str | os.PathLike[str],
+        announce: Announce,
+        *,
+        endpoint: Endpoint | None,
+        model: str | None,
+        name: str | None,
+        seed: Seed | None,
+        worktree: bool,
+        sandbox: bool | Sandbox,
+        prompt: str | None,
+        options: Mapping[str, Any],
+    ) -> LocalBackend:
+        """Spawn a new agent (see :class:`~lab_widget.Run` for the parameters)."""
+        provider = get_provider(provider_id)
+        folder = Path(cwd).expanduser().resolve()
+        if not folder.is_dir():
+            raise LabWidgetError(f"cwd {folder} is not a folder")
+        run_id = new_run_id(provider_id, name)
+        if endpoint is None:
+            # The user's own credentials: refuse before spawning rather than strand a TUI
+            # on its login screen; in a notebook the login card shows above the error.
+            try:
+                require_login(provider.auth_flow(), provider.meta.display_name)
+            except AuthRequiredError:
+                offer_login(provider_id)
+                raise
+        started = launch(
+            provider,
+            provider_id,
+            run_id,
+            folder,
+            endpoint=endpoint,
+            model=model,
+            seed=seed,
+            worktree=worktree,
+            options=options,
+            sandbox=Sandbox.of(sandbox),
+            prompt=prompt,
+        )
+        backend = cls(
+            provider,
+            started.context,
+            started.terminal,
+            started.blocker,
+            started.record,
+            announce,
+            spawned_at=time.monotonic(),
+        )
+        if started.first_prompt is not None:
+            watch = started.first_watch
+            backend._first_prompt = lambda: backend.chat.confirm_first_prompt(
+                watch, FIRST_PROMPT_TIMEOUT
+            )
+        elif prompt is not None and started.blocker is not None:
+            # Sent once the start-up screen is accepted, here or in the terminal view.
+            backend.held_prompt = HeldPrompt(backend.chat, prompt, backend.send)
+        elif prompt is not None:
+            backend._first_prompt = lambda: backend.send(prompt)
+        return backend
+
+    @classmethod
+    def adopt(cls, record: RunRecord, terminal: TmuxTerminal, announce: Announce) -> LocalBackend:
+        """Follow an agent an earlier kernel started, from the record it left."""
+        context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
+        return cls(get_provider(record.provider), context, terminal, None, record, announce)
+
+    def begin(self) -> None:
+        """Deliver the first prompt, if the run was started with one (and returns once the
+        agent has taken it).
+        """
+        first, self._first_prompt = self._first_prompt, None
+        if first is not None:
+            first()
 
     def _on_exit(self) -> None:
-        self._chat.refresh()  # read what the agent wrote last
-        self._chat.mark_ended(self._terminal.exit_screen)
-        self._tailer.stop(timeout=0)
+        self.chat.refresh()  # read what the agent wrote last
+        self.chat.mark_ended(self.terminal.exit_screen)
+        self.tailer.stop(timeout=0)
         self._announce(False)
 
-    def _announce(self, live: bool) -> None:
-        """Tell the registry and the dashboards that the run is live, or no longer."""
-        raise NotImplementedError
-
-    # -- what the parts fix ------------------------------------------------------------
+    # -- what the run shows ------------------------------------------------------------
 
     @property
     def lock(self) -> threading.RLock:
-        """The lock the run's reading happens under; its events are delivered holding it."""
-        return self._chat.lock
+        return self.chat.lock
 
     @property
     def id(self) -> str:
-        """The run's id (also its tmux session name)."""
-        return self._context.run_id
-
-    @property
-    def provider(self) -> AgentProvider:
-        """The provider behind this run (its ``meta`` names it)."""
-        return self._provider
+        return self.context.run_id
 
     @property
     def cwd(self) -> Path:
-        """The folder the agent works in."""
-        return self._context.cwd
+        return self.context.cwd
 
     @property
-    def display_name(self) -> str:
-        """The provider's display name."""
-        return self._provider.meta.display_name
+    def state(self) -> State:
+        return self.chat.state
 
     @property
-    def clear_command(self) -> str:
-        """The provider's command that starts a new conversation."""
-        return self._provider.meta.clear_command
+    def messages(self) -> list[Message]:
+        return self.chat.messages
+
+    @property
+    def session(self) -> SessionSummary:
+        summary = self.chat.summary
+        requested = self.record.model
+        if summary.model_requested is None and requested is not None:
+            summary = summary.model_copy(update={"model_requested": requested})
+        return enrich_summary(summary)
+
+    @property
+    def transcript_id(self) -> str | None:
+        return self.chat.transcript_id
 
     @property
     def transcript_path(self) -> Path | None:
-        """The agent's own transcript file for the current epoch."""
-        ref = self._provider.locate_transcript(self._context, None)
+        ref = self.provider.locate_transcript(self.context, None)
         return ref.path if ref else None
 
     @property
+    def needs_input_reason(self) -> str | None:
+        return self.chat.needs_input_reason
+
+    @property
+    def state_reason(self) -> str:
+        return self.chat.state_reason
+
+    @property
     def attach_command(self) -> str:
-        """A copyable command that opens the agent's real TUI in a terminal."""
-        return self._terminal.attach_command
+        return self.terminal.attach_command
 
     @property
     def pane(self) -> TmuxTerminal:
-        """The agent's tmux session: what the chat view's terminal pane shows.
-
-        A view of the TUI, never read for state or content.
-        """
-        return self._terminal
-
-    def __repr__(self) -> str:
-        # No ids, paths or addresses: notebooks compare text output across runs.
-        return f"Run({self.display_name})"
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
-
-    # -- the workspace -----------------------------------------------------------------
+        return self.terminal
 
     @property
-    def workspace(self) -> Workspace:
-        """The run's folder as git sees it: start commit, worktree, branch, seeded files."""
-        return self._workspace
+    def commands(self) -> list[CommandSpec]:
+        return self.catalog.get()
 
-    def diff(self) -> str:
-        """The workspace's changes since the run started, as a unified diff.
-
-        Untracked files count; excluded (seeded) files do not. Lines matching the
-        provider's attribution patterns are scrubbed from added lines.
-        """
-        return self._workspace.diff()
-
-    def commit(self, message: str) -> str:
-        """Commit every change in the workspace; the message is scrubbed of attribution
-        lines first. Returns the commit id.
-        """
-        return self._workspace.commit(message)
-
-    # -- the conversations before this one ----------------------------------------------
-
-    def history(self) -> list[Chat]:
-        """The conversations this run had before each clear, oldest first."""
-        return [read_chat(self._provider, ref) for ref in self.past_epochs]
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        return self.chat.pending_dialog
 
     @property
     def past_epochs(self) -> list[TranscriptRef]:
-        """The transcripts of the conversations before each clear, oldest first."""
-        with self._chat.lock:
-            return list(self._chat.past_epochs)
+        with self.chat.lock:
+            return list(self.chat.past_epochs)
 
     @property
     def past_conversations(self) -> list[Epoch]:
-        """The conversations before each clear as this run read them, oldest first (what the
-        chat shows collapsed above the current one); :meth:`history` reads them again.
-        """
-        return self._chat.past
+        return self.chat.past
+
+    def history(self) -> list[Chat]:
+        return [read_chat(self.provider, ref) for ref in self.past_epochs]
+
+    def screen(self) -> str:
+        return self.terminal.capture()
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
+        return self.chat.subscribe(listener)
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        return self.chat.wait_for(predicate, timeout)
+
+    # -- acting ------------------------------------------------------------------------
+
+    def send(self, text: str, ready_timeout: float = 60.0) -> None:
+        self.chat.wait_ready(ready_timeout)
+        is_command = text.lstrip().startswith("/")
+        self.chat.send(text, counts_as_work=not is_command)
+
+    def wait(self, timeout: float | None) -> State:
+        return self.chat.wait(timeout)
+
+    def answer(self, answers: UserAnswer, feedback: str | None, timeout: float) -> Dialog:
+        dialog, intended = play_answer(self.chat, self.terminal, answers, self.attach_command)
+        final, warning = await_recorded(self.chat, dialog, intended, timeout)
+        if warning is not None:
+            warnings.warn(warning, AnswerMismatchWarning, stacklevel=3)
+        if feedback and final.status == "rejected":
+            self.send(feedback)
+        return final
+
+    def interrupt(self) -> None:
+        self.chat.interrupt()
+
+    def accept(self, timeout: float) -> None:
+        accept_startup(self.chat, self.terminal, self.spawned_at, timeout, self.attach_command)
+        if self.held_prompt is not None:
+            self.held_prompt.release(FIRST_PROMPT_TIMEOUT)
+
+    def stop(self, cleanup: bool, discard: bool) -> None:
+        self.chat.stopped = True
+        self.terminal.kill()
+        self.chat.wait_for(lambda: self.chat.ended, 5.0)
+        self.chat.mark_ended()
+        self.tailer.stop()
+        self._announce(False)
+        if cleanup:
+            for note in self.workspace.cleanup(discard=discard):
+                warnings.warn(note, UserWarning, stacklevel=3)
+
+    def diff(self) -> str:
+        return self.workspace.diff()
+
+    def commit(self, message: str) -> str:
+        return self.workspace.commit(message)

@@ -1,33 +1,33 @@
-"""``Run``: one agent CLI in its own tmux session, read through into the universal schema."""
+"""``Run``: one agent CLI in its own tmux session, read through into the universal schema.
+
+``Run`` is a façade over a backend (:mod:`~lab_widget._run._backend`): a
+:class:`~lab_widget._run._local.LocalBackend` for an agent on this machine, a
+:class:`~lab_widget._remote._backend.RemoteBackend` for one on another host. What a backend
+knows (the conversation, the state, acting on the agent) it answers; what follows from that
+(usage, turns, a snapshot, DataFrames, the view, export) is written here, once.
+"""
 
 from __future__ import annotations
 
 import os
-import time
-import warnings
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from types import TracebackType
+from typing import Any
 
-from .._chat._answering import await_recorded, play_answer
 from .._chat._answers import UserAnswer
 from .._chat._mentions import expand
-from .._chat._session import ChatEvent
+from .._chat._session import ChatEvent, Epoch
 from .._reading._frames import By, to_dataframe
-from .._reading._pricing import enrich_summary
 from .._reading._turns import derive_turns
+from .._remote._backend import RemoteBackend
 from .._remote._transports import Host
-from .._widgets import RunView, offer_login
+from .._runtime._tmux import TmuxTerminal
+from .._widgets import RunView
 from .._workspace._sandbox import Sandbox
-from .._workspace._seed import Seed
-from ..errors import AnswerMismatchWarning, AuthRequiredError, LabWidgetError
-from ..provider import (
-    AgentProvider,
-    Endpoint,
-    default_provider,
-    get_provider,
-    require_login,
-)
+from .._workspace._seed import Seed, Workspace
+from ..provider import AgentProvider, Endpoint, TranscriptRef, default_provider
 from ..schema import (
     Chat,
     CommandSpec,
@@ -42,20 +42,17 @@ from ..schema import (
 )
 from ..schema._session import Exportable
 from ..scripted import ScriptedModel
-from ._held_prompt import HeldPrompt
-from ._launch import accept_startup, launch, new_run_id
-from ._local import RunParts
+from ._backend import RunBackend
+from ._local import LocalBackend
 from ._registry import announce, register
 
 __all__ = ["Run"]
 
-_FIRST_PROMPT_TIMEOUT = 60.0
-"""Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
-(its start-up included, as ``send``'s default wait for the TUI)."""
 
-
-class Run(RunParts, Exportable):
+class Run(Exportable):
     """A live agent: its real TUI under tmux, its transcript read into Python objects.
+
+    ``with Run(...) as run:`` stops the agent when the block ends.
 
     Parameters
     ----------
@@ -89,8 +86,10 @@ class Run(RunParts, Exportable):
         ``"podman://container"``, or a :class:`Host` (``SshHost``, ``KubectlHost``,
         ``ContainerHost``, ``LocalHost``). A worker there (``python -m lab_widget worker``)
         runs the agent; this object mirrors it and has the same surface. ``cwd`` is a
-        folder on the host; a scripted model stays in this kernel and is reached through
-        the connection; an ``endpoint`` must be reachable from the host.
+        folder on the host (``~`` is the home of the host's user); a scripted model stays
+        in this kernel and is reached through the connection; an ``endpoint`` must be
+        reachable from the host. Paths (``cwd``, ``transcript_path``, ``past_epochs``) are
+        paths on the host, and ``attach_command`` opens the TUI through the same transport.
     prompt
         A first message, sent as the run starts: on the CLI's own command line where it
         takes one (as ``claude "..."`` does), so it costs no wait for the TUI; else typed
@@ -100,31 +99,6 @@ class Run(RunParts, Exportable):
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
-
-    _remote: ClassVar[type[Run] | None] = None
-    """The class of runs on other hosts (``lab_widget._remote``) once it is imported."""
-
-    def __init_subclass__(cls, remote: bool = False, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if remote:
-            Run._remote = cls
-
-    def __new__(cls, *args: Any, host: str | Host | None = None, **kwargs: Any) -> Run:
-        if host is not None and cls is Run:
-            # The same call, the same surface: a run on another host is a Run too.
-            return object.__new__(cls._remote_class())
-        return object.__new__(cls)
-
-    @classmethod
-    def _remote_class(cls) -> type[Run]:
-        if Run._remote is None:
-            raise LabWidgetError("runs on other hosts need lab_widget imported whole")
-        return Run._remote
-
-    @classmethod
-    def _runs_on(cls, host: str | Host) -> list[Run]:
-        """The live runs on ``host`` (implemented by the remote class)."""
-        return cls._remote_class()._runs_on(host)
 
     def __init__(
         self,
@@ -142,67 +116,163 @@ class Run(RunParts, Exportable):
         **options: Any,
     ) -> None:
         provider_id = provider or default_provider()
-        self._provider: AgentProvider = get_provider(provider_id)
-        folder = Path(cwd).expanduser().resolve()
-        if not folder.is_dir():
-            raise LabWidgetError(f"cwd {folder} is not a folder")
+        self._view: RunView | None = None
+        self._view_lock = threading.Lock()
         self.scripted_model: ScriptedModel | None = None
-        model_name: str | None = None
+        """The scripted model this run was started against, if any (started with the run)."""
+        model_name = model if isinstance(model, str) else None
         if isinstance(model, ScriptedModel):
             self.scripted_model = model.start()
-            endpoint = Endpoint(base_url=model.base_url, api_key=model.api_key)
-        elif isinstance(model, str):
-            model_name = model
-        run_id = new_run_id(provider_id, name)
-        if endpoint is None:
-            # The user's own credentials: refuse before spawning rather than strand a TUI
-            # on its login screen; in a notebook the login card shows above the error.
-            try:
-                require_login(self._provider.auth_flow(), self._provider.meta.display_name)
-            except AuthRequiredError:
-                offer_login(provider_id)
-                raise
-        started = launch(
-            self._provider,
+        self._backend: RunBackend
+        if host is not None:
+            self._backend = RemoteBackend.start(
+                provider_id,
+                cwd,
+                self._announce,
+                host=host,
+                scripted_model=self.scripted_model,
+                endpoint=endpoint,
+                model=model_name,
+                name=name,
+                seed=seed,
+                worktree=worktree,
+                sandbox=sandbox,
+                prompt=prompt,
+                options=options,
+            )
+            self._announce(True)
+            return
+        if self.scripted_model is not None:
+            endpoint = Endpoint(
+                base_url=self.scripted_model.base_url, api_key=self.scripted_model.api_key
+            )
+        local = LocalBackend.start(
             provider_id,
-            run_id,
-            folder,
+            cwd,
+            self._announce,
             endpoint=endpoint,
             model=model_name,
+            name=name,
             seed=seed,
             worktree=worktree,
-            options=options,
-            sandbox=Sandbox.of(sandbox),
+            sandbox=sandbox,
             prompt=prompt,
+            options=options,
         )
-        self._setup(started.context, started.terminal, started.blocker, started.record)
-        self._spawned_at = time.monotonic()
-        self._held_prompt = None
-        if started.first_prompt is not None:
-            self._chat.confirm_first_prompt(started.first_watch, _FIRST_PROMPT_TIMEOUT)
-        elif prompt is not None and started.blocker is not None:
-            # Sent once the start-up screen is accepted, here or in the terminal view.
-            self._held_prompt = HeldPrompt(self._chat, prompt, self.send)
-        elif prompt is not None:
-            self.send(prompt)
+        self._backend = local
+        self._announce(True)
+        local.begin()
+
+    @classmethod
+    def _over(cls, build: Callable[[Callable[[bool], None]], RunBackend]) -> Run:
+        """A run over the backend ``build`` makes, given the run's announce."""
+        run = cls.__new__(cls)
+        run._view = None
+        run._view_lock = threading.Lock()
+        run.scripted_model = None
+        run._backend = build(run._announce)
+        run._announce(True)
+        return run
 
     def _announce(self, live: bool) -> None:
-        # Here, not in RunParts: the registry and the dashboards know a whole run.
+        # The registry and the dashboards know the whole run, not its backend.
+        if "_backend" not in vars(self):
+            return  # it ended before this object held it: it is announced next, as ended
         if live:
             register(self)
         announce(self, live)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- what the run is ---------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The run's id (also its tmux session name)."""
+        return self._backend.id
+
+    @property
+    def provider(self) -> AgentProvider:
+        """The provider behind this run (its ``meta`` names it)."""
+        return self._backend.provider
+
+    @property
+    def display_name(self) -> str:
+        """The provider's display name."""
+        return self.provider.meta.display_name
+
+    @property
+    def clear_command(self) -> str:
+        """The provider's command that starts a new conversation."""
+        return self.provider.meta.clear_command
+
+    @property
+    def cwd(self) -> Path:
+        """The folder the agent works in (on the host, for a run elsewhere)."""
+        return self._backend.cwd
+
+    @property
+    def host(self) -> Host | None:
+        """Where the agent runs: ``None`` on this machine, else the :class:`Host`."""
+        return self._backend.host
+
+    @property
+    def connected(self) -> bool:
+        """Whether the pipe to the host's worker is up now (it reconnects by itself);
+        always ``True`` on this machine.
+        """
+        return self._backend.connected
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock the run's reading happens under; its events are delivered holding it."""
+        return self._backend.lock
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The agent's own transcript file for the current epoch."""
+        return self._backend.transcript_path
+
+    @property
+    def attach_command(self) -> str:
+        """A copyable command that opens the agent's real TUI in a terminal."""
+        return self._backend.attach_command
+
+    @property
+    def pane(self) -> TmuxTerminal:
+        """The agent's tmux session: what the chat view's terminal pane shows.
+
+        A view of the TUI, never read for state or content.
+        """
+        return self._backend.pane
+
+    def __repr__(self) -> str:
+        # No ids, paths or addresses: notebooks compare text output across runs.
+        return f"Run({self.display_name})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
 
     # -- what the run shows ------------------------------------------------------------
 
     @property
     def state(self) -> State:
         """``idle | working | needs_input | question | ended``."""
-        return self._chat.state
+        return self._backend.state
 
     @property
     def messages(self) -> list[Message]:
         """The current conversation (the current epoch), oldest first."""
-        return self._chat.messages
+        return self._backend.messages
 
     @property
     def subagents(self) -> dict[str, list[Message]]:
@@ -216,11 +286,7 @@ class Run(RunParts, Exportable):
         """Model, token totals, costs (the estimate and the CLI's own, exact decimals in
         USD), rate limits and quotas, context use, cwd and branch of the current epoch.
         """
-        summary = self._chat.summary
-        requested = self._record.model
-        if summary.model_requested is None and requested is not None:
-            summary = summary.model_copy(update={"model_requested": requested})
-        return enrich_summary(summary)
+        return self._backend.session
 
     @property
     def usage(self) -> Usage:
@@ -232,9 +298,18 @@ class Run(RunParts, Exportable):
         """The current conversation's turns, one per user prompt: requested and answering
         model, times, tokens by kind, estimated and vendor cost, tools and errors.
         """
-        with self._chat.lock:
-            messages, state = self._chat.messages, self._chat.state
-        return derive_turns(messages, self.session, state)
+        return self.chat().turns
+
+    def chat(self) -> Chat:
+        """A snapshot: messages, state, session summary and turns."""
+        with self.lock:
+            messages, state, session = self.messages, self.state, self.session
+        return Chat(
+            messages=messages,
+            state=state,
+            session=session,
+            turns=derive_turns(messages, session, state),
+        )
 
     def to_dataframe(self, by: By = "message") -> Any:
         """The current conversation as a pandas DataFrame: one row per message (``by=
@@ -247,17 +322,27 @@ class Run(RunParts, Exportable):
     @property
     def transcript_id(self) -> str | None:
         """The id of the current epoch; it changes when the conversation is cleared."""
-        return self._chat.transcript_id
+        return self._backend.transcript_id
 
     @property
     def needs_input_reason(self) -> str | None:
         """Why the run is ``needs_input``, when it is."""
-        return self._chat.needs_input_reason
+        return self._backend.needs_input_reason
 
     @property
     def state_reason(self) -> str:
         """Why the run needs input or has ended; empty otherwise."""
-        return self._chat.state_reason
+        return self._backend.state_reason
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        """The dialog the agent waits on (state ``question``), if any."""
+        return self._backend.pending_dialog
+
+    @property
+    def commands(self) -> list[CommandSpec]:
+        """The slash commands this run offers (re-scanned when a command file changes)."""
+        return self._backend.commands
 
     @property
     def view(self) -> RunView:
@@ -269,6 +354,35 @@ class Run(RunParts, Exportable):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view._repr_mimebundle_(**kwargs)
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` with every change; returns an unsubscribe function."""
+        return self._backend.subscribe(listener)
+
+    def screen(self) -> str:
+        """The TUI's visible screen as text, for diagnostics."""
+        return self._backend.screen()
+
+    # -- the conversations before this one ----------------------------------------------
+
+    def history(self) -> list[Chat]:
+        """The conversations this run had before each clear, oldest first (read again)."""
+        return self._backend.history()
+
+    @property
+    def past_epochs(self) -> list[TranscriptRef]:
+        """The transcripts of the conversations before each clear, oldest first."""
+        return self._backend.past_epochs
+
+    @property
+    def past_conversations(self) -> list[Epoch]:
+        """The conversations before each clear as this run read them, oldest first (what the
+        chat shows collapsed above the current one); :meth:`history` reads them again.
+        """
+        return self._backend.past_conversations
+
+    def _exported(self) -> tuple[list[Chat], str | None]:
+        return [*self.history(), self.chat()], f"{self.display_name} run {self.id}"
 
     # -- acting ------------------------------------------------------------------------
 
@@ -297,34 +411,21 @@ class Run(RunParts, Exportable):
             Seconds to wait for the TUI to take input first.
         """
         if context is not None:
-            text = expand(text, context)
-        self._chat.wait_ready(ready_timeout)
-        is_command = text.lstrip().startswith("/")
-        self._chat.send(text, counts_as_work=not is_command)
+            text = expand(text, context)  # described here, from this kernel's variables
+        self._backend.send(text, ready_timeout)
 
     def wait(self, timeout: float | None = 120.0) -> State:
         """Block until the agent is no longer ``working``; return the state.
 
         Raises :class:`~lab_widget.errors.WaitTimeoutError` when ``timeout`` passes first.
         """
-        return self._chat.wait(timeout)
+        return self._backend.wait(timeout)
 
     def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
-        """Block until ``predicate(run)`` holds; False if ``timeout`` passes first."""
-        return self._chat.wait_for(lambda: predicate(self), timeout)
-
-    @property
-    def commands(self) -> list[CommandSpec]:
-        """The slash commands this run offers (re-scanned when a command file changes)."""
-        return self._commands.get()
-
-    def _exported(self) -> tuple[list[Chat], str | None]:
-        return [*self.history(), self.chat()], f"{self.display_name} run {self.id}"
-
-    @property
-    def pending_dialog(self) -> Dialog | None:
-        """The dialog the agent waits on (state ``question``), if any."""
-        return self._chat.pending_dialog
+        """Block until ``predicate(run)`` holds (re-checked on every change); False if
+        ``timeout`` passes first.
+        """
+        return self._backend.wait_for(lambda: predicate(self), timeout)
 
     def answer(
         self,
@@ -359,13 +460,7 @@ class Run(RunParts, Exportable):
         InvalidAnswerError
             The answer does not fit the dialog: nothing is typed.
         """
-        dialog, intended = play_answer(self._chat, self._terminal, answers, self.attach_command)
-        final, warning = await_recorded(self._chat, dialog, intended, timeout)
-        if warning is not None:
-            warnings.warn(warning, AnswerMismatchWarning, stacklevel=2)
-        if feedback and final.status == "rejected":
-            self.send(feedback)
-        return final
+        return self._backend.answer(answers, feedback, timeout)
 
     def answer_dialog(self, answer: DialogAnswer) -> None:
         """Answer with a complete :class:`DialogAnswer` (the widget's form uses this)."""
@@ -373,17 +468,15 @@ class Run(RunParts, Exportable):
 
     def clear(self) -> None:
         """Start a new conversation with the provider's own clear command."""
-        self.send(self._provider.meta.clear_command)
+        self.send(self.clear_command)
 
     def interrupt(self) -> None:
         """Stop the current turn (the agent keeps running)."""
-        self._chat.interrupt()
+        self._backend.interrupt()
 
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
-        accept_startup(self._chat, self._terminal, self._spawned_at, timeout, self.attach_command)
-        if self._held_prompt is not None:
-            self._held_prompt.release(_FIRST_PROMPT_TIMEOUT)
+        self._backend.accept(timeout)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.
@@ -395,32 +488,25 @@ class Run(RunParts, Exportable):
         its own (a kept branch is named in a warning); without a worktree, seeded files
         are deleted unless they were edited.
         """
-        self._chat.stopped = True
-        self._terminal.kill()
-        self._chat.wait_for(lambda: self._chat.ended, 5.0)
-        self._chat.mark_ended()
-        self._tailer.stop()
-        announce(self, False)
-        if cleanup:
-            for note in self._workspace.cleanup(discard=discard):
-                warnings.warn(note, UserWarning, stacklevel=2)
+        self._backend.stop(cleanup, discard)
 
-    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
-        """Call ``listener`` with every change; returns an unsubscribe function."""
-        return self._chat.subscribe(listener)
+    # -- the workspace -----------------------------------------------------------------
 
-    def chat(self) -> Chat:
-        """A snapshot: messages, state, session summary and turns."""
-        with self._chat.lock:
-            messages, state = self._chat.messages, self._chat.state
-            session = self.session
-        return Chat(
-            messages=messages,
-            state=state,
-            session=session,
-            turns=derive_turns(messages, session, state),
-        )
+    @property
+    def workspace(self) -> Workspace:
+        """The run's folder as git sees it: start commit, worktree, branch, seeded files."""
+        return self._backend.workspace
 
-    def screen(self) -> str:
-        """The TUI's visible screen as text, for diagnostics."""
-        return self._terminal.capture()
+    def diff(self) -> str:
+        """The workspace's changes since the run started, as a unified diff.
+
+        Untracked files count; excluded (seeded) files do not. Lines matching the
+        provider's attribution patterns are scrubbed from added lines.
+        """
+        return self._backend.diff()
+
+    def commit(self, message: str) -> str:
+        """Commit every change in the workspace; the message is scrubbed of attribution
+        lines first. Returns the commit id.
+        """
+        return self._backend.commit(message)

@@ -4,14 +4,36 @@ started them: ``runs()`` and ``get_run()``.
 
 from __future__ import annotations
 
+from .._home import RunRecord
+from .._remote._backend import RemoteBackend
 from .._remote._transports import Host
+from .._runtime._tmux import TmuxTerminal
 from .._widgets import RunList
 from ..errors import RunNotFoundError
 from ._launch import runner
+from ._local import LocalBackend
 from ._registry import find, live_records
 from ._run import Run
 
-__all__ = ["get_run", "runs"]
+__all__ = ["adopt", "get_run", "runs"]
+
+
+def adopt(record: RunRecord, terminal: TmuxTerminal) -> Run:
+    """A run over the agent an earlier kernel (or worker) started, from its record."""
+    return Run._over(lambda announce: LocalBackend.adopt(record, terminal, announce))
+
+
+def _on_host(host: Host, run_id: str, provider_id: str) -> Run:
+    existing = find(run_id)
+    backend = getattr(existing, "_backend", None)
+    if (
+        isinstance(existing, Run)
+        and isinstance(backend, RemoteBackend)
+        and backend.host == host
+        and not backend.gone
+    ):
+        return existing
+    return Run._over(lambda announce: RemoteBackend.adopt(host, run_id, provider_id, announce))
 
 
 def runs(host: str | Host | None = None) -> RunList[Run]:
@@ -22,11 +44,11 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
     With ``host`` (see :class:`Run`), the live runs on that host, re-adopted by its worker.
     """
     if host is not None:
-        return RunList(Run._runs_on(host))
+        return RunList(RemoteBackend.runs_on(host, _on_host))
     found: list[Run] = []
     for record, terminal in live_records(runner()):
         existing = find(record.run_id)
-        found.append(existing if isinstance(existing, Run) else Run._adopt(record, terminal))
+        found.append(existing if isinstance(existing, Run) else adopt(record, terminal))
     return RunList(found)
 
 

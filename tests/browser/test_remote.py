@@ -41,8 +41,8 @@ run = Run("claude-code", cwd={cwd!r}, model=model, host=host)
 run
 """
 
-KILL = "run._connection._proc.kill()  # the connection drops; the agent lives on"
-COUNT = "print(f'reconnects: {run._connection.reconnects}, messages: {len(run.messages)}')"
+KILL = "run._backend.connection._proc.kill()  # the connection drops; the agent lives on"
+COUNT = "print(f'reconnects: {run._backend.connection.reconnects}, messages: {len(run.messages)}')"
 
 
 def wait_count(page: Any, count: int, timeout: float = 90_000) -> None:

@@ -26,6 +26,7 @@ from lab_widget import Endpoint, Reply, Rule, Run, ScriptedModel, ToolUse, WaitT
 from lab_widget._run._launch import runner as _runner
 from lab_widget.schema import SessionSummary
 from tests.support.binaries import pinned_binary
+from tests.support.local import local_parts
 from tests.support.oracle import Report, ccusage, oracle_binary
 
 PROVIDERS = ["claude-code", "codex", "gemini", "opencode"]
@@ -113,7 +114,7 @@ def recorded(
             calls = [(m.tool.name, m.tool.status, m.tool.output) for m in run.messages if m.tool]
             assert any(status == "ok" for _, status, _ in calls), (calls, run.screen())
             session = run.session
-            home = run._context.runtime_dir / "home"
+            home = local_parts(run).context.runtime_dir / "home"
         finally:
             run.stop()
             model.stop()

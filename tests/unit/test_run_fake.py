@@ -14,13 +14,14 @@ import lab_widget
 import lab_widget._run._launch
 from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
 from lab_widget._runtime._tmux import sanitize_input
+from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
 
 def fake_run(workdir: Path) -> Run:
     run = Run("fake", cwd=workdir)
-    run._chat.wait_ready(10)
+    local_parts(run).chat.wait_ready(10)
     return run
 
 
@@ -81,7 +82,7 @@ def test_events_are_pushed_to_subscribers(lab_home: Path, workdir: Path) -> None
 
 def test_killed_session_ends_within_two_seconds(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
-    socket = str(run._terminal.runner.socket_path)
+    socket = str(local_parts(run).terminal.runner.socket_path)
     subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
     started = time.monotonic()
     assert run.wait_for(lambda r: r.state == "ended", 2.0)

@@ -17,6 +17,7 @@ from lab_widget._reading._pricing import (
     price_for,
 )
 from lab_widget.schema import SessionSummary, Usage
+from tests.support.local import local_parts
 from tests.support.paths import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
@@ -196,7 +197,7 @@ def test_estimate_cost_prices_every_token_kind() -> None:
 def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
     run = Run("fake", cwd=workdir, model="claude-sonnet-4-5")
     try:
-        run._chat.wait_ready(10)
+        local_parts(run).chat.wait_ready(10)
         run.send("hello")
         assert run.wait(timeout=10) == "idle"
         assert run.usage == run.session.usage

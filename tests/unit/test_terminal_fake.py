@@ -23,6 +23,7 @@ from lab_widget._runtime._screen import Screen
 from lab_widget._runtime._tmux import TmuxTerminal
 from lab_widget._widgets._dashboard import RunsDashboard
 from lab_widget._widgets._view import RunView
+from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.waiting import retry_until
@@ -67,7 +68,7 @@ class Recorder:
 def fake_run(workdir: Path, **options: Any) -> Run:
     run = Run("fake", cwd=workdir, **options)
     if not options.get("ask"):
-        run._chat.wait_ready(10)
+        local_parts(run).chat.wait_ready(10)
     return run
 
 
