@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import _anthropic, _chat, _gemini, _responses
+from . import _anthropic, _gemini, _openai_chat, _openai_responses
 from ._http import handler_for
 from ._script import (
     DEFAULT_FALLBACK,
@@ -303,13 +303,13 @@ class ScriptedModel:
                 call_ids = [self._next_id("call") for _ in reply.calls]
                 item_ids = iter(self._next_id("item") for _ in itertools.count())
                 model = _as_model(reply, body)
-                return _responses.respond(
+                return _openai_responses.respond(
                     reply, model, self._next_id("resp"), item_ids, call_ids, pace
                 )
 
-            conv = _responses.conversation(body)
-            side = _responses.is_side_query(body)
-            side_reply = _responses.side_reply(body, _SIDE_REPLY.text)
+            conv = _openai_responses.conversation(body)
+            side = _openai_responses.is_side_query(body)
+            side_reply = _openai_responses.side_reply(body, _SIDE_REPLY.text)
             return self._turn(method, path, body, conv, side, side_reply, openai_error, responses)
         if route.endswith("/v1/chat/completions"):
 
@@ -317,12 +317,12 @@ class ScriptedModel:
                 call_ids = [self._next_id("call") for _ in reply.calls]
                 model = _as_model(reply, body)
                 created = int(time.time())
-                return _chat.respond(
+                return _openai_chat.respond(
                     reply, model, self._next_id("chatcmpl"), call_ids, created, pace
                 )
 
-            conv = _chat.conversation(body)
-            side = _chat.is_side_query(body)
+            conv = _openai_chat.conversation(body)
+            side = _openai_chat.is_side_query(body)
             return self._turn(method, path, body, conv, side, _SIDE_REPLY, openai_error, chat)
         if route.endswith((":generateContent", ":streamGenerateContent")):
             model, _, verb = route.rpartition("/")[2].partition(":")
