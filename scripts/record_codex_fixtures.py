@@ -350,9 +350,9 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
 def _encrypted_reasoning() -> Callable[[], None]:
     """Serve ``ENCRYPTED`` reasoning as the vendor does: no summary, only
     ``encrypted_content``. Returns the undo."""
-    from lab_widget.scripted import _responses  # noqa: PLC0415
+    from lab_widget.scripted import _openai_responses  # noqa: PLC0415
 
-    original = _responses._items
+    original = _openai_responses._items
 
     def items(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
         found = original(*args, **kwargs)
@@ -363,10 +363,10 @@ def _encrypted_reasoning() -> Callable[[], None]:
                 item["encrypted_content"] = ENCRYPTED
         return found
 
-    _responses._items = items  # type: ignore[assignment]
+    _openai_responses._items = items  # type: ignore[assignment]
 
     def undo() -> None:
-        _responses._items = original  # type: ignore[assignment]
+        _openai_responses._items = original  # type: ignore[assignment]
 
     return undo
 

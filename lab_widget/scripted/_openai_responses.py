@@ -21,6 +21,9 @@ and it carries ``encrypted_content`` when the request includes
 ``reasoning.encrypted_content``; its tokens count in ``output_tokens`` and in
 ``output_tokens_details.reasoning_tokens``.
 
+The tags the agent's own messages begin with are the pinned CLI's, which its reader leaves
+out too (:data:`lab_widget.compat.CODEX_CONTEXT_PREFIXES`); they come as ``context``.
+
 Sub-agents: a Codex sub-agent's requests carry ``x-openai-subagent`` in their
 ``client_metadata``, the parent's ``prompt_cache_key`` and the spawn message as their user
 text; its report comes back to the parent as a ``<subagent_notification>`` user message,
@@ -39,18 +42,6 @@ from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, opaque, text_chunks, tokens
 
 __all__ = ["conversation", "function_call", "is_side_query", "respond", "side_reply"]
-
-_CONTEXT_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "<skills_instructions>",
-    "<turn_aborted>",
-    "<user_shell_command>",
-    "<subagent_notification>",
-    "# AGENTS.md instructions",
-)
-"""User-role messages the agent writes itself; never what the user typed."""
 
 _MODEL_ITEMS = frozenset(
     {
@@ -94,12 +85,12 @@ def _texts(content: Any) -> list[str]:
     ]
 
 
-def _user_text(item: Any) -> str | None:
+def _user_text(item: Any, context: tuple[str, ...]) -> str | None:
     if not isinstance(item, dict) or item.get("role") != "user":
         return None
     if item.get("type", "message") != "message":
         return None
-    texts = [t for t in _texts(item.get("content")) if not t.lstrip().startswith(_CONTEXT_PREFIXES)]
+    texts = [t for t in _texts(item.get("content")) if not t.lstrip().startswith(context)]
     return "\n".join(texts) if texts else None
 
 
@@ -123,9 +114,10 @@ def _model_steps(items: Sequence[Any]) -> int:
     return steps
 
 
-def conversation(body: dict[str, Any]) -> Conversation:
-    """The latest user text of the request's ``input`` items (the agent's own context left
-    out), and how many model responses answered it so far.
+def conversation(body: dict[str, Any], context: tuple[str, ...]) -> Conversation:
+    """The latest user text of the request's ``input`` items (the agent's own messages, those
+    that begin with a ``context`` prefix, left out), and how many model responses answered it
+    so far.
 
     One model response may add several items (reasoning, text, calls); consecutive model
     items count as one step.
@@ -139,7 +131,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
     ...     {"type": "function_call", "name": "exec_command", "call_id": "c", "arguments": "{}"},
     ...     {"type": "function_call_output", "call_id": "c", "output": "ok"},
     ... ]
-    >>> c = conversation({"input": items})
+    >>> c = conversation({"input": items}, context=("<environment_context>",))
     >>> c.user_text, c.step
     ('hi', 1)
     """
@@ -148,7 +140,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
     thread = body.get("prompt_cache_key")
     return _wire.conversation_in(
         body.get("input"),
-        _user_text,
+        lambda item: _user_text(item, context),
         _model_steps,
         key=lambda turn: json.dumps([thread, turn.history]),
         subagent=_is_subagent(body),
