@@ -38,9 +38,11 @@ _TOKENS = (
     "output_tokens",
     "cache_read_tokens",
     "cache_write_tokens",
+    "cache_write_1h_tokens",
     "reasoning_tokens",
 )
-"""A message's or a turn's usage, one column a figure."""
+"""A message's or a turn's usage, one column a figure (``cache_write_1h_tokens`` is the part
+of ``cache_write_tokens`` written to the one-hour cache, billed higher)."""
 
 COLUMNS = (
     "seq",
