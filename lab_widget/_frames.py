@@ -55,13 +55,17 @@ COLUMNS = (
     "tool_name",
     "tool_status",
     "tool_output_len",
+    "dialog_status",
+    "dialog_answers",
     "attachments",
     "model",
     *_TOKENS,
     "cost_usd_estimate",
     "timestamp",
 )
-"""The message frame's columns, in order."""
+"""The message frame's columns, in order. ``dialog_answers`` holds a dialog's answers once it
+ended, one ``{"selected": [...], "text": ...}`` per question: the words a user typed (a
+rejected plan's reason among them) are its ``text``."""
 
 TURN_COLUMNS = (
     "turn",
@@ -121,6 +125,7 @@ def _pandas() -> Any:
 
 def _row(message: Message) -> dict[str, Any]:
     tool = message.tool
+    dialog = message.dialog
     usage = message.usage
     row: dict[str, Any] = {
         "seq": message.seq,
@@ -133,6 +138,10 @@ def _row(message: Message) -> dict[str, Any]:
         "tool_name": tool.name if tool else None,
         "tool_status": tool.status if tool else None,
         "tool_output_len": len(tool.output) if tool and tool.output is not None else None,
+        "dialog_status": dialog.status if dialog else None,
+        "dialog_answers": (
+            [a.model_dump() for a in dialog.answers] if dialog and dialog.answers else None
+        ),
         "attachments": len(message.attachments),
         "model": message.model,
         "cost_usd_estimate": estimate_cost(message.model, usage),

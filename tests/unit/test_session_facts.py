@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ def session(name: str) -> SessionSummary:
 
 @pytest.mark.parametrize("name", ALL)
 def test_usage_totals_count_each_api_message_once(name: str) -> None:
-    per_id: dict[str, dict[str, int]] = {}
+    per_id: dict[str, dict[str, Any]] = {}
     for e in with_subagents(name):
         message = e.get("message")
         if e.get("type") == "assistant" and isinstance(message, dict) and "usage" in message:
@@ -56,6 +57,9 @@ def test_usage_totals_count_each_api_message_once(name: str) -> None:
         output_tokens=sum(u["output_tokens"] for u in per_id.values()),
         cache_read_tokens=sum(u["cache_read_input_tokens"] for u in per_id.values()),
         cache_write_tokens=sum(u["cache_creation_input_tokens"] for u in per_id.values()),
+        cache_write_1h_tokens=sum(
+            u.get("cache_creation", {}).get("ephemeral_1h_input_tokens", 0) for u in per_id.values()
+        ),
     )
     assert session(name).usage == expected
 
