@@ -116,6 +116,38 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
     )
     return ScriptedModel(
         rules=[
+            # A compaction's request, and the turns of the one-hour cache scenario: each
+            # reports cache writes of both lifetimes, as the API does.
+            Rule(
+                "Your task is to create a detailed summary",
+                Reply(
+                    "<summary>The user cached for an hour, twice.</summary>",
+                    input_tokens=12,
+                    cache_read_tokens=5200,
+                    cache_write_tokens=900,
+                    cache_write_1h_tokens=600,
+                ),
+            ),
+            Rule(
+                "cache for an hour",
+                Reply(
+                    "Cached for an hour.",
+                    input_tokens=20,
+                    cache_read_tokens=3000,
+                    cache_write_tokens=2500,
+                    cache_write_1h_tokens=2000,
+                ),
+            ),
+            Rule(
+                "cache again",
+                Reply(
+                    "Cached again.",
+                    input_tokens=8,
+                    cache_read_tokens=5500,
+                    cache_write_tokens=700,
+                    cache_write_1h_tokens=700,
+                ),
+            ),
             Rule(
                 "make the file",
                 [
@@ -415,6 +447,21 @@ def compact(run: Run) -> None:
     assert _settle(run) == "idle"
 
 
+def cache_hour(run: Run) -> None:
+    # Responses that write to the one-hour cache, then a compaction (its own billed request).
+    for prompt in ("cache for an hour", "cache again", "hello"):
+        run.send(prompt)
+        _settle(run, 120)
+    run.send("/compact")
+    compacted = lambda r: any(m.detail for m in r.messages)  # noqa: E731
+    if not run.wait_for(compacted, 20):
+        run._terminal.keys("Enter")
+    assert run.wait_for(compacted, 120)
+    assert _settle(run) == "idle"
+    time.sleep(1.0)  # the compaction's own file is written beside the session's
+    _save("cache_hour", run, run.transcript_path)
+
+
 def statusline(run: Run) -> None:
     # Two turns, the second one nearer the quota; then the status line's last payload.
     spool = local_parts(run).context.runtime_dir / _compat.STATUS_SPOOL
@@ -480,6 +527,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "slow_tool": slow_tool,
     "image": image,
     "compact": compact,
+    "cache_hour": cache_hour,
     "statusline": statusline,
     "substitution": substitution,
     "rate_limited": rate_limited,

@@ -17,6 +17,8 @@ export interface Usage {
   cache_write_tokens: number;
   /** Of output_tokens, those spent reasoning (where the vendor reports it). */
   reasoning_tokens?: number;
+  /** Of cache_write_tokens, those written to the one-hour cache (billed higher). */
+  cache_write_1h_tokens?: number;
 }
 
 export interface ToolCall {

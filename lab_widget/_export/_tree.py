@@ -171,10 +171,18 @@ def dialog_outcome(dialog: Dialog) -> str:
 
 
 def usage_text(usage: Usage) -> str:
-    """Token counts in one line."""
+    """Token counts in one line.
+
+    Examples
+    --------
+    >>> usage_text(Usage(input_tokens=1200, cache_write_tokens=30, cache_write_1h_tokens=20))
+    '1,200 in · 0 out · 0 cache read · 30 cache write (20 for 1 hour)'
+    """
+    # One-hour writes cost more than five-minute ones: a reader checking the bill needs both.
+    hour = f" ({usage.cache_write_1h_tokens:,} for 1 hour)" if usage.cache_write_1h_tokens else ""
     return (
         f"{usage.input_tokens:,} in · {usage.output_tokens:,} out · "
-        f"{usage.cache_read_tokens:,} cache read · {usage.cache_write_tokens:,} cache write"
+        f"{usage.cache_read_tokens:,} cache read · {usage.cache_write_tokens:,} cache write{hour}"
     )
 
 

@@ -38,9 +38,11 @@ _TOKENS = (
     "output_tokens",
     "cache_read_tokens",
     "cache_write_tokens",
+    "cache_write_1h_tokens",
     "reasoning_tokens",
 )
-"""A message's or a turn's usage, one column a figure."""
+"""A message's or a turn's usage, one column a figure (``cache_write_1h_tokens`` is the part
+of ``cache_write_tokens`` written to the one-hour cache, billed higher)."""
 
 COLUMNS = (
     "seq",
@@ -53,13 +55,17 @@ COLUMNS = (
     "tool_name",
     "tool_status",
     "tool_output_len",
+    "dialog_status",
+    "dialog_answers",
     "attachments",
     "model",
     *_TOKENS,
     "cost_usd_estimate",
     "timestamp",
 )
-"""The message frame's columns, in order."""
+"""The message frame's columns, in order. ``dialog_answers`` holds a dialog's answers once it
+ended, one ``{"selected": [...], "text": ...}`` per question: the words a user typed (a
+rejected plan's reason among them) are its ``text``."""
 
 TURN_COLUMNS = (
     "turn",
@@ -119,6 +125,7 @@ def _pandas() -> Any:
 
 def _row(message: Message) -> dict[str, Any]:
     tool = message.tool
+    dialog = message.dialog
     usage = message.usage
     row: dict[str, Any] = {
         "seq": message.seq,
@@ -131,6 +138,10 @@ def _row(message: Message) -> dict[str, Any]:
         "tool_name": tool.name if tool else None,
         "tool_status": tool.status if tool else None,
         "tool_output_len": len(tool.output) if tool and tool.output is not None else None,
+        "dialog_status": dialog.status if dialog else None,
+        "dialog_answers": (
+            [a.model_dump() for a in dialog.answers] if dialog and dialog.answers else None
+        ),
         "attachments": len(message.attachments),
         "model": message.model,
         "cost_usd_estimate": estimate_cost(message.model, usage),

@@ -1,16 +1,23 @@
-"""A pinned, versioned price and context-window table, for cost *estimates* only.
+"""Prices for cost *estimates*: genai-prices first, a small sourced table for what it lacks.
 
-Prices are USD per million tokens, matched by the longest model-name prefix, and exact
-decimals: an estimate is a :class:`decimal.Decimal`, never a float. Each entry of
-``_prices.json`` says where its price comes from and when it was checked; the table as a
-whole has a version, recorded on every summary it priced. An estimate is never a bill:
-where the agent CLI records its own cost,
-:attr:`~lab_widget.schema.SessionSummary.vendor_cost_usd` carries that figure beside it.
+Prices are USD per million tokens and exact decimals: an estimate is a
+:class:`decimal.Decimal`, never a float. They come from `genai-prices
+<https://github.com/pydantic/genai-prices>`_, pydantic's offline price data, pinned as a
+dependency so an estimate does not change under a notebook without a version change. Where
+it lacks a model the pinned CLIs answer as, ``_prices.json`` holds that model's price (longest
+model-name prefix wins), each entry saying where it comes from and when it was checked.
+Each price carries both cache-write rates: a five-minute write costs 1.25× the input price, a
+one-hour write 2× at Anthropic, and sessions use the one-hour cache heavily, so pricing every
+write at one rate estimates them well short. An estimate is never a bill: where the agent CLI
+records its own cost, :attr:`~lab_widget.schema.SessionSummary.vendor_cost_usd` carries that
+figure beside it.
 
 Examples
 --------
 >>> price_for("claude-sonnet-4-5-20250929").input
 Decimal('3')
+>>> price_for("claude-sonnet-4-5").cache_write, price_for("claude-sonnet-4-5").cache_write_1h
+(Decimal('3.75'), Decimal('6'))
 >>> price_for("some-local-model") is None
 True
 >>> estimate_cost("claude-haiku-4-5", Usage(input_tokens=1_000_000, output_tokens=1_000_000))
@@ -23,12 +30,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
-from importlib import resources
+from functools import cache
+from importlib import metadata, resources
+from typing import TYPE_CHECKING
 
 from ..schema import SessionSummary, Usage
 
+if TYPE_CHECKING:
+    from genai_prices.types import ModelInfo, Provider
+
 __all__ = [
+    "GENAI_PRICES_URL",
     "PRICES",
     "PRICES_AS_OF",
     "PRICES_VERSION",
@@ -41,6 +55,8 @@ __all__ = [
 
 _MILLION = Decimal(1_000_000)
 
+GENAI_PRICES_URL = "https://github.com/pydantic/genai-prices"
+
 
 @dataclass(frozen=True)
 class Price:
@@ -50,12 +66,16 @@ class Price:
     output: Decimal
     cache_read: Decimal
     cache_write: Decimal
+    """A five-minute cache write (the only kind where the vendor has one)."""
+    cache_write_1h: Decimal
+    """A one-hour cache write; the five-minute price where the vendor has no such cache."""
     context_window: int | None = None
     source: str = ""
     """Where the price was taken from (a price list, a CLI's own catalog)."""
     url: str = ""
     as_of: str = ""
-    """When it was checked (an ISO date)."""
+    """When it was checked (an ISO date); empty for a price from genai-prices, whose
+    version says it."""
 
 
 def _load() -> tuple[str, dict[str, Price]]:
@@ -67,6 +87,7 @@ def _load() -> tuple[str, dict[str, Price]]:
             output=Decimal(str(p["output"])),
             cache_read=Decimal(str(p["cache_read"])),
             cache_write=Decimal(str(p["cache_write"])),
+            cache_write_1h=Decimal(str(p.get("cache_write_1h", p["cache_write"]))),
             context_window=int(p["context_window"]) if p.get("context_window") else None,
             source=str(p.get("source", "")),
             url=str(p.get("url", "")),
@@ -77,39 +98,110 @@ def _load() -> tuple[str, dict[str, Price]]:
     return str(raw["version"]), table
 
 
-PRICES_VERSION, PRICES = _load()
-"""The table's version, and the table: model-name prefix to :class:`Price`."""
+_OWN_VERSION, PRICES = _load()
+"""Our own table: model-name prefix to :class:`Price`, only for models genai-prices lacks."""
+
+PRICES_VERSION = f"genai-prices {metadata.version('genai-prices')}; lab_widget {_OWN_VERSION}"
+"""The prices' version, recorded on every summary they priced: genai-prices' and our table's."""
 
 PRICES_AS_OF = max((p.as_of for p in PRICES.values()), default="")
-"""The newest date an entry of the table was checked."""
+"""The newest date an entry of our own table was checked."""
 
 
-def price_for(model: str | None) -> Price | None:
-    """The pinned price of ``model`` (longest prefix match), or ``None`` if unknown."""
+@cache
+def _genai_model(model: str) -> tuple[Provider, ModelInfo] | None:
+    # Imported on first use: its data is a large module, and most sessions are priced late.
+    from genai_prices import data_snapshot  # noqa: PLC0415 (loaded at the first price asked)
+
+    try:
+        return data_snapshot.get_snapshot().find_provider_model(model, None, None, None)
+    except LookupError:
+        return None
+
+
+def _rate(value: object) -> Decimal | None:
+    # A tiered price (a higher rate above a prompt size) counts at its base rate: the
+    # estimate prices a session's totals, not each request against its tier's threshold.
+    base = getattr(value, "base", value)
+    return base if isinstance(base, Decimal) else None
+
+
+def _from_genai(model: str, at: datetime) -> Price | None:
+    found = _genai_model(model)
+    if found is None:
+        return None
+    provider, info = found
+    prices = info.get_prices(at)
+    rates = [
+        _rate(getattr(prices, key, None))
+        for key in ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
+    ]
+    input_, output, cache_read, cache_write = rates
+    if input_ is None or output is None:
+        return None
+    # A vendor without a cache-read or cache-write price bills those tokens as input.
+    write = cache_write if cache_write is not None else input_
+    write_1h = _rate(getattr(prices, "cache_write_1h_mtok", None))
+    return Price(
+        input=input_,
+        output=output,
+        cache_read=cache_read if cache_read is not None else input_,
+        cache_write=write,
+        cache_write_1h=write_1h if write_1h is not None else write,
+        context_window=info.context_window,
+        source=f"genai-prices {metadata.version('genai-prices')}: {provider.id} {info.id}",
+        url=GENAI_PRICES_URL,
+    )
+
+
+def price_for(model: str | None, at: datetime | None = None) -> Price | None:
+    """The price of ``model`` on ``at`` (default: now), or ``None`` if unknown.
+
+    genai-prices is asked first; our own table (longest prefix match) only prices models it
+    does not know.
+
+    Examples
+    --------
+    >>> price_for("claude-mythos-5-1").source
+    'Claude Code 2.1.332 model catalog, pricing tier tier_10_50_cache_read_0_25'
+    >>> price_for("claude-opus-4-5").source
+    'genai-prices 0.2.3: anthropic claude-opus-4-5'
+    """
     if not model:
         return None
+    when = at or datetime.now(UTC)
+    found = _from_genai(model, when if when.tzinfo else when.replace(tzinfo=UTC))
+    if found is not None:
+        return found
     best = max((p for p in PRICES if model.startswith(p)), key=len, default=None)
     return PRICES[best] if best is not None else None
 
 
-def estimate_cost(model: str | None, usage: Usage | None) -> Decimal | None:
+def estimate_cost(
+    model: str | None, usage: Usage | None, at: datetime | None = None
+) -> Decimal | None:
     """Estimated USD for ``usage`` answered by ``model``, exact; ``None`` for an unknown model.
+
+    Each cache write is priced at its lifetime's rate.
 
     Examples
     --------
     >>> estimate_cost("claude-sonnet-4-5", Usage(cache_read_tokens=1))
     Decimal('3E-7')
+    >>> estimate_cost("claude-sonnet-4-5", Usage(cache_write_tokens=3, cache_write_1h_tokens=1))
+    Decimal('0.0000135')
     >>> estimate_cost("claude-sonnet-4-5", None) is None
     True
     """
-    price = price_for(model)
+    price = price_for(model, at)
     if price is None or usage is None:
         return None
     total = (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
         + usage.cache_read_tokens * price.cache_read
-        + usage.cache_write_tokens * price.cache_write
+        + usage.cache_write_5m_tokens * price.cache_write
+        + usage.cache_write_1h_tokens * price.cache_write_1h
     )
     return tidy(total / _MILLION)
 
@@ -145,18 +237,20 @@ def enrich_summary(summary: SessionSummary) -> SessionSummary:
     >>> e.cost_usd_estimate, [m.cost_usd_estimate for m in e.models]
     (Decimal('10'), [Decimal('5'), Decimal('5')])
     """
+    # Priced as of the session's start: a price change after it was not billed to it.
+    at = summary.started_at
     update: dict[str, object] = {"price_table": PRICES_VERSION}
     if summary.models:
         models = [
-            m.model_copy(update={"cost_usd_estimate": estimate_cost(m.model, m.usage)})
+            m.model_copy(update={"cost_usd_estimate": estimate_cost(m.model, m.usage, at)})
             for m in summary.models
         ]
         known = [m.cost_usd_estimate for m in models if m.cost_usd_estimate is not None]
         update["models"] = models
         update["cost_usd_estimate"] = tidy(sum(known, Decimal(0))) if known else None
     else:
-        update["cost_usd_estimate"] = estimate_cost(summary.model, summary.usage)
-    price = price_for(summary.model)
+        update["cost_usd_estimate"] = estimate_cost(summary.model, summary.usage, at)
+    price = price_for(summary.model, at)
     if price is not None and summary.context_window is None:
         update["context_window"] = price.context_window
     return summary.model_copy(update=update)

@@ -31,7 +31,9 @@ class Usage(_Model):
     ``input_tokens`` leaves out the cached input: cache reads and cache writes are counted
     apart, so :attr:`total` counts every token once. ``reasoning_tokens`` is the part of
     ``output_tokens`` the model spent reasoning, where the vendor reports it; it is already
-    inside ``output_tokens`` and not counted again.
+    inside ``output_tokens`` and not counted again. Likewise ``cache_write_1h_tokens`` is the
+    part of ``cache_write_tokens`` written to the one-hour cache, which is billed at a higher
+    rate than the five-minute cache (:attr:`cache_write_5m_tokens`, the rest).
 
     Examples
     --------
@@ -39,6 +41,9 @@ class Usage(_Model):
     5
     >>> Usage(output_tokens=10, reasoning_tokens=4).total
     10
+    >>> u = Usage(cache_write_tokens=10, cache_write_1h_tokens=6)
+    >>> u.total, u.cache_write_5m_tokens
+    (10, 4)
     """
 
     input_tokens: int = 0
@@ -46,6 +51,12 @@ class Usage(_Model):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+
+    @property
+    def cache_write_5m_tokens(self) -> int:
+        """The cache writes that are not one-hour writes: five-minute ones."""
+        return self.cache_write_tokens - self.cache_write_1h_tokens
 
     @property
     def total(self) -> int:
@@ -64,6 +75,7 @@ class Usage(_Model):
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_1h_tokens=self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     def __sub__(self, other: Usage) -> Usage:
@@ -73,6 +85,7 @@ class Usage(_Model):
             cache_read_tokens=self.cache_read_tokens - other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens - other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens - other.reasoning_tokens,
+            cache_write_1h_tokens=self.cache_write_1h_tokens - other.cache_write_1h_tokens,
         )
 
 

@@ -16,13 +16,16 @@ from pydantic import Field
 
 from ._messages import Message, State, Usage, _Model
 
-AgentScope = Literal["main", "subagent"]
+AgentScope = Literal["main", "subagent", "compaction"]
 
 CostUnit = Literal["USD"]
 
 
 class ModelUsage(_Model):
-    """Token totals of one model, for the main agent or its sub-agents.
+    """Token totals of one model, for the main agent, its sub-agents or its compactions.
+
+    A compaction (the agent summarising its conversation to free context) is a billed
+    request of its own, counted in the session's totals under scope ``compaction``.
 
     Costs are exact decimals (:class:`decimal.Decimal`, a string in JSON), in USD.
 

@@ -164,17 +164,39 @@ def _recorded_answers(dialog: Dialog, result: Any, content: str) -> list[Answer]
     return out
 
 
+def rejection_feedback(content: str) -> str | None:
+    r"""The words the user typed when rejecting a plan or a tool, if any.
+
+    Examples
+    --------
+    >>> rejection_feedback("The tool use was rejected. To tell you how to proceed, "
+    ...     "the user said:\nKeep the old schema.")
+    'Keep the old schema.'
+    >>> rejection_feedback("The tool use was rejected.") is None
+    True
+    """
+    _, marker, said = content.partition(_compat.REJECTED_FEEDBACK)
+    return said.strip() or None if marker else None
+
+
+def _rejected(label: str, content: str) -> tuple[DialogStatus, str, list[Answer]]:
+    # The user's reason is the answer's free text: the export and the frames show it.
+    said = rejection_feedback(content)
+    outcome = f"rejected: {said}" if said else "rejected"
+    return "rejected", outcome, [Answer(selected=[label], text=said)]
+
+
 def outcome_for_result(
     dialog: Dialog, result: Any, content: str, is_error: bool
 ) -> tuple[DialogStatus, str, list[Answer] | None]:
     """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
     if dialog.kind == "approval":
         if is_error and _compat.REJECTED_RESULT in content:
-            return "rejected", "rejected", [Answer(selected=[REJECT])]
+            return _rejected(REJECT, content)
         return "answered", "approved", [Answer(selected=[APPROVE])]
     if dialog.kind == "plan":
         if is_error:
-            return "rejected", "rejected", [Answer(selected=[_compat.PLAN_REJECT])]
+            return _rejected(_compat.PLAN_REJECT, content)
         return "answered", "approved", [Answer(selected=[_compat.PLAN_APPROVE])]
     if is_error:
         return "rejected", "dismissed in the terminal", None
