@@ -25,7 +25,7 @@ from ._schema_session import Exportable
 from ._seed import Seed
 from ._turns import derive_turns
 from ._widgets import RunView, offer_login
-from .errors import AnswerMismatchWarning, AuthRequiredError, LabWidgetError
+from .errors import AnswerMismatchWarning, AuthRequiredError, InvalidCwdError, RemoteError
 from .provider import (
     AgentProvider,
     Endpoint,
@@ -118,7 +118,7 @@ class Run(RunParts, Exportable):
     @classmethod
     def _remote_class(cls) -> type[Run]:
         if Run._remote is None:
-            raise LabWidgetError("runs on other hosts need lab_widget imported whole")
+            raise RemoteError("runs on other hosts need lab_widget imported whole")
         return Run._remote
 
     @classmethod
@@ -145,7 +145,7 @@ class Run(RunParts, Exportable):
         self._provider: AgentProvider = get_provider(provider_id)
         folder = Path(cwd).expanduser().resolve()
         if not folder.is_dir():
-            raise LabWidgetError(f"cwd {folder} is not a folder")
+            raise InvalidCwdError(f"cwd {folder} is not a folder")
         self.scripted_model: ScriptedModel | None = None
         model_name: str | None = None
         if isinstance(model, ScriptedModel):

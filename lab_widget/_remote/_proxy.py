@@ -34,7 +34,7 @@ from .._live import announce, find, register
 from .._run import Run
 from .._sandbox import Sandbox
 from .._seed import Seed
-from ..errors import LabWidgetError, RunNotFoundError
+from ..errors import InvalidHostError, LabWidgetError, RemoteOptionsError, RunNotFoundError
 from ..provider import Endpoint, default_provider, get_provider
 from ..schema import Dialog, State
 from ..scripted import ScriptedModel
@@ -81,7 +81,7 @@ class RemoteRun(MirroredRun, remote=True):
         **options: Any,
     ) -> None:
         if host is None:
-            raise LabWidgetError("a remote run needs a host")
+            raise InvalidHostError("a remote run needs a host")
         provider_id = provider or default_provider()
         self._begin(parse_host(host), provider_id)
         args: dict[str, Any] = {
@@ -94,7 +94,7 @@ class RemoteRun(MirroredRun, remote=True):
         try:
             orjson.dumps(args["options"])
         except TypeError as exc:
-            raise LabWidgetError(
+            raise RemoteOptionsError(
                 f"options of a remote run must be plain JSON values: {exc}"
             ) from exc
         if isinstance(model, ScriptedModel):

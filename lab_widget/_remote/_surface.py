@@ -18,7 +18,7 @@ from .._run import Run
 from .._runner import TmuxTerminal
 from .._seed import Workspace
 from .._turns import derive_turns
-from ..errors import LabWidgetError, WorkspaceError
+from ..errors import ConnectionLostError, RemoteError, WorkspaceError
 from ..provider import AgentProvider, TranscriptRef
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ._connection import Connection
@@ -75,7 +75,7 @@ class MirroredRun(Run):
     ) -> Any:
         connection = self._connection
         if connection is None:
-            raise LabWidgetError("this run is not connected to its host")
+            raise ConnectionLostError("this run is not connected to its host")
         return connection.request(op, self.id, args, timeout=timeout, retry=retry)
 
     @property
@@ -157,7 +157,7 @@ class MirroredRun(Run):
         (its control-mode client runs there, through the transport).
         """
         if self._pane is None:
-            raise LabWidgetError("this run has not heard from its host yet")
+            raise RemoteError("this run has not heard from its host yet")
         return self._pane
 
     @property

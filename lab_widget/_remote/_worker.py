@@ -33,7 +33,7 @@ from .._live import live_records
 from .._run import Run
 from .._sandbox import Sandbox
 from .._seed import Seed
-from ..errors import LabWidgetError, RunNotFoundError
+from ..errors import LabWidgetError, RemoteError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
 from ._forward import Listener, Sockets
 from ._hosted import Hosted
@@ -136,7 +136,7 @@ class Worker:
             elif op in OPERATIONS:
                 value = OPERATIONS[op](self._hosted(run_id), args)
             else:
-                raise LabWidgetError(f"the worker has no operation {op!r}")
+                raise RemoteError(f"the worker has no operation {op!r}")
             if value is _SENT:
                 return
             self.send(self._result(request_id, value))

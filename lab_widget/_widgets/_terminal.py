@@ -35,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 from .._runner import TmuxTerminal
 from .._screen import Screen, clamp_size, final_screen
 from .._terminal import PaneStream
-from ..errors import LabWidgetError
+from ..errors import NoTerminalError
 
 __all__ = ["LEASE", "PING", "PaneSource", "TerminalFeed"]
 
@@ -183,7 +183,7 @@ class TerminalFeed:
     def _open(self, viewer: str, content: dict[str, Any]) -> None:
         terminal = self._terminal
         if terminal is None:
-            raise LabWidgetError("this view has no terminal to show")
+            raise NoTerminalError("this view has no terminal to show")
         cols, rows = _size(content)
         if not terminal.alive():
             self._drop(viewer)
