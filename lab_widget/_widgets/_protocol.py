@@ -19,8 +19,8 @@ Which way each message goes: ``kernel →`` messages are built by the widgets' P
 for what a well-behaved front end sends, never trusted to be so).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: with string annotations a TypedDict
+# cannot see ``NotRequired`` at runtime, and ``__optional_keys__`` would be empty.
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from ..schema import Answer, CommandSpec, Dialog, Message, RateLimit, Usage
