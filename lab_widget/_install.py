@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from .compat import ORACLE, PINS, CLIPin, ToolPin
-from .errors import LabWidgetError
+from .errors import NpmNotFoundError
 from .provider._binaries import find_binary, find_tool, tools_dir
 
 __all__ = ["find_binary", "find_tool", "install_clis", "tools_dir"]
@@ -19,7 +19,7 @@ def install_clis(providers: list[str] | None = None) -> Path:
     """
     npm = shutil.which("npm")
     if npm is None:
-        raise LabWidgetError("npm is needed to install the agent CLIs; install Node.js first")
+        raise NpmNotFoundError("npm is needed to install the agent CLIs; install Node.js first")
     pins: list[CLIPin | ToolPin] = [PINS[p] for p in (providers or list(PINS))]
     pins.append(ORACLE)
     target = tools_dir()

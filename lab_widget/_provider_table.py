@@ -19,7 +19,7 @@ from typing import Any
 
 from ._install import find_binary
 from .compat import PINS, install_command
-from .errors import LabWidgetError, MissingDependencyError
+from .errors import LabWidgetError, MissingDependencyError, UnknownProviderError
 from .provider import AgentProvider, default_provider, get_provider, provider_ids
 from .schema import AuthKind, AuthStatus, ProviderCapabilities
 
@@ -207,8 +207,8 @@ class ProviderTable(list[ProviderInfo]):
         for info in self:
             if info.id == provider_id:
                 return info
-        get_provider(provider_id)  # raises the typed error listing the known ids
-        raise LookupError(provider_id)
+        # Known to the package but not in this table (a table of some providers only).
+        raise UnknownProviderError(provider_id, [info.id for info in self])
 
 
 def _binary(provider: AgentProvider) -> Path | None:

@@ -19,6 +19,7 @@ import type {
   ToolStatus,
   Usage,
 } from "./types";
+import { unsupportedMessage } from "./unsupported";
 
 // ---------------------------------------------------------------------------
 // Normalisation: the wire format may omit defaults, so fill them in once here
@@ -122,9 +123,9 @@ function normalizeUsage(v: unknown): Usage | null {
 /** A message with every default filled in, or null when it has no usable seq. */
 export function normalizeMessage(v: unknown): Message | null {
   if (!isObj(v) || typeof v.seq !== "number" || !Number.isInteger(v.seq)) return null;
+  if (!KINDS.includes(v.kind as MessageKind)) return unsupportedMessage(v.seq, v.kind);
   return {
     seq: v.seq,
-    // An unknown kind from a newer Python side still shows its text.
     kind: oneOf(v.kind, KINDS, "text"),
     role: oneOf(v.role, ROLES, "system"),
     native_id: optStr(v.native_id),

@@ -35,7 +35,14 @@ from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed, Workspace
-from ..errors import LabWidgetError, RunNotFoundError, WorkspaceError
+from ..errors import (
+    ConnectionLostError,
+    LabWidgetError,
+    RemoteError,
+    RemoteOptionsError,
+    RunNotFoundError,
+    WorkspaceError,
+)
 from ..provider import AgentProvider, Endpoint, TranscriptRef, get_provider
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ..scripted import ScriptedModel
@@ -134,7 +141,7 @@ class RemoteBackend:
         try:
             orjson.dumps(args["options"])
         except TypeError as exc:
-            raise LabWidgetError(
+            raise RemoteOptionsError(
                 f"options of a remote run must be plain JSON values: {exc}"
             ) from exc
         if scripted_model is not None:
@@ -203,7 +210,7 @@ class RemoteBackend:
         """One request about this run to the host's worker."""
         connection = self.connection
         if connection is None:
-            raise LabWidgetError("this run is not connected to its host")
+            raise ConnectionLostError("this run is not connected to its host")
         return connection.request(op, self.id, args, timeout=timeout, retry=retry)
 
     # -- following the worker (on the connection's reader thread) ----------------------
@@ -313,7 +320,7 @@ class RemoteBackend:
     @property
     def pane(self) -> TmuxTerminal:
         if self._pane is None:
-            raise LabWidgetError("this run has not heard from its host yet")
+            raise RemoteError("this run has not heard from its host yet")
         return self._pane
 
     @property

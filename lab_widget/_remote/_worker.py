@@ -34,7 +34,7 @@ from .._run._run import Run
 from .._run._runs import adopt
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
-from ..errors import LabWidgetError, RunNotFoundError
+from ..errors import LabWidgetError, RemoteError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
 from ._forward import Listener, Sockets
 from ._hosted import Hosted
@@ -137,7 +137,7 @@ class Worker:
             elif op in OPERATIONS:
                 value = OPERATIONS[op](self._hosted(run_id), args)
             else:
-                raise LabWidgetError(f"the worker has no operation {op!r}")
+                raise RemoteError(f"the worker has no operation {op!r}")
             if value is _SENT:
                 return
             self.send(self._result(request_id, value))

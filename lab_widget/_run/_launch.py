@@ -18,7 +18,7 @@ from .._runtime._tmux import TmuxRunner, TmuxTerminal, sanitize_input
 from .._workspace._sandbox import Sandbox, confine
 from .._workspace._seed import Seed, Workspace, prepare_workspace
 from ..compat import PINS
-from ..errors import AgentNotReadyError, LabWidgetError, SandboxError
+from ..errors import AgentBlockedError, AgentNotReadyError, RunNameTakenError, SandboxError
 from ..provider import (
     AgentProvider,
     Endpoint,
@@ -45,11 +45,11 @@ def _safe_name(text: str) -> str:
 def new_run_id(provider_id: str, name: str | None) -> str:
     """The id of a new run: ``name`` made safe for tmux, or the provider and a random suffix.
 
-    Raises :class:`~lab_widget.errors.LabWidgetError` when a live run already has it.
+    Raises :class:`~lab_widget.errors.RunNameTakenError` when a live run already has it.
     """
     run_id = _safe_name(name) if name else f"{provider_id}-{uuid.uuid4().hex[:8]}"
     if runtime_dir(run_id).exists() and run_id in runner().sessions():
-        raise LabWidgetError(f"a run named {run_id!r} is already live; pick another name")
+        raise RunNameTakenError(f"a run named {run_id!r} is already live; pick another name")
     return run_id
 
 
@@ -209,7 +209,7 @@ def accept_startup(
     if blocker is None:
         return
     if not blocker.acceptable:
-        raise LabWidgetError(f"{blocker.reason} Attach with: {attach_command}")
+        raise AgentBlockedError(f"{blocker.reason} Attach with: {attach_command}")
     # The screen cannot be seen (never scraped), so give the TUI its pinned start-up time
     # to draw it before keys arrive, then confirm through the ready signal.
     settle = chat.provider.startup_settle - (time.monotonic() - spawned_at)

@@ -28,7 +28,7 @@ from .._runtime._tmux import TmuxTerminal
 from .._widgets import offer_login
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed, Workspace
-from ..errors import AnswerMismatchWarning, AuthRequiredError, LabWidgetError
+from ..errors import AnswerMismatchWarning, AuthRequiredError, InvalidCwdError
 from ..provider import (
     AgentProvider,
     Endpoint,
@@ -116,7 +116,7 @@ class LocalBackend:
         provider = get_provider(provider_id)
         folder = Path(cwd).expanduser().resolve()
         if not folder.is_dir():
-            raise LabWidgetError(f"cwd {folder} is not a folder")
+            raise InvalidCwdError(f"cwd {folder} is not a folder")
         run_id = new_run_id(provider_id, name)
         if endpoint is None:
             # The user's own credentials: refuse before spawning rather than strand a TUI

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import LabWidgetError
+from ...errors import DialogNotAnswerableError
 from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Question
 from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers, picker_questions
 from . import _compat
@@ -257,7 +257,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     if dialog.kind == "approval":
         return [Step(key=_compat.APPROVAL.key_for(dialog, answer))]
     if dialog.kind != "question":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+        raise DialogNotAnswerableError(f"no recipe for {dialog.kind} dialogs")
     steps: list[Step] = []
     for question, given in zip(dialog.questions, answer.answers, strict=True):
         steps += _question_steps(question, given)
