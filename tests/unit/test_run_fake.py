@@ -39,6 +39,15 @@ def test_send_echo_and_idle(lab_home: Path, workdir: Path) -> None:
         run.stop()
 
 
+def test_a_with_block_stops_the_agent_even_when_it_fails(lab_home: Path, workdir: Path) -> None:
+    with pytest.raises(ZeroDivisionError), fake_run(workdir) as run:
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        1 / 0  # noqa: B018 - the block fails; the agent must not outlive it
+    assert run.state == "ended"
+    assert not lab_widget._run._launch.runner().server.has_session(run.id)
+
+
 HOSTILE = "a; $(rm -rf /) `x` C-c Enter\n\x03\x1b[201~tail\x1b\x07\r\nline3\ttab"
 
 
