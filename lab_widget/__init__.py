@@ -19,8 +19,9 @@ from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, Ss
 from ._run._run import Run
 from ._run._runs import get_run, runs
 from ._widgets._auth_card import ProviderAuthCard, login
+from ._workspace._git import Workspace
 from ._workspace._sandbox import Sandbox
-from ._workspace._seed import Seed, Workspace
+from ._workspace._seed import Seed
 from .errors import (
     AgentBlockedError,
     AgentNotReadyError,

@@ -33,8 +33,9 @@ from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
 from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
+from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
-from .._workspace._seed import Seed, Workspace
+from .._workspace._seed import Seed
 from ..errors import (
     ConnectionLostError,
     LabWidgetError,

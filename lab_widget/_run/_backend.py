@@ -18,7 +18,7 @@ from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
 from .._remote._transports import Host
 from .._runtime._tmux import TmuxTerminal
-from .._workspace._seed import Workspace
+from .._workspace._git import Workspace
 from ..provider import AgentProvider, TranscriptRef
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 

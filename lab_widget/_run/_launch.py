@@ -15,8 +15,9 @@ from .._chat._session import ChatSession
 from .._home import RunRecord, lab_home, runtime_dir, socket_path
 from .._install import find_binary
 from .._runtime._tmux import TmuxRunner, TmuxTerminal, sanitize_input
+from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox, confine
-from .._workspace._seed import Seed, Workspace, prepare_workspace
+from .._workspace._seed import Seed, prepare_workspace
 from ..compat import PINS
 from ..errors import AgentBlockedError, AgentNotReadyError, RunNameTakenError, SandboxError
 from ..provider import (

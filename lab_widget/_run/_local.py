@@ -26,8 +26,9 @@ from .._reading._transcripts import read_chat
 from .._runtime._tailer import Tailer
 from .._runtime._tmux import TmuxTerminal
 from .._widgets import offer_login
+from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
-from .._workspace._seed import Seed, Workspace
+from .._workspace._seed import Seed
 from ..errors import AnswerMismatchWarning, AuthRequiredError, InvalidCwdError
 from ..provider import (
     AgentProvider,

@@ -25,8 +25,9 @@ from .._remote._backend import RemoteBackend
 from .._remote._transports import Host
 from .._runtime._tmux import TmuxTerminal
 from .._widgets import RunView
+from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
-from .._workspace._seed import Seed, Workspace
+from .._workspace._seed import Seed
 from ..provider import AgentProvider, Endpoint, TranscriptRef, default_provider
 from ..schema import (
     Chat,
