@@ -69,9 +69,15 @@ from .errors import (
     WorkerVersionError,
     WorkspaceError,
 )
-from .provider import AuthFlow, Endpoint, LoginStart, default_provider, provider_ids
-from .provider._auth_events import AuthChange
-from .provider._auth_events import subscribe as on_auth_change
+from .provider import (
+    AuthChange,
+    AuthFlow,
+    Endpoint,
+    LoginStart,
+    default_provider,
+    on_auth_change,
+    provider_ids,
+)
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import lab_widget
 import lab_widget.provider
+import lab_widget.provider.kit
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, provider_ids
 
@@ -328,10 +329,13 @@ MODULE_SET = (
     "_commands",
     "_auth",
     "_dialogs",
+    "_config",
+    "_usage_scan",
 )
 """The modules every provider package has: its pins and couplings, the provider, its
 reader (further reader modules are named for what they hold), its live signals, its
-slash commands, its login, and its dialogs with the recipes that answer them."""
+slash commands, its login, its dialogs with the recipes that answer them, the CLI's config
+and an isolated run's, and the usage-only scan of a session."""
 
 HOMES = {
     "AgentProvider": "_provider",
@@ -421,16 +425,17 @@ def test_the_module_set_checker_sees_a_misplaced_piece(tmp_path: Path) -> None:
 
 ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
 """What an adapter may import from lab_widget besides its own package and the public names
-of :mod:`lab_widget.provider` (the seam and the kit)."""
+of :mod:`lab_widget.provider` (the seam) and :mod:`lab_widget.provider.kit` (the kit)."""
 
 
 def adapter_import_offences(path: Path, package: str) -> list[str]:
     """Imports of one adapter module that reach past the seam, the kit and the base.
 
     ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
-    import each other freely. From ``lab_widget.provider`` only the names it exports count
-    (a private module of the seam, ``from .. import _tui``, is an offence); the package may
-    also be imported whole, as a namespace.
+    import each other freely. From ``lab_widget.provider`` only the names its ``__all__``
+    exports count (a private module, ``from .. import _tui``, or a kit name taken from the
+    seam, ``from .. import JsonlTail``, is an offence), and from the kit only its names; the
+    kit may also be imported whole, as a namespace (``from .. import kit``).
     """
     module = module_name(path)
     here = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -455,16 +460,16 @@ def adapter_import_offences(path: Path, package: str) -> list[str]:
             if base in ADAPTER_BASE:
                 continue
             if base == "lab_widget.provider" and name in lab_widget.provider.__all__:
+                continue  # the seam, and the kit as a namespace (``kit.TuiProvider``)
+            if base == "lab_widget.provider.kit" and name in lab_widget.provider.kit.__all__:
                 continue
-            if (base, name) == ("lab_widget", "provider"):
-                continue  # the seam and kit as one namespace (``kit.TuiProvider``)
             shown = f"{base} import {name}" if name else base
             offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
     return offences
 
 
 def test_adapters_import_only_the_seam_the_kit_and_the_base() -> None:
-    # An adapter is written against lab_widget.provider's public names, the schema, the
+    # An adapter is written against the seam's public names, the kit's, the schema, the
     # errors and the pins: a helper it needs from core moves down into the kit.
     offences = [
         offence
@@ -482,7 +487,8 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
         "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
         "from ..codex import _compat\nimport lab_widget._run._run\nfrom .. import JsonlTail\n"
         "from ...schema import Message\nfrom . import _compat as own\n"
-        "from ... import provider as kit\n"
+        "from .. import kit\nfrom ..kit import JsonlTail, TranscriptRef\nfrom ..kit import _jsonl\n"
+        "from ... import provider\n"
     )
     try:
         found = adapter_import_offences(probe, "lab_widget.provider.claude_code")
@@ -494,6 +500,10 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
         "lab_widget.provider import _tui",
         "lab_widget.provider.codex import _compat",
         "lab_widget._run._run",
+        "lab_widget.provider import JsonlTail",
+        "lab_widget.provider.kit import TranscriptRef",
+        "lab_widget.provider.kit import _jsonl",
+        "lab_widget import provider",
     ]
 
 

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from ...schema import Dialog, Message, ToolCall
-from .. import describe_answers
-from .. import iso_time as _timestamp
+from ..kit import describe_answers
+from ..kit import iso_time as _timestamp
 from . import _compat
 from ._items import arguments, message_content, reasoning_text, spawned_agent, tool_output
 from ._questions import question_dialog, recorded_answers

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, LifecycleLevel, Message, ModelUsage, RateLimit, State, Usage
-from .. import JsonlTail, TranscriptReader, TurnFactsLog
-from .. import iso_time as _timestamp
+from .. import TranscriptReader
+from ..kit import JsonlTail, TurnFactsLog
+from ..kit import iso_time as _timestamp
 from ._items import Counts
 from ._rollouts import find_thread
 

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import Message, ModelUsage, RateLimit, SessionSummary, State, Usage
-from .. import CorruptLine, JsonlTail, Line, ReadResult, TranscriptRef, TurnFactsLog
-from .. import iso_time as _timestamp
+from .. import ReadResult, TranscriptRef
+from ..kit import CorruptLine, JsonlTail, Line, TurnFactsLog
+from ..kit import iso_time as _timestamp
 from ._items import (
     Counts,
     counts,
