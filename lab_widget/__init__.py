@@ -7,7 +7,6 @@ model server that makes runs deterministic and offline.
 
 from . import _version, schema
 from ._chat._answers import FreeText
-from ._export import _export as _export  # installs Chat.export
 from ._home import lab_home
 from ._magics import load_ipython_extension
 from ._provider_table import ProviderInfo, ProviderTable, providers
