@@ -331,12 +331,8 @@ NOT_YET_FOLDED = [
     " (lab_widget.provider.claude_code._user_entries)",
     "lab_widget.provider.claude_code._user_entries.UserEntries builds on ReaderState"
     " (lab_widget.provider.claude_code._reader_state)",
-    "lab_widget.provider.codex._response_items.ResponseItems builds on RolloutState"
-    " (lab_widget.provider.codex._threads)",
-    "lab_widget.provider.codex._transcript.CodexTranscriptReader builds on ResponseItems"
-    " (lab_widget.provider.codex._response_items)",
 ]
-"""The two reader chains still to fold into one class each (a state object and mapping
+"""The reader chain still to fold into one class (a state object and mapping
 functions); the list only shrinks."""
 
 
