@@ -7,7 +7,6 @@ model server that makes runs deterministic and offline.
 
 from . import _version, schema
 from ._chat._answers import FreeText
-from ._export import _export as _export  # installs Chat.export
 from ._home import lab_home
 from ._magics import load_ipython_extension
 from ._provider_table import ProviderInfo, ProviderTable, providers
@@ -70,9 +69,15 @@ from .errors import (
     WorkerVersionError,
     WorkspaceError,
 )
-from .provider import AuthFlow, Endpoint, LoginStart, default_provider, provider_ids
-from .provider._auth_events import AuthChange
-from .provider._auth_events import subscribe as on_auth_change
+from .provider import (
+    AuthChange,
+    AuthFlow,
+    Endpoint,
+    LoginStart,
+    default_provider,
+    on_auth_change,
+    provider_ids,
+)
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import DialogChangedError, DialogNotAnswerableError, NoDialogError, WaitTimeoutError
-from ..provider import Terminal, describe_answers
+from ..provider import Terminal
+from ..provider.kit import describe_answers
 from ..schema import Dialog, DialogAnswer, Message
 from ._answers import UserAnswer, normalise_answer
 from ._session import ChatSession

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CommandFileWarning
-from ..provider import walk_files
+from ..provider.kit import walk_files
 from ..schema import CommandSpec
 
 if TYPE_CHECKING:

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import schema
 from ..errors import ExportFormatError
 from ..schema import Attachment, Chat, Dialog, Message, ToolCall
 from ._html import html_document
@@ -434,12 +433,3 @@ def export(
         text = html_document(chats, name, max_output_chars)
     target.write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
     return target
-
-
-def _export_hook(
-    chats: Sequence[Chat], path: str | os.PathLike[str], title: str | None, format: str | None
-) -> Path:
-    return export(chats, path, title=title, format=format)
-
-
-schema.set_exporter(_export_hook)

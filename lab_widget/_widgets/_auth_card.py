@@ -18,7 +18,7 @@ import traitlets
 from IPython import get_ipython
 from IPython.display import display
 
-from ..provider import AuthFlow, _auth_events, default_provider, get_provider
+from ..provider import AuthChange, AuthFlow, default_provider, get_provider, on_auth_change
 from ..schema import AuthKind, AuthStatus
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest, ActionResult
@@ -88,7 +88,7 @@ class ProviderAuthCard(BundledWidget, bundle="auth"):
             **kwargs,
         )
         self._refresh()
-        self._unsubscribe = _auth_events.subscribe(self._on_change)
+        self._unsubscribe = on_auth_change(self._on_change)
         self.on_msg(self._channel.receive)
 
     def __repr__(self) -> str:
@@ -125,7 +125,7 @@ class ProviderAuthCard(BundledWidget, bundle="auth"):
             else:
                 self._show(status)
 
-    def _on_change(self, change: _auth_events.AuthChange) -> None:
+    def _on_change(self, change: AuthChange) -> None:
         if change.provider_id != self.provider_id:
             return
         if change.status is not None:

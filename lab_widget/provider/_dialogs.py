@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..schema import Answer, Dialog, Option, Question, ToolCall
+from ._lenient import as_dict
 from ._seam import ApprovalOutcome
-from ._values import as_dict
 
 __all__ = [
     "ALWAYS_OUTCOME",

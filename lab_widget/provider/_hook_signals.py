@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ._files import load_json
+from ._lenient import load_json
 from ._seam import LiveSignals
 from ._seam_records import RunContext
 

@@ -1,15 +1,21 @@
-"""What preparing a spawn shares between adapters: where an isolated run's home is, and an
-endpoint's URL as OpenAI-style clients take it.
+"""What preparing a spawn shares between adapters: where an isolated run's home is, an
+endpoint's URL as OpenAI-style clients take it, and the small file of facts a run keeps
+about its spawn.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ._lenient import load_json
 from ._seam_records import RunContext
 
-__all__ = ["api_base_url", "isolated_home"]
+__all__ = ["RunFile", "api_base_url", "isolated_home"]
 
 
 def isolated_home(context: RunContext) -> Path:
@@ -39,3 +45,34 @@ def api_base_url(base_url: str) -> str:
     parts = urlsplit(base_url.strip())
     path = parts.path.rstrip("/") or "/v1"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """A JSON file in a run's runtime folder where its provider notes what it decided at
+    spawn (the session id, the config home, the time), read back on every later call.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> context = RunContext(run_id="r", cwd=folder, runtime_dir=folder)
+    >>> state = RunFile("agent.json")
+    >>> state.read(context)
+    {}
+    >>> state.write(context, {"session_id": "s1"}); state.read(context)
+    {'session_id': 's1'}
+    """
+
+    name: str
+
+    def path(self, context: RunContext) -> Path:
+        return context.runtime_dir / self.name
+
+    def read(self, context: RunContext) -> dict[str, Any]:
+        """The facts noted so far (``{}`` before the spawn wrote them)."""
+        return load_json(self.path(context))
+
+    def write(self, context: RunContext, facts: Mapping[str, object]) -> None:
+        """Replace the noted facts with ``facts``."""
+        self.path(context).write_text(json.dumps(dict(facts)))

@@ -49,7 +49,6 @@ from ._session import (
     SessionSummary,
     Turn,
     TurnFacts,
-    set_exporter,
     subagent_threads,
 )
 
@@ -121,6 +120,5 @@ __all__ = [
     "TurnFacts",
     "TurnOutcome",
     "Usage",
-    "set_exporter",
     "subagent_threads",
 ]

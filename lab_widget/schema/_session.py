@@ -6,7 +6,7 @@ whose ``__all__`` lists them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -226,22 +226,6 @@ def subagent_threads(messages: list[Message]) -> dict[str, list[Message]]:
     return threads
 
 
-Exporter = Callable[[Sequence["Chat"], "str | os.PathLike[str]", "str | None", "str | None"], Path]
-"""Writes conversations, in order, to one file: ``(chats, path, title, format)``."""
-
-_exporter: Exporter | None = None
-
-
-def set_exporter(exporter: Exporter) -> None:
-    """Install what :meth:`Exportable.export` (``Chat.export``, ``Run.export``...) calls.
-
-    The schema is the base every layer builds on, so it cannot import the exporter, which
-    builds on it: the exporter installs itself here when the package is imported.
-    """
-    global _exporter  # noqa: PLW0603 (one process-wide hook, set once at import)
-    _exporter = exporter
-
-
 class Exportable:
     """Written to one file as a notebook, Markdown or a self-contained page (:meth:`export`).
 
@@ -271,10 +255,10 @@ class Exportable:
         tokens and estimated cost of each conversation are all in it. ``title`` heads the
         document (by default the run's or the session's name).
         """
-        if _exporter is None:  # pragma: no cover (the package installs it on import)
-            raise RuntimeError("lab_widget's exporter is not loaded: import lab_widget")
+        from .._export._export import export  # noqa: PLC0415 (it builds on the schema)
+
         chats, default = self._exported()
-        return _exporter(chats, path, title or default, format)
+        return export(chats, path, title=title or default, format=format)
 
 
 class Chat(Exportable, _Model):

@@ -9,7 +9,7 @@ checks both, and that each record is listed on ``docs/compat/<id>.md``).
 
 from __future__ import annotations
 
-from ... import provider as kit
+from .. import kit
 
 VERSION = "0.0.0"
 """The CLI version the couplings below were verified against."""

@@ -7,8 +7,8 @@ A provider without one leaves ``live_signals`` unset; its blocked states then sh
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...schema import Dialog
+from .. import RunContext, kit
 from ._compat import todo
 
 __all__ = ["TemplateSignals"]
@@ -17,8 +17,8 @@ __all__ = ["TemplateSignals"]
 class TemplateSignals(kit.HookSignals):
     """Hook records spooled per run (see ``_compat``)."""
 
-    def pending_dialog(self, context: kit.RunContext) -> Dialog | None:
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
         raise todo("_signals.py pending_dialog", "the dialog the agent waits on, from the records")
 
-    def blocked(self, context: kit.RunContext) -> str | None:
+    def blocked(self, context: RunContext) -> str | None:
         raise todo("_signals.py blocked", "why the agent waits on something no dialog answers")

@@ -9,21 +9,21 @@ by a script in ``scripts/`` show each mapping.
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...schema import Message, SessionSummary, State
+from .. import ReadResult, TranscriptReader, TranscriptRef
 from ._compat import todo
 
 __all__ = ["TemplateTranscriptReader"]
 
 
-class TemplateTranscriptReader(kit.TranscriptReader):
+class TemplateTranscriptReader(TranscriptReader):
     """Maps one transcript of the new CLI into messages."""
 
-    def __init__(self, ref: kit.TranscriptRef, clear_echo: str | None = None) -> None:
+    def __init__(self, ref: TranscriptRef, clear_echo: str | None = None) -> None:
         self.ref = ref
         self._clear_echo = clear_echo
 
-    def read(self) -> kit.ReadResult:
+    def read(self) -> ReadResult:
         raise todo("_transcript.py read", "map what the transcript gained since the last read")
 
     @property

@@ -14,7 +14,7 @@ from typing import Literal
 
 from ...errors import CommandFileWarning
 from ...schema import CommandSpec
-from .. import walk_files
+from ..kit import walk_files
 from . import _compat
 from ._config import user_config_dir
 from ._frontmatter import FrontmatterError, parse_frontmatter

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ...errors import CommandFileWarning
 from ...schema import CommandSpec
-from .. import builtin_table
+from ..kit import builtin_table
 from . import _compat
 from ._command_files import Found, folders, scan
 

@@ -5,8 +5,8 @@ The evidence for each, and how to move to a new version: ``docs/compat/claude-co
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...schema import AuthKind, DialogKind, Option, Question, RateLimitKind, ScrubPattern
+from .. import kit
 
 VERSION = kit.pinned("claude-code", "2.1.332")
 

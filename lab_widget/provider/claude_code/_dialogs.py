@@ -26,7 +26,8 @@ from typing import Any
 
 from ...errors import DialogNotAnswerableError
 from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Question
-from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers, picker_questions
+from .. import APPROVE, REJECT, Terminal
+from ..kit import approval_dialog, describe_answers, picker_questions
 from . import _compat
 
 __all__ = ["Step", "approval_for_tool", "dialog_for_tool", "outcome_for_result", "play", "recipe"]

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ...schema import Attachment
-from .. import iso_time
+from ..kit import iso_time
 
 __all__ = [
     "ANSI",

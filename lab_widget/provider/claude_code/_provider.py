@@ -9,7 +9,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ... import provider as kit
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
@@ -18,6 +17,21 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SessionSummary,
+)
+from .. import (
+    AuthFlow,
+    ProviderMeta,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    SubmitWatch,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+    credentials,
+    injected_credentials,
+    kit,
 )
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow, descriptor
@@ -39,7 +53,7 @@ _SIGNALS = ClaudeSignals()
 class ClaudeCodeProvider(kit.TuiProvider):
     """Claude Code, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = kit.ProviderMeta(
+    meta = ProviderMeta(
         id="claude-code", display_name="Claude Code", binary="claude", clear_command="/clear"
     )
     live_signals = _SIGNALS
@@ -57,7 +71,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
@@ -101,7 +115,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
         else:
             config_dir = user_config_dir()
             # A key saved through the login card, for this kernel's runs only.
-            stored = kit.injected_credentials(self.meta.id, self.auth())
+            stored = injected_credentials(self.meta.id, self.auth())
             env.update(stored)
             secret.update(stored)
         _STATE.write(ctx, {"session_id": session_id, "config_dir": str(config_dir)})
@@ -111,18 +125,18 @@ class ClaudeCodeProvider(kit.TuiProvider):
         mode = request.options.get("permission_mode")
         if isinstance(mode, str):
             argv += ["--permission-mode", mode]
-        return kit.SpawnPlan(
+        return SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
-    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
             return None  # isolated homes are prepared: onboarded, key approved, trusted
         state = kit.load_json(global_state_file(user_config_dir()))
         folder = request.context.cwd.resolve()
         name = self.meta.display_name
         if not state.get("hasCompletedOnboarding"):
-            return kit.StartupBlocker(
+            return StartupBlocker(
                 reason=f"{name} runs its first-time setup. Finish it in the terminal "
                 "(attach command), then the run continues.",
                 accept_hint="Open the terminal",
@@ -143,7 +157,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
                 f"{name} asks whether you trust the folder {folder} before it starts. Review "
                 "it, then accept to let the agent read, edit and run files there."
             )
-        key = (kit.credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
+        key = (credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
         responses = state.get("customApiKeyResponses")
         approved = responses.get("approved", []) if isinstance(responses, dict) else []
         if key and key[-20:] not in approved:
@@ -151,7 +165,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
             reasons.append(f"{name} asks whether to use the API key in ANTHROPIC_API_KEY.")
         if not steps:
             return None
-        return kit.StartupBlocker(
+        return StartupBlocker(
             reason=" ".join(reasons),
             accept_hint="Trust and continue" if "trust" in steps else "Use the API key",
             steps=tuple(steps),
@@ -160,8 +174,8 @@ class ClaudeCodeProvider(kit.TuiProvider):
     # -- transcript --------------------------------------------------------------------
 
     def locate_transcript(
-        self, context: kit.RunContext, current: kit.TranscriptRef | None
-    ) -> kit.TranscriptRef | None:
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
         session_id: str | None = None
         path: Path | None = None
         for record in reversed(_SIGNALS.records(context)):
@@ -179,14 +193,14 @@ class ClaudeCodeProvider(kit.TuiProvider):
         if current is not None and current.transcript_id == session_id:
             return current
         # The session's folder holds its sub-agents' transcripts, written beside the main one.
-        return kit.TranscriptRef(
+        return TranscriptRef(
             transcript_id=str(session_id), path=path, watch=(path.parent, subagent_dir(path))
         )
 
-    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         return ClaudeTranscriptReader(ref)
 
-    def live_session(self, context: kit.RunContext, summary: SessionSummary) -> SessionSummary:
+    def live_session(self, context: RunContext, summary: SessionSummary) -> SessionSummary:
         """The status line's cost, quotas and context window of the epoch's session."""
         path = context.runtime_dir / _compat.STATUS_SPOOL
         with self._status_lock:
@@ -195,23 +209,23 @@ class ClaudeCodeProvider(kit.TuiProvider):
                 spool = self._status[path] = StatusSpool(path)
         return spool.merge(summary)
 
-    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
         return session_files(project_dir(user_config_dir(), str(Path(cwd).expanduser().resolve())))
 
-    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         config = _STATE.read(context).get("config_dir")
         if not config or Path(str(config)) == user_config_dir():
             return []
         return session_files(project_dir(Path(str(config)), str(context.cwd)))
 
-    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
         return usage_summary(ref.path, ref.transcript_id)
 
-    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+    def watch_paths(self, context: RunContext) -> list[Path]:
         state = _STATE.read(context)
         config_dir = Path(str(state.get("config_dir") or user_config_dir()))
         return [
@@ -220,18 +234,18 @@ class ClaudeCodeProvider(kit.TuiProvider):
             context.runtime_dir,  # the status line's spool
         ]
 
-    def is_ready(self, context: kit.RunContext) -> bool:
+    def is_ready(self, context: RunContext) -> bool:
         # The first SessionStart hook: the TUI reads its terminal by then (a paste sent
         # sooner still lands; the submit key is pressed until the prompt is confirmed).
         return any(r.get("hook_event_name") == "SessionStart" for r in _SIGNALS.records(context))
 
     # -- input -------------------------------------------------------------------------
 
-    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
     def answer(
-        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         spool = _SIGNALS.spool(context)
         # A permission prompt opens with its PermissionRequest (which names no call), any
@@ -247,7 +261,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
     def auth(self) -> AuthDescriptor:
         return descriptor()
 
-    def auth_flow(self) -> kit.AuthFlow:
+    def auth_flow(self) -> AuthFlow:
         # One flow per provider instance: a started login must meet its code.
         if self._auth_flow is None:
             self._auth_flow = ClaudeAuthFlow(

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import AgentScope, LifecycleLevel, Message, RateLimit, State
-from .. import ModelWatch, TranscriptReader, TranscriptRef, TurnFactsLog, UsageLedger
+from .. import TranscriptReader, TranscriptRef
+from ..kit import ModelWatch, TurnFactsLog, UsageLedger
 from . import _compat
 from ._entries import timestamp
 

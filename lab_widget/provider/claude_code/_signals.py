@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import Dialog
-from .. import HookSignals, RunContext, open_calls, spool_drop, spool_entries
+from .. import RunContext
+from ..kit import HookSignals, open_calls, spool_drop, spool_entries
 from . import _compat
 from ._dialogs import approval_for_tool, dialog_for_tool
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import RateLimit, SessionSummary, TurnFacts
-from .. import JsonlTail, Line, exact
+from ..kit import JsonlTail, Line, exact
 from . import _compat
 
 __all__ = [

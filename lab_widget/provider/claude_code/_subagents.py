@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...schema import AgentScope, Message
-from .. import ReadResult, TranscriptRef, UsageLedger, json_lines, load_json, read_head
+from .. import ReadResult, TranscriptRef
+from ..kit import UsageLedger, json_lines, load_json, read_head
 from ._entries import prompt_text
 from ._files import subagent_dir, subagent_file
 from ._usage_scan import scope_of

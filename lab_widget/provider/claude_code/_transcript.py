@@ -27,17 +27,8 @@ from ...schema import (
     SessionSummary,
     State,
 )
-from .. import (
-    CorruptLine,
-    JsonlTail,
-    Line,
-    ModelWatch,
-    ReadResult,
-    TranscriptRef,
-    TurnFactsLog,
-    UsageLedger,
-    exact,
-)
+from .. import ReadResult, TranscriptRef
+from ..kit import CorruptLine, JsonlTail, Line, ModelWatch, TurnFactsLog, UsageLedger, exact
 from ._assistant_entries import AssistantEntries
 from ._entries import ANSI, timestamp, unused_line
 from ._files import peek_session, project_dir, project_slug

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, SessionSummary, Usage
-from .. import UsageLedger, loads_or_none
+from ..kit import UsageLedger, loads_or_none
 from ._files import subagent_dir
 
 __all__ = ["COMPACTION_PREFIX", "cache_writes", "scope_of", "usage_summary"]

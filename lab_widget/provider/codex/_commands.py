@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...schema import CommandSpec
-from .. import builtin_table
+from ..kit import builtin_table
 from . import _compat
 
 __all__ = ["BUILTIN_COMMANDS", "CURATED_OUT", "catalog", "command_sources"]

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...compat import CODEX_CONTEXT_PREFIXES
 from ...schema import DialogKind, RateLimitKind, ScrubPattern
+from .. import kit
 from ._native import PlatformBinary
 
 VERSION = kit.pinned("codex", "0.171.0")

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .. import api_base_url
+from ..kit import api_base_url
 from . import _compat
 
 __all__ = ["isolated_config", "toml_string", "user_codex_home", "user_config"]

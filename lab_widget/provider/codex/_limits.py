@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...schema import RateLimit
-from .. import exact
+from ..kit import exact
 from . import _compat
 
 __all__ = ["quota_error", "rate_limits"]

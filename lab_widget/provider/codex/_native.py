@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ... import provider as kit
+from .. import kit
 
 __all__ = ["PlatformBinary"]
 

@@ -6,7 +6,6 @@ import os
 import time
 from pathlib import Path
 
-from ... import provider as kit
 from ...compat import PINS
 from ...schema import (
     AuthDescriptor,
@@ -15,6 +14,18 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SessionSummary,
+)
+from .. import (
+    ProviderMeta,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    SubmitWatch,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+    kit,
 )
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
@@ -48,7 +59,7 @@ def _hook_overrides(spool: Path) -> list[str]:
 class CodexProvider(kit.TuiProvider):
     """Codex CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = kit.ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
+    meta = ProviderMeta(id="codex", display_name="Codex", binary="codex", clear_command="/new")
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
@@ -57,7 +68,7 @@ class CodexProvider(kit.TuiProvider):
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
@@ -99,7 +110,7 @@ class CodexProvider(kit.TuiProvider):
             value = request.options.get(option)
             if isinstance(value, str):
                 argv += [flag, value]
-        return kit.SpawnPlan(
+        return SpawnPlan(
             argv=argv,
             env=env,
             cwd=ctx.cwd,
@@ -107,7 +118,7 @@ class CodexProvider(kit.TuiProvider):
             answer_colours=_compat.COLOUR_QUERY.waits > 0,
         )
 
-    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated config trusts the folder and needs no login
         codex_home = user_codex_home()
@@ -121,7 +132,7 @@ class CodexProvider(kit.TuiProvider):
             or config.get("model_provider") not in (None, "openai")
         )
         if not logged_in:
-            return kit.StartupBlocker(
+            return StartupBlocker(
                 reason=f"{name} is not signed in and asks you to sign in first. Sign in in "
                 "the terminal (attach command) or with `codex login`, then start the run again.",
                 accept_hint="Open the terminal",
@@ -138,7 +149,7 @@ class CodexProvider(kit.TuiProvider):
         in_repo = any((f / ".git").exists() for f in (folder, *folder.parents))
         if trusted or not in_repo:
             return None  # 0.171.0 asks about git repositories only
-        return kit.StartupBlocker(
+        return StartupBlocker(
             reason=f"{name} asks whether you trust the folder {folder} before it starts. Review "
             "it, then accept to let the agent read, edit and run files there.",
             accept_hint="Trust and continue",
@@ -147,12 +158,12 @@ class CodexProvider(kit.TuiProvider):
 
     # -- transcript --------------------------------------------------------------------
 
-    def _codex_home(self, context: kit.RunContext) -> Path:
+    def _codex_home(self, context: RunContext) -> Path:
         return Path(str(_STATE.read(context).get("codex_home") or user_codex_home()))
 
     def locate_transcript(
-        self, context: kit.RunContext, current: kit.TranscriptRef | None
-    ) -> kit.TranscriptRef | None:
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
         threads = self._threads(context)
         if not threads:
             since = float(_STATE.read(context).get("spawned_at") or 0.0)
@@ -165,9 +176,9 @@ class CodexProvider(kit.TuiProvider):
             return current
         if len(threads) > 1:
             self.opened_by_clear(session_id)
-        return kit.TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
+        return TranscriptRef(transcript_id=session_id, path=path, watch=(path.parent,))
 
-    def _threads(self, context: kit.RunContext) -> list[tuple[str, Path]]:
+    def _threads(self, context: RunContext) -> list[tuple[str, Path]]:
         """List the run's threads, oldest first, each with its rollout path.
 
         SessionStart hook records name each thread with its rollout once its first message
@@ -187,26 +198,26 @@ class CodexProvider(kit.TuiProvider):
                 paths.setdefault(thread, pending_rollout(sessions, thread))
         return [(thread, paths[thread]) for thread in order]
 
-    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)
 
-    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
         return usage_summary(ref.path, ref.transcript_id)
 
-    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
         # The user's own sessions only: isolated runs keep theirs in their runtime home.
         return folder_sessions(user_codex_home(), Path(cwd).expanduser().resolve())
 
-    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         if not _STATE.read(context).get("isolated"):
             return []
         return folder_sessions(self._codex_home(context), context.cwd)
 
-    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_rollout(ref.path)
 
-    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+    def watch_paths(self, context: RunContext) -> list[Path]:
         codex_home = self._codex_home(context)
         # Today's rollout folders too: a sub-agent's rollout lands in the folder of the day
         # it starts, which after midnight is not its parent's.
@@ -219,7 +230,7 @@ class CodexProvider(kit.TuiProvider):
             *(sessions / day for day in sorted(days)),
         ]
 
-    def is_ready(self, context: kit.RunContext) -> bool:
+    def is_ready(self, context: RunContext) -> bool:
         # The TUI marks its thread in CODEX_HOME once it is up (a paste sent then lands;
         # the confirmed submit repeats an Enter it took too early). A marker older than the
         # spawn is another session's.
@@ -232,12 +243,12 @@ class CodexProvider(kit.TuiProvider):
             return False
         return any(_compat.READY.settle <= age <= spawned_age + 1.0 for age in ages)
 
-    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
     # -- input -------------------------------------------------------------------------
 
-    def reply(self, terminal: kit.Terminal, text: str) -> None:
+    def reply(self, terminal: Terminal, text: str) -> None:
         super().reply(terminal, text)
         if text.strip() == _compat.CLEAR_COMMAND:
             # In a git repository /new asks where to run; keep the current folder. Outside
@@ -247,7 +258,7 @@ class CodexProvider(kit.TuiProvider):
     # -- auth, capabilities ------------------------------------------------------------
 
     def answer(
-        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         if dialog.kind == "question":
             reported = kit.reported_at(_SIGNALS.spool(context), dialog.tool_id)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...schema import Answer, Dialog, DialogAnswer
-from .. import Terminal, as_dict, picker_questions
+from .. import Terminal
+from ..kit import as_dict, picker_questions
 from . import _compat
 
 __all__ = ["Step", "play", "question_dialog", "recipe", "recorded_answers"]

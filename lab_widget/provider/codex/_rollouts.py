@@ -14,7 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import TranscriptRef, iso_time, json_lines, read_head
+from .. import TranscriptRef
+from ..kit import iso_time, json_lines, read_head
 from . import _compat
 from ._items import message_content
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import Dialog
-from .. import HookSignals, RunContext, open_calls
+from .. import RunContext
+from ..kit import HookSignals, open_calls
 from . import _compat
 from ._dialogs import approval_dialog
 from ._questions import question_dialog

@@ -1,8 +1,6 @@
-"""The rollouts one Codex reader reads (the main thread's and its sub-agents'), and the
-message list and primitives every part of the reader maps through.
-
-The reader (``_transcript.py``) is built from parts: the response items
-(``_response_items.py``) and the events, over the state they share here.
+"""The rollouts one Codex reader reads (the main thread's and its sub-agents'), and what it
+has read of them: the message list, the session's facts, and the primitives every mapping
+(``_response_items.py``, the events in ``_transcript.py``) adds and replaces messages through.
 """
 
 from __future__ import annotations
@@ -13,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, LifecycleLevel, Message, ModelUsage, RateLimit, State, Usage
-from .. import JsonlTail, TranscriptReader, TurnFactsLog
-from .. import iso_time as _timestamp
+from ..kit import JsonlTail, TurnFactsLog
+from ..kit import iso_time as _timestamp
 from ._items import Counts
 from ._rollouts import find_thread
 
@@ -64,43 +62,48 @@ class Thread:
         return self.structural
 
 
-class RolloutState(TranscriptReader):
-    """The state and message primitives of a Codex reader."""
+@dataclass
+class RolloutState:
+    """What a Codex reader has read: its threads, messages and the session's facts, and the
+    message primitives every mapping goes through. The reader makes a new one to start over.
+    """
 
-    _main: Thread
-    _children: dict[str, Thread]
+    main: Thread
+    children: dict[str, Thread] = field(default_factory=dict)
     """Sub-agents' threads by agent (thread) id."""
-    _messages: list[Message]
-    _changed: dict[int, None]
-    _facts: dict[str, Any]
-    _turn_durations: list[int]
-    _usage: Usage
-    _models: dict[tuple[str, str], ModelUsage]
-    _limits: dict[tuple[str, str | None], RateLimit]
-    _turns: TurnFactsLog
+    messages: list[Message] = field(default_factory=list)
+    changed: dict[int, None] = field(default_factory=dict)
+    """Seqs of the messages added or replaced since the last read."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    turn_durations: list[int] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    models: dict[tuple[str, str], ModelUsage] = field(default_factory=dict)
+    limits: dict[tuple[str, str | None], RateLimit] = field(default_factory=dict)
+    turns: TurnFactsLog = field(default_factory=TurnFactsLog)
+    """Per turn (keyed by its prompt's seq): what turn_context and task_complete record."""
 
-    def _locate(self, child: Thread) -> None:
+    def locate(self, child: Thread) -> None:
         if child.beside is None or child.agent_id is None:
             return
         path = find_thread(child.agent_id, child.beside, child.spawned_at)
         if path is not None:
             child.path, child.tail = path, JsonlTail(path)
 
-    def _add(self, thread: Thread, **fields: Any) -> Message:
+    def add(self, thread: Thread, **fields: Any) -> Message:
         if thread.parent_tool_id is not None:
             fields.setdefault("parent_tool_id", thread.parent_tool_id)
-        message = Message(seq=len(self._messages), **fields)
-        self._messages.append(message)
-        self._changed[message.seq] = None
+        message = Message(seq=len(self.messages), **fields)
+        self.messages.append(message)
+        self.changed[message.seq] = None
         if message.role == "assistant" and message.kind in ("text", "tool", "dialog"):
             thread.response.append(message.seq)
         return message
 
-    def _replace(self, message: Message) -> None:
-        self._messages[message.seq] = message
-        self._changed[message.seq] = None
+    def replace(self, message: Message) -> None:
+        self.messages[message.seq] = message
+        self.changed[message.seq] = None
 
-    def _lifecycle(
+    def lifecycle(
         self,
         thread: Thread,
         text: str,
@@ -108,7 +111,7 @@ class RolloutState(TranscriptReader):
         line: dict[str, Any] | None,
         detail: str = "",
     ) -> Message:
-        return self._add(
+        return self.add(
             thread,
             kind="lifecycle",
             role="system",
@@ -118,16 +121,16 @@ class RolloutState(TranscriptReader):
             timestamp=_timestamp(line.get("timestamp")) if line else None,
         )
 
-    def _running(self, thread: Thread) -> list[int]:
+    def running(self, thread: Thread) -> list[int]:
         return [
             seq
             for seq in thread.tools.values()
-            if (tool := self._messages[seq].tool) is not None and tool.status == "running"
+            if (tool := self.messages[seq].tool) is not None and tool.status == "running"
         ]
 
-    def _close_running(self, thread: Thread, why: str) -> None:
-        for seq in self._running(thread):
-            message = self._messages[seq]
+    def close_running(self, thread: Thread, why: str) -> None:
+        for seq in self.running(thread):
+            message = self.messages[seq]
             assert message.tool is not None
             tool = message.tool.model_copy(update={"status": "error", "output": why})
-            self._replace(message.model_copy(update={"tool": tool}))
+            self.replace(message.model_copy(update={"tool": tool}))

@@ -14,9 +14,10 @@ A sub-agent is a thread of its own with its own rollout; its messages join the s
 list, each with ``parent_tool_id`` set to the ``spawn_agent`` call that started it, and its
 tokens count in the session's totals (``scope="subagent"``).
 
-The reader is built from parts: the response items (``_response_items.py``) over the
-threads and message primitives they share (``_threads.py``); here are the reading of every
-thread's rollout, the session's facts and the events (turns, token counts, compaction).
+The reader owns what it has read (``_threads.RolloutState``: the threads, the messages,
+the session's facts) and maps the response items through the functions of
+``_response_items.py``; here are the reading of every thread's rollout, the session's facts
+and the events (turns, token counts, compaction).
 """
 
 from __future__ import annotations
@@ -24,22 +25,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...schema import Message, ModelUsage, RateLimit, SessionSummary, State, Usage
-from .. import CorruptLine, JsonlTail, Line, ReadResult, TranscriptRef, TurnFactsLog
-from .. import iso_time as _timestamp
+from ...schema import Message, ModelUsage, SessionSummary, State
+from .. import ReadResult, TranscriptReader, TranscriptRef
+from ..kit import CorruptLine, JsonlTail, Line
+from ..kit import iso_time as _timestamp
 from ._items import (
     Counts,
     counts,
 )
 from ._limits import quota_error, rate_limits
-from ._response_items import ResponseItems
+from ._response_items import response_item, tool_image
 from ._rollouts import resolve_pending
-from ._threads import Thread
+from ._threads import RolloutState, Thread
 
 __all__ = ["CodexTranscriptReader"]
 
 
-class CodexTranscriptReader(ResponseItems):
+class CodexTranscriptReader(TranscriptReader):
     """Maps one Codex rollout, and the rollouts of the sub-agents it starts, into messages.
 
     State: ``working`` from ``task_started`` until ``task_complete`` or ``turn_aborted``
@@ -62,20 +64,12 @@ class CodexTranscriptReader(ResponseItems):
         path = tail.path if tail is not None else resolve_pending(self.ref.path)
         if tail is None and path is not None:
             tail = JsonlTail(path)
-        self._main = Thread(path=path, tail=tail)
-        self._children: dict[str, Thread] = {}
-        self._messages: list[Message] = []
-        self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
-        self._turn_durations: list[int] = []
-        self._usage = Usage()
-        self._models: dict[tuple[str, str], ModelUsage] = {}
-        self._limits: dict[tuple[str, str | None], RateLimit] = {}
-        # Per turn (keyed by its prompt's seq): what turn_context and task_complete record.
-        self._turns = TurnFactsLog()
-        self._changed: dict[int, None] = {}
+        self._state = RolloutState(
+            main=Thread(path=path, tail=tail), facts={"transcript_id": self.ref.transcript_id}
+        )
         if self._clear_echo:
-            self._add(
-                self._main,
+            self._state.add(
+                self._state.main,
                 kind="text",
                 role="user",
                 text=self._clear_echo,
@@ -86,28 +80,28 @@ class CodexTranscriptReader(ResponseItems):
 
     @property
     def messages(self) -> list[Message]:
-        return list(self._messages)
+        return list(self._state.messages)
 
     @property
     def state(self) -> State:
-        threads = [self._main, *self._children.values()]
+        threads = [self._state.main, *self._state.children.values()]
         return "working" if any(t.state == "working" for t in threads) else "idle"
 
     @property
     def summary(self) -> SessionSummary:
         return SessionSummary(
-            **self._facts,
-            usage=self._usage,
-            models=list(self._models.values()),
-            turn_durations_ms=list(self._turn_durations),
-            rate_limits=list(self._limits.values()),
-            turn_facts=self._turns.facts(),
+            **self._state.facts,
+            usage=self._state.usage,
+            models=list(self._state.models.values()),
+            turn_durations_ms=list(self._state.turn_durations),
+            rate_limits=list(self._state.limits.values()),
+            turn_facts=self._state.turns.facts(),
         )
 
     @property
     def path(self) -> Path | None:
         """The rollout read, once it exists (a new thread has none before its first message)."""
-        return self._main.path
+        return self._state.main.path
 
     def read(self) -> ReadResult:
         reset = False
@@ -118,8 +112,12 @@ class CodexTranscriptReader(ResponseItems):
             self._pump()
             reset = True
         reset = reset or self._main_rewound
-        changed = self.messages if reset else [self._messages[s] for s in sorted(self._changed)]
-        self._changed = {}
+        changed = (
+            self.messages
+            if reset
+            else [self._state.messages[s] for s in sorted(self._state.changed)]
+        )
+        self._state.changed = {}
         return ReadResult(changed=changed, reset=reset)
 
     # -- reading -----------------------------------------------------------------------
@@ -127,7 +125,7 @@ class CodexTranscriptReader(ResponseItems):
     def _pump(self) -> bool:
         """Read what every thread's rollout gained; ``False`` when one was rewritten."""
         self._main_rewound = False
-        main = self._main
+        main = self._state.main
         if main.tail is None:
             main.path = resolve_pending(self.ref.path)
             if main.path is None:
@@ -137,16 +135,16 @@ class CodexTranscriptReader(ResponseItems):
         if main.tail.rewound:
             # Rewritten or replaced: the tail reads it from the start, the state starts over.
             self._reset(main.tail)
-            main = self._main
+            main = self._state.main
             self._main_rewound = True
         self._lines(main, items)
         # Sub-agents found while reading are read in the same call (the list grows).
         index = 0
-        while index < len(self._children):
-            child = list(self._children.values())[index]
+        while index < len(self._state.children):
+            child = list(self._state.children.values())[index]
             index += 1
             if child.tail is None:
-                self._locate(child)
+                self._state.locate(child)
                 if child.tail is None:
                     continue
             items = child.tail.read_iter()
@@ -158,7 +156,7 @@ class CodexTranscriptReader(ResponseItems):
     def _lines(self, thread: Thread, items: Any) -> None:
         for item in items:
             if isinstance(item, CorruptLine):
-                self._lifecycle(
+                self._state.lifecycle(
                     thread,
                     f"Skipped unreadable transcript line {item.number}: {item.error}",
                     "warning",
@@ -179,81 +177,83 @@ class CodexTranscriptReader(ResponseItems):
         if (
             kind == "response_item"
             and after_output is not None
-            and self._tool_image(payload, after_output)
+            and tool_image(self._state, payload, after_output)
         ):
             thread.last_output = after_output
             return
         if kind == "session_meta":
-            if thread is self._main:
+            if thread is self._state.main:
                 self._session_meta(payload, line)
         elif kind == "turn_context":
             model = payload.get("model")
             if isinstance(model, str):
                 thread.model = model
-                if thread is self._main:
-                    self._facts.setdefault("model_requested", model)
-            if thread is self._main:
+                if thread is self._state.main:
+                    self._state.facts.setdefault("model_requested", model)
+            if thread is self._state.main:
                 self._turn_context(payload)
         elif kind == "response_item":
-            self._response_item(thread, payload, line)
+            response_item(self._state, thread, payload, line)
         elif kind == "event_msg":
             self._event(thread, payload, line)
         elif kind == "compacted":
             self._compacted(thread, payload, line)
         stamp = _timestamp(line.get("timestamp"))
-        if stamp is not None and thread is self._main:
-            self._facts["updated_at"] = stamp
+        if stamp is not None and thread is self._state.main:
+            self._state.facts["updated_at"] = stamp
 
     def _session_meta(self, payload: dict[str, Any], line: dict[str, Any]) -> None:
-        self._facts["cwd"] = payload.get("cwd")
-        self._facts["cli_version"] = payload.get("cli_version")
+        self._state.facts["cwd"] = payload.get("cwd")
+        self._state.facts["cli_version"] = payload.get("cli_version")
         started = _timestamp(payload.get("timestamp")) or _timestamp(line.get("timestamp"))
-        self._facts["started_at"] = started
+        self._state.facts["started_at"] = started
         git = payload.get("git")
         if isinstance(git, dict) and isinstance(git.get("branch"), str):
-            self._facts["branch"] = git["branch"]
+            self._state.facts["branch"] = git["branch"]
 
     def _event(self, thread: Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
         kind = payload.get("type")
         if kind == "task_started":
             thread.task_events = thread.turn_open = True
-            if thread is self._main:
-                self._turns.end()  # turn_context may come before the turn's prompt
+            if thread is self._state.main:
+                self._state.turns.end()  # turn_context may come before the turn's prompt
         elif kind == "task_complete":
             thread.task_events, thread.turn_open = True, False
             duration = payload.get("duration_ms")
             if (
-                thread is self._main
+                thread is self._state.main
                 and isinstance(duration, int)
                 and not isinstance(duration, bool)
             ):
-                self._turn_durations.append(duration)
-                self._turns.note(duration_ms=duration, ended_at=_timestamp(line.get("timestamp")))
-                self._turns.end()
+                self._state.turn_durations.append(duration)
+                self._state.turns.note(
+                    duration_ms=duration, ended_at=_timestamp(line.get("timestamp"))
+                )
+                self._state.turns.end()
             error = payload.get("error")
             if isinstance(error, dict):
                 # A turn the API refused ends with its error and no answer: say why.
                 message = error.get("message")
-                self._lifecycle(thread, str(message or "The turn failed"), "error", line)
+                self._state.lifecycle(thread, str(message or "The turn failed"), "error", line)
                 limit = quota_error(error, _timestamp(line.get("timestamp")))
                 if limit is not None:
-                    self._limits[limit.key] = limit
+                    self._state.limits[limit.key] = limit
             self._turn_ended(thread, line)
         elif kind == "turn_aborted":
             thread.turn_open = False
             thread.structural = "idle"
-            self._close_running(thread, "aborted")
-            self._lifecycle(thread, "Interrupted", "info", line)
+            self._state.close_running(thread, "aborted")
+            self._state.lifecycle(thread, "Interrupted", "info", line)
             self._turn_ended(thread, line)
         elif kind == "token_count":
             self._token_count(thread, payload)
             for limit in rate_limits(payload.get("rate_limits"), _timestamp(line.get("timestamp"))):
-                self._limits[limit.key] = limit  # every thread reports the same account's
+                self._state.limits[limit.key] = limit  # every thread reports the same account's
         elif kind == "context_compacted":
-            if thread.last_compaction != len(self._messages) - 1:
+            if thread.last_compaction != len(self._state.messages) - 1:
                 self._compaction(thread, line, thread.summary or "")
         elif kind == "error":
-            self._lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
+            self._state.lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
         mode = payload.get("collaboration_mode")
@@ -263,7 +263,7 @@ class CodexTranscriptReader(ResponseItems):
             effort = settings.get("reasoning_effort")
         tier = payload.get("service_tier")
         model = payload.get("model")
-        self._turns.note(
+        self._state.turns.note(
             model_requested=model if isinstance(model, str) and model else None,
             reasoning_effort=effort if isinstance(effort, str) and effort else None,
             service_tier=tier if isinstance(tier, str) and tier else None,
@@ -273,13 +273,13 @@ class CodexTranscriptReader(ResponseItems):
         # A sub-agent whose rollout is still missing when its parent's turn is over costs
         # only its own messages: say so once, under the call that started it.
         for agent_id in thread.children:
-            child = self._children[agent_id]
+            child = self._state.children[agent_id]
             if child.tail is None:
-                self._locate(child)
+                self._state.locate(child)
             if child.tail is None and not child.missing_reported:
                 child.missing_reported = True
                 who = f"{child.nickname} ({agent_id})" if child.nickname else agent_id
-                self._lifecycle(
+                self._state.lifecycle(
                     child,
                     f"The sub-agent {who} left no transcript to read; its messages are missing.",
                     "warning",
@@ -290,7 +290,7 @@ class CodexTranscriptReader(ResponseItems):
     def _compacted(self, thread: Thread, payload: dict[str, Any], line: dict[str, Any]) -> None:
         text = payload.get("message")
         text = text if isinstance(text, str) else ""
-        last = self._messages[-1] if self._messages else None
+        last = self._state.messages[-1] if self._state.messages else None
         if (
             thread.summary is None
             and last is not None
@@ -312,14 +312,16 @@ class CodexTranscriptReader(ResponseItems):
                 timestamp=_timestamp(line.get("timestamp")),
                 parent_tool_id=thread.parent_tool_id,
             )
-            self._replace(compaction)
+            self._state.replace(compaction)
             thread.last_compaction = last.seq
             return
         self._compaction(thread, line, thread.summary or text)
 
     def _compaction(self, thread: Thread, line: dict[str, Any], detail: str) -> None:
         thread.summary = None
-        message = self._lifecycle(thread, "Conversation compacted", "info", line, detail=detail)
+        message = self._state.lifecycle(
+            thread, "Conversation compacted", "info", line, detail=detail
+        )
         thread.last_compaction = message.seq
 
     def _token_count(self, thread: Thread, payload: dict[str, Any]) -> None:
@@ -348,17 +350,17 @@ class CodexTranscriptReader(ResponseItems):
         if response is None or response.empty:
             return
         usage = response.usage()
-        self._usage = self._usage + usage
+        self._state.usage = self._state.usage + usage
         model = thread.model or "unknown"
         key = (model, thread.scope)
-        known = self._models.get(key) or ModelUsage(model=model, scope=thread.scope)
-        self._models[key] = known.model_copy(
+        known = self._state.models.get(key) or ModelUsage(model=model, scope=thread.scope)
+        self._state.models[key] = known.model_copy(
             update={"usage": known.usage + usage, "requests": known.requests + 1}
         )
         # The usage belongs to the response just recorded: on its first message.
-        messages = [self._messages[seq] for seq in thread.response]
+        messages = [self._state.messages[seq] for seq in thread.response]
         if messages:
-            self._replace(messages[0].model_copy(update={"usage": usage}))
+            self._state.replace(messages[0].model_copy(update={"usage": usage}))
         if any(m.kind == "text" and not m.thinking for m in messages) and not any(
             m.kind == "tool" for m in messages
         ):
@@ -367,8 +369,8 @@ class CodexTranscriptReader(ResponseItems):
             # response's end, never at its text, so a pause before a call is not an end.
             thread.structural = "idle"
         thread.response = []
-        if thread is self._main:
+        if thread is self._state.main:
             if last is not None:
-                self._facts["context_tokens"] = last.input
+                self._state.facts["context_tokens"] = last.input
             if thread.model is not None:
-                self._facts["model"] = thread.model
+                self._state.facts["model"] = thread.model

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from .. import iso_time, loads_or_none
+from ..kit import iso_time, loads_or_none
 from . import _compat
 from ._items import spawned_agent, tool_output
 from ._rollouts import find_thread, resolve_pending

@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from ...schema import AuthDescriptor, AuthMethod, AuthStatus
-from .. import load_json
+from ..kit import load_json
 from . import _compat
 from ._config import user_dir
 

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 from ...schema import CommandSpec
-from .. import builtin_table, merge_commands
+from ..kit import builtin_table, merge_commands
 from . import _compat
 from ._config import user_dir
 

@@ -4,9 +4,9 @@ re-pinning: ``docs/compat/gemini.md``).
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...compat import GEMINI_CONTEXT_PREFIXES
 from ...schema import DialogKind
+from .. import kit
 
 VERSION = kit.pinned("gemini", "0.61.0")
 

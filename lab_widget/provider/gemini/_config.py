@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import load_json
+from ..kit import load_json
 from . import _compat
 
 __all__ = ["secure", "trusted", "user_dir"]

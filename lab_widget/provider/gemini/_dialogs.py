@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...schema import Dialog
-from .. import approval_dialog as permission
+from ..kit import approval_dialog as permission
 from . import _compat
 
 __all__ = ["approval_dialog", "confirmation_id"]

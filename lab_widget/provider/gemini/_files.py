@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .. import TranscriptRef, iso_time, json_lines, load_json, read_head
+from .. import TranscriptRef
+from ..kit import iso_time, json_lines, load_json, read_head
 from . import _compat
 from ._records import user_text
 from ._subagents import agents_folder

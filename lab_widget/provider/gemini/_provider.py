@@ -8,8 +8,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ... import provider as kit
 from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities, SessionSummary
+from .. import (
+    ProviderMeta,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    StartupBlocker,
+    SubmitWatch,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+    kit,
+)
 from . import _auth, _commands, _compat
 from ._config import secure, trusted, user_dir
 from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
@@ -30,7 +41,7 @@ _SYSTEM_SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 class GeminiProvider(kit.TuiProvider):
     """Gemini CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = kit.ProviderMeta(
+    meta = ProviderMeta(
         id="gemini", display_name="Gemini CLI", binary="gemini", clear_command="/clear"
     )
     live_signals = _SIGNALS
@@ -44,11 +55,11 @@ class GeminiProvider(kit.TuiProvider):
         self._spools: dict[str, Path] = {}
         # The latest run's spool and context, for checking that a reply landed.
         self._spool: Path | None = None
-        self._context: kit.RunContext | None = None
+        self._context: RunContext | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
@@ -104,7 +115,7 @@ class GeminiProvider(kit.TuiProvider):
         mode = request.options.get("approval_mode")
         if isinstance(mode, str):
             argv += ["--approval-mode", mode]
-        return kit.SpawnPlan(
+        return SpawnPlan(
             argv=argv,
             env=env,
             cwd=ctx.cwd,
@@ -112,20 +123,20 @@ class GeminiProvider(kit.TuiProvider):
             unset_env=frozenset(unset),
         )
 
-    def startup_blocker(self, request: kit.SpawnRequest) -> kit.StartupBlocker | None:
+    def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:
         if request.endpoint is not None:
             return None  # the isolated settings pick the key and trust the folder
         status = self.auth_status()
         name = self.meta.display_name
         if not status.logged_in:
-            return kit.StartupBlocker(
+            return StartupBlocker(
                 reason=f"{name} is not signed in and asks how to sign in first. Sign in in "
                 "the terminal (attach command) or set GEMINI_API_KEY, then start the run again.",
                 accept_hint="Open the terminal",
                 acceptable=False,
             )
         if not trusted(request.context.cwd):
-            return kit.StartupBlocker(
+            return StartupBlocker(
                 reason=f"{name} asks whether you trust the folder {request.context.cwd} before "
                 "it starts. Answer it in the terminal (attach command).",
                 accept_hint="Open the terminal",
@@ -136,8 +147,8 @@ class GeminiProvider(kit.TuiProvider):
     # -- transcript --------------------------------------------------------------------
 
     def locate_transcript(
-        self, context: kit.RunContext, current: kit.TranscriptRef | None
-    ) -> kit.TranscriptRef | None:
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
         starts = _SIGNALS.session_starts(context) or self._scan(context)
         if not starts:
             return current
@@ -150,11 +161,11 @@ class GeminiProvider(kit.TuiProvider):
             self.opened_by_clear(session_id)
         return session_ref(session_id, path)
 
-    def _hooked(self, context: kit.RunContext) -> bool:
+    def _hooked(self, context: RunContext) -> bool:
         """Whether the run's hooks fire (a SessionStart record was spooled)."""
         return bool(_SIGNALS.session_starts(context))
 
-    def _scan(self, context: kit.RunContext) -> list[tuple[str, Path]]:
+    def _scan(self, context: RunContext) -> list[tuple[str, Path]]:
         """The run's sessions without hook records: the folder's session files started
         since the spawn, oldest first.
         """
@@ -162,28 +173,28 @@ class GeminiProvider(kit.TuiProvider):
         since = float(state.get("spawned_at") or 0.0) - 1.0
         return sessions_since(Path(str(state.get("global_dir") or user_dir())), context.cwd, since)
 
-    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
         spool = self._spools.get(ref.transcript_id)
         turns = (lambda: kit.spool_records(spool)) if spool is not None else None
         return GeminiTranscriptReader(ref, clear_echo=echo, turn_signals=turns)
 
-    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
         return usage_summary(ref)
 
-    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
         return session_files(user_dir(), cwd)
 
-    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         state = _STATE.read(context)
         if not state.get("isolated"):
             return []
         return session_files(Path(str(state["global_dir"])), context.cwd)
 
-    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return peek_session(ref.path)
 
-    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+    def watch_paths(self, context: RunContext) -> list[Path]:
         paths = [_SIGNALS.spool(context)]
         if not self._hooked(context):
             # Without hooks a new session shows only as a new file in the session store.
@@ -195,7 +206,7 @@ class GeminiProvider(kit.TuiProvider):
             paths.append(legacy_chats_dir(global_dir, context.cwd))
         return paths
 
-    def is_ready(self, context: kit.RunContext) -> bool:
+    def is_ready(self, context: RunContext) -> bool:
         # The SessionStart hook runs while the TUI starts: a paste sent then lands, and the
         # confirmed submit repeats an Enter taken too early. Without hooks the session
         # file (written at start-up) tells, a while later.
@@ -216,17 +227,17 @@ class GeminiProvider(kit.TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
-    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         if not self._hooked(context):
             return None  # the paced reply checks the session file instead
         return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
-    def initial_prompt_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         # Before the spawn no SessionStart says the hooks fire: watch anyway (where they do
         # not, the session file's first user message confirms the prompt).
         return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
 
-    def reply(self, terminal: kit.Terminal, text: str) -> None:
+    def reply(self, terminal: Terminal, text: str) -> None:
         spool, context = self._spool, self._context
         hooked = spool is not None and context is not None and self._hooked(context)
         paste = self.couplings.PASTE
@@ -259,7 +270,7 @@ class GeminiProvider(kit.TuiProvider):
         if not started:
             terminal.keys(paste.submit_key)
 
-    def _session_size(self, context: kit.RunContext | None) -> int:
+    def _session_size(self, context: RunContext | None) -> int:
         if context is None:
             return -1
         found = _SIGNALS.session_starts(context) or self._scan(context)

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ...schema import AgentScope, Attachment, Message, ModelUsage, ToolCall, Usage
-from .. import iso_time as timestamp
+from ..kit import iso_time as timestamp
 from . import _compat
 
 __all__ = [

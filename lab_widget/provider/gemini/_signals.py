@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import Dialog, State
-from .. import HookSignals, RunContext, hook_command
+from .. import RunContext
+from ..kit import HookSignals, hook_command
 from . import _compat
 from ._dialogs import approval_dialog, confirmation_id
 

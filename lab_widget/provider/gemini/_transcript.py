@@ -33,7 +33,8 @@ from ...schema import (
     SessionSummary,
     State,
 )
-from .. import CorruptLine, JsonlTail, ReadResult, TranscriptRef
+from .. import ReadResult, TranscriptRef
+from ..kit import CorruptLine, JsonlTail
 from ._files import is_document
 from ._messages import COMPACTED, NOTE, RecordMessages
 from ._records import (

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from .. import ReadResult, TranscriptRef, loads_or_none
+from .. import ReadResult, TranscriptRef
+from ..kit import loads_or_none
 from . import _compat
 from ._files import is_document
 from ._messages import NOTE

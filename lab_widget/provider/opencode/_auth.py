@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ...schema import AuthDescriptor, AuthMethod, AuthStatus
-from .. import load_json
+from ..kit import load_json
 from . import _compat
 from ._config import config_home, data_home
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from ...schema import CommandSpec
-from .. import builtin_table, merge_commands
+from ..kit import builtin_table, merge_commands
 from . import _compat
 from ._config import config_home
 

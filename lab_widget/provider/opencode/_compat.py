@@ -6,8 +6,8 @@ coupling in ``docs/compat/opencode.md``.
 
 from __future__ import annotations
 
-from ... import provider as kit
 from ...schema import DialogKind, RateLimitKind
+from .. import kit
 
 # The store's queries are couplings of this version too, kept apart for their length.
 from ._compat_store import *  # noqa: F403

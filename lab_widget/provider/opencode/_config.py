@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import api_base_url
+from ..kit import api_base_url
 from . import _compat
 
 __all__ = ["config_home", "data_home", "database", "isolated_config"]

@@ -15,8 +15,9 @@ from typing import Any
 
 from ...errors import AnswerNotDeliveredError, DialogChangedError, InvalidAnswerError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
-from .. import RunContext, as_dict, picker_questions
-from .. import approval_dialog as permission
+from .. import RunContext
+from ..kit import approval_dialog as permission
+from ..kit import as_dict, picker_questions
 from . import _compat
 from ._server import get_json, server_url
 

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ...schema import RateLimit, RateLimitKind
-from .. import as_dict, exact
+from ..kit import as_dict, exact
 from . import _compat
 
 __all__ = ["api_error_limits"]

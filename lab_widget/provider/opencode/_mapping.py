@@ -12,7 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 from ...schema import LifecycleLevel, Message, RateLimit, State, ToolCall, Usage
-from .. import TranscriptReader, as_dict, exact
+from .. import TranscriptReader
+from ..kit import as_dict, exact
 from . import _compat
 from ._limits import api_error_limits
 from ._parts import (

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ...schema import Answer, Attachment, ToolCall, Usage
-from .. import APPROVE, REJECT, as_dict, describe_answers
+from .. import APPROVE, REJECT
+from ..kit import as_dict, describe_answers
 from . import _compat
 from ._dialogs import plan_dialog, question_dialog, recorded_answers
 

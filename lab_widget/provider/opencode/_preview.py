@@ -16,7 +16,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import TranscriptRef, loads_or_none
+from .. import TranscriptRef
+from ..kit import loads_or_none
 from ._parts import attachments
 from ._store import RowChange, connect, first_changes, first_events, first_rows, snapshot
 from ._transcript import OpenCodeTranscriptReader, apply_events

@@ -8,7 +8,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ... import provider as kit
 from ...schema import (
     AuthDescriptor,
     AuthStatus,
@@ -16,6 +15,18 @@ from ...schema import (
     DialogAnswer,
     ProviderCapabilities,
     SessionSummary,
+)
+from .. import (
+    ProviderMeta,
+    RunContext,
+    SessionStat,
+    SpawnPlan,
+    SpawnRequest,
+    SubmitWatch,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+    kit,
 )
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
@@ -42,7 +53,7 @@ def _free_port() -> int:
 class OpenCodeProvider(kit.TuiProvider):
     """OpenCode, pinned to the version in :data:`lab_widget.compat.PINS`."""
 
-    meta = kit.ProviderMeta(
+    meta = ProviderMeta(
         id="opencode", display_name="OpenCode", binary="opencode", clear_command="/new"
     )
     live_signals = OpenCodeSignals()
@@ -52,7 +63,7 @@ class OpenCodeProvider(kit.TuiProvider):
 
     # -- spawn -------------------------------------------------------------------------
 
-    def plan_spawn(self, request: kit.SpawnRequest) -> kit.SpawnPlan:
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
         ctx.runtime_dir.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
@@ -104,18 +115,18 @@ class OpenCodeProvider(kit.TuiProvider):
                 env.update(_compat.PLAN_MODE_ENV)  # else the plan agent has no plan_exit
         if model:
             argv += ["--model", model]
-        return kit.SpawnPlan(
+        return SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
     # -- transcript --------------------------------------------------------------------
 
-    def _db(self, context: kit.RunContext) -> Path:
+    def _db(self, context: RunContext) -> Path:
         return Path(str(STATE.read(context).get("db") or database()))
 
     def locate_transcript(
-        self, context: kit.RunContext, current: kit.TranscriptRef | None
-    ) -> kit.TranscriptRef | None:
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
         spawned = float(str(STATE.read(context).get("spawned_at") or 0.0))
         db = self._db(context)
         # A session of this folder created after the spawn is this run's (the first
@@ -130,41 +141,41 @@ class OpenCodeProvider(kit.TuiProvider):
             self.opened_by_clear(newest.transcript_id)
         return newest
 
-    def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
 
-    def usage_summary(self, ref: kit.TranscriptRef) -> SessionSummary:
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
         return usage_summary(ref)
 
-    def usage_summaries(self, refs: Sequence[kit.TranscriptRef]) -> list[SessionSummary]:
+    def usage_summaries(self, refs: Sequence[TranscriptRef]) -> list[SessionSummary]:
         return usage_summaries(refs)
 
-    def run_sessions(self, context: kit.RunContext) -> list[kit.TranscriptRef]:
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
         if not STATE.read(context).get("isolated"):
             return []
         return folder_sessions(self._db(context), str(context.cwd), 0)
 
-    def sessions(self, cwd: Path) -> list[kit.TranscriptRef]:
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
         folder = str(Path(cwd).expanduser().resolve())
         return folder_sessions(database(), folder, 0)
 
-    def preview(self, ref: kit.TranscriptRef) -> tuple[str | None, str | None]:
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
         return previews([ref])[0]
 
-    def previews(self, refs: Sequence[kit.TranscriptRef]) -> list[tuple[str | None, str | None]]:
+    def previews(self, refs: Sequence[TranscriptRef]) -> list[tuple[str | None, str | None]]:
         return previews(refs)
 
-    def session_stats(self, refs: Sequence[kit.TranscriptRef]) -> list[kit.SessionStat | None]:
+    def session_stats(self, refs: Sequence[TranscriptRef]) -> list[SessionStat | None]:
         return session_stats(refs)
 
-    def watch_paths(self, context: kit.RunContext) -> list[Path]:
+    def watch_paths(self, context: RunContext) -> list[Path]:
         db = self._db(context)
         # The store's folder (the db and its WAL change with every event) and the log
         # folder, which changes when a permission request opens.
         return [db.parent, db.parent / "log"]
 
-    def is_ready(self, context: kit.RunContext) -> bool:
+    def is_ready(self, context: RunContext) -> bool:
         # The embedded server answers seconds before the TUI draws its prompt; the start-up
         # log's last line comes just before it.
         state = STATE.read(context)
@@ -187,7 +198,7 @@ class OpenCodeProvider(kit.TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
-    def submit_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         base = server_url(context)
         if base is None:
             return None
@@ -196,11 +207,11 @@ class OpenCodeProvider(kit.TuiProvider):
         except (OSError, ValueError):
             return None  # no stream to confirm by: the paced reply
 
-    def initial_prompt_watch(self, context: kit.RunContext, text: str) -> kit.SubmitWatch | None:
+    def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         return None  # the server is not up before the spawn: its stored message confirms
 
     def answer(
-        self, context: kit.RunContext, terminal: kit.Terminal, dialog: Dialog, answer: DialogAnswer
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
         if dialog.kind == "question":
             answer_question(context, dialog, answer)

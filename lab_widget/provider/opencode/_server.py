@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import RunContext, RunFile
+from .. import RunContext
+from ..kit import RunFile
 from . import _compat
 
 __all__ = ["STATE", "STATE_FILE", "get_json", "logged_after", "server_url"]

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .. import TranscriptRef, as_dict, loads_or_none
+from .. import TranscriptRef
+from ..kit import as_dict, loads_or_none
 from . import _compat
 
 __all__ = [

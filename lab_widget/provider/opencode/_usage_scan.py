@@ -28,7 +28,8 @@ from typing import Any
 import orjson
 
 from ...schema import AgentScope, SessionSummary, Usage
-from .. import ReadResult, TranscriptRef, exact, loads_or_none
+from .. import ReadResult, TranscriptRef
+from ..kit import exact, loads_or_none
 from . import _compat
 from ._parts import tool_call
 from ._store import connect, session_info, snapshot
