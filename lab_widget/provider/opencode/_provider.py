@@ -130,6 +130,11 @@ class OpenCodeProvider(kit.TuiProvider):
             self.opened_by_clear(newest.transcript_id)
         return newest
 
+    def clear_opens_epoch(self, context: kit.RunContext) -> bool:
+        # /new records nothing (no session row, no event on the server's stream) until
+        # the next message creates its session.
+        return False
+
     def open_reader(self, ref: kit.TranscriptRef) -> kit.TranscriptReader:
         echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
