@@ -24,6 +24,7 @@ import remote
 import startup
 import summaries
 import versus
+import warm
 from _support import Row, machine_rows
 
 SECTIONS = [
@@ -38,6 +39,7 @@ SECTIONS = [
     "memory",
     "live",
     "round-trip",
+    "warm",
     "concurrent",
     "terminal",
     "remote",
@@ -104,6 +106,7 @@ def main() -> int:
         "memory": lambda: cases.memory(args.memory_megabytes),
         "live": lambda: cases.live(args.sends),
         "round-trip": lambda: startup.round_trips(args.rounds, args.round_trip_providers),
+        "warm": lambda: warm.warm_starts(args.rounds, args.round_trip_providers),
         "concurrent": lambda: cases.concurrent(args.runs, args.probes),
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),

@@ -17,6 +17,7 @@ from ._reading._transcripts import read_transcript
 from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
 from ._run._run import Run
 from ._run._runs import get_run, runs
+from ._run._spares import prestart, spares
 from ._widgets._auth_card import ProviderAuthCard, login
 from ._workspace._git import Workspace
 from ._workspace._sandbox import Sandbox
@@ -158,6 +159,7 @@ __all__ = [
     "login",
     "metrics",
     "on_auth_change",
+    "prestart",
     "provider_ids",
     "providers",
     "rate_limits_dataframe",
@@ -165,6 +167,7 @@ __all__ = [
     "runs",
     "schema",
     "serve_metrics",
+    "spares",
     "to_dataframe",
     "turns_dataframe",
 ]

@@ -1,10 +1,13 @@
-"""Work the transcript does not show yet: a message just sent, a turn just interrupted.
+"""Work the transcript does not show yet: a message just sent, a clear, a turn just interrupted.
 
 A sent message counts as work from the paste until the transcript records its prompt (or a
 new epoch begins), and for :data:`PENDING_GRACE` seconds at most: a command may record
-nothing. An interrupt stops a turn the agent may not have recorded either, so until the
-transcript moves again its "working" is not trusted, and the prompt the TUI put back in its
-box is discarded before the next send.
+nothing. A clear counts as work until its effect is recorded: the chat follows a new epoch
+and reads the command's echo in it (for the provider's ``clear_grace`` at most), so a wait
+after a clear returns on the new conversation, never on the old one or on a new transcript
+whose first line is still being written. An interrupt stops a turn the agent may not have
+recorded either, so until the transcript moves again its "working" is not trusted, and the
+prompt the TUI put back in its box is discarded before the next send.
 """
 
 from __future__ import annotations
@@ -40,10 +43,24 @@ class WorkMarks:
     >>> marks.read(reset=False, prompted=False, count=4)
     >>> marks.interrupted
     False
+
+    A clear sent in the epoch ``"a"`` is work until a later epoch shows its echo:
+
+    >>> marks.clearing("a", grace=30.0)
+    >>> marks.clear_read("b", echoed=False)
+    >>> marks.clear_pending
+    True
+    >>> marks.clear_read("b", echoed=True)
+    >>> marks.clear_pending
+    False
     """
 
     def __init__(self) -> None:
         self._pending_since: float | None = None
+        # A clear sent in the epoch ``_clear_from`` at ``_clear_since``, its effect unseen.
+        self._clear_since: float | None = None
+        self._clear_from: str | None = None
+        self._clear_grace = 0.0
         # The message count at an interrupt. An agent interrupted before it answered may
         # record nothing, so "working" is not trusted until the transcript moves.
         self._interrupted_at: int | None = None
@@ -71,10 +88,35 @@ class WorkMarks:
     def dropped(self) -> None:
         """The send failed or was interrupted: nothing pending any more."""
         self._pending_since = None
+        self._clear_since = None
+
+    def clearing(self, transcript_id: str | None, grace: float) -> None:
+        """The clear command is being sent in the epoch ``transcript_id``: work until a
+        later epoch shows its echo (:meth:`clear_read`), ``grace`` seconds at most.
+        """
+        self._clear_since = time.monotonic()
+        self._clear_from = transcript_id
+        self._clear_grace = grace
+
+    def clear_submitted(self) -> None:
+        """The clear was submitted to a CLI that records its effect only with the next
+        message: nothing more to wait for.
+        """
+        self._clear_since = None
+
+    def clear_read(self, transcript_id: str | None, *, echoed: bool) -> None:
+        """What a read showed of a pending clear: the current epoch, and whether the
+        messages it read there hold the clear's echo.
+        """
+        if self._clear_since is None or transcript_id == self._clear_from:
+            return
+        if echoed:
+            self._clear_since = None
 
     def interrupted_at(self, count: int) -> None:
         """The turn was interrupted when the transcript held ``count`` messages."""
         self._pending_since = None
+        self._clear_since = None
         self._interrupted_at = count
 
     def clear_interrupt(self) -> None:
@@ -92,6 +134,14 @@ class WorkMarks:
     def interrupted(self) -> bool:
         """Whether an interrupt's turn has left no trace in the transcript yet."""
         return self._interrupted_at is not None
+
+    @property
+    def clear_pending(self) -> bool:
+        """Whether a clear's new epoch or echo is still unseen (it expires after its grace)."""
+        since = self._clear_since
+        if since is not None and time.monotonic() - since >= self._clear_grace:
+            self._clear_since = None  # the clear never showed: stop waiting
+        return self._clear_since is not None
 
     @property
     def send_pending(self) -> bool:

@@ -108,6 +108,9 @@ class ChatSession:
             reading = self._follow.read(self._shown)
             reset = reading.reset
             self._work.read(reset=reset, prompted=reading.prompted, count=self._follow.count)
+            if self._work.clear_pending:
+                echoed = any(self._is_clear(m) for m in reading.changed)
+                self._work.clear_read(self.transcript_id, echoed=echoed)
             signature = live.signature(self.context) if live else None
             signals_moved = signature != self._signature
             self._signature = signature
@@ -131,6 +134,10 @@ class ChatSession:
                 self._changed.notify_all()
             if live is not None and signals_moved:
                 self._sweep(live)
+
+    def _is_clear(self, message: Message) -> bool:
+        command = self.provider.meta.clear_command
+        return bool(command) and message.role == "user" and message.command == command
 
     @property
     def past(self) -> list[Epoch]:
@@ -270,7 +277,7 @@ class ChatSession:
             reader_state=reader_state,
             live_blocked=blocked,
             interrupted=self._work.interrupted,
-            send_pending=self._work.send_pending,
+            send_pending=self._work.send_pending or self._work.clear_pending,
         )
 
     @property
@@ -382,6 +389,11 @@ class ChatSession:
                     # Set before the paste: a fast answer may be read while the submit is
                     # still being confirmed, and must end the pending send.
                     self._work.sent()
+                clearing = text.split()[:1] == [self.provider.meta.clear_command]
+                if clearing:
+                    # Work until the new epoch and the command's echo are read, marked
+                    # before the paste for the same reason.
+                    self._work.clearing(self.transcript_id, self.provider.clear_grace)
                 if not idle:
                     self.provider.reply(self.terminal, text)
                     confirmed: bool | None = None
@@ -393,6 +405,8 @@ class ChatSession:
                     self._work.dropped()
                     raise
             with self._lock:
+                if clearing and not self.provider.clear_opens_epoch(self.context):
+                    self._work.clear_submitted()
                 state = self._state_locked()
                 self._emit(ChatEvent([], False, state, self.transcript_id))
                 self._changed.notify_all()

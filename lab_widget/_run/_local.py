@@ -167,6 +167,15 @@ class LocalBackend:
         context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
         return cls(get_provider(record.provider), context, terminal, None, record, announce)
 
+    def adopted(self, announce: Announce, prompt: str | None) -> LocalBackend:
+        """Hand this agent, started ahead as a spare, to a run: ``announce`` is the run's,
+        ``prompt`` its first message (typed once the TUI is ready, by :meth:`begin`).
+        """
+        self._announce = announce
+        if prompt is not None:
+            self._first_prompt = lambda: self.send(prompt)
+        return self
+
     def begin(self) -> None:
         """Deliver the first prompt, if the run was started with one (and returns once the
         agent has taken it).

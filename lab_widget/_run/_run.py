@@ -46,6 +46,7 @@ from ..scripted import ScriptedModel
 from ._backend import RunBackend
 from ._local import LocalBackend
 from ._registry import announce, register
+from ._spares import pool, spare_key
 
 __all__ = ["Run"]
 
@@ -147,19 +148,34 @@ class Run(Exportable):
             endpoint = Endpoint(
                 base_url=self.scripted_model.base_url, api_key=self.scripted_model.api_key
             )
-        local = LocalBackend.start(
+        # A spare started ahead (prestart) with the same key is adopted, never a named run.
+        key = spare_key(
             provider_id,
             cwd,
-            self._announce,
             endpoint=endpoint,
             model=model_name,
-            name=name,
             seed=seed,
             worktree=worktree,
             sandbox=sandbox,
-            prompt=prompt,
             options=options,
         )
+        spare = pool.take(key) if name is None else None
+        if spare is not None:
+            local = spare.adopted(self._announce, prompt)
+        else:
+            local = LocalBackend.start(
+                provider_id,
+                cwd,
+                self._announce,
+                endpoint=endpoint,
+                model=model_name,
+                name=name,
+                seed=seed,
+                worktree=worktree,
+                sandbox=sandbox,
+                prompt=prompt,
+                options=options,
+            )
         self._backend = local
         self._announce(True)
         local.begin()

@@ -14,6 +14,7 @@ from ._launch import runner
 from ._local import LocalBackend
 from ._registry import find, live_records
 from ._run import Run
+from ._spares import spares
 
 __all__ = ["adopt", "get_run", "runs"]
 
@@ -46,7 +47,10 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
     if host is not None:
         return RunList(RemoteBackend.runs_on(host, _on_host))
     found: list[Run] = []
+    waiting = {spare.id for spare in spares()}
     for record, terminal in live_records(runner()):
+        if record.run_id in waiting:
+            continue  # a spare is no run until one adopts it (listed by spares())
         existing = find(record.run_id)
         found.append(existing if isinstance(existing, Run) else adopt(record, terminal))
     return RunList(found)

@@ -170,6 +170,9 @@ class AgentProvider(ABC):
     live_signals: LiveSignals | None = None
     startup_settle: float = 0.0
     """Seconds after spawn before a start-up screen can take keys."""
+    clear_grace: float = 30.0
+    """Seconds after which a clear command whose effect never showed stops counting as
+    work (see :meth:`clear_opens_epoch`)."""
 
     @abstractmethod
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
@@ -271,6 +274,18 @@ class AgentProvider(ABC):
 
     def is_ready(self, context: RunContext) -> bool:
         """Whether the TUI takes input now (from a structured signal)."""
+        return True
+
+    def clear_opens_epoch(self, context: RunContext) -> bool:
+        """Whether the clear command (``meta.clear_command``) records its effect at once:
+        a new epoch (:meth:`locate_transcript` names it) whose reader shows the command's
+        echo, before any next prompt.
+
+        The chat counts a clear as work until then (for :attr:`clear_grace` seconds at
+        most). ``False`` where this CLI records the new conversation only with its first
+        message: the clear is settled once it is submitted, and the new epoch, echo first,
+        shows with that message. The default is ``True``.
+        """
         return True
 
     def startup_blocker(self, request: SpawnRequest) -> StartupBlocker | None:

@@ -13,6 +13,7 @@ plays both turns once and keeps what each turn left; the killed session is that 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -379,6 +380,43 @@ def test_the_clear_command_opens_a_new_epoch_with_its_echo(
         assert not any(m.text == "hello" for m in run.messages)
         if row.check_clear is not None:
             row.check_clear(run, workdir, first)
+    finally:
+        run.stop()
+
+
+LIVE_CLEARS = int(os.environ.get("LAB_WIDGET_LIVE_CLEARS", "5"))
+"""Clears in a row per provider; ``LAB_WIDGET_LIVE_CLEARS=20`` for the long form."""
+
+
+@pytest.mark.parametrize("provider_id", PROVIDERS)
+def test_wait_after_each_clear_in_a_row_returns_on_the_new_conversation(
+    provider_id: str, lab_home: Path, workdir: Path
+) -> None:
+    row = live(provider_id)
+    run = Run(provider_id, cwd=workdir, model=script(row, workdir))
+    try:
+        run.send("hello", ready_timeout=row.ready_timeout or 120)
+        assert run.wait(timeout=row.timeout) == "idle", run.screen()
+        seen = [run.transcript_id]
+        for n in range(1, LIVE_CLEARS + 1):
+            run.clear()
+            # No wait_for: back from the wait, the clear is settled.
+            assert run.wait(timeout=60) == "idle", (n, run.screen())
+            if row.echo_before_prompt:
+                assert run.transcript_id not in seen, n
+                seen.append(run.transcript_id)
+                users = [m.command for m in run.messages if m.role == "user"]
+                assert users == [run.clear_command], (n, users)
+            assert run.state == "idle", n
+        run.send("and again")
+        assert run.wait(timeout=row.timeout) == "idle", run.screen()
+        # The last clear's conversation (or, where a clear records nothing, a new one).
+        if row.echo_before_prompt:
+            assert run.transcript_id == seen[-1]
+        else:
+            assert run.transcript_id not in seen
+        assert [(m.role, m.command) for m in run.messages][:1] == [("user", run.clear_command)]
+        assert last_text(run) == "Second answer."
     finally:
         run.stop()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import subprocess
 import sys
 import time
@@ -12,11 +14,22 @@ import pytest
 
 import lab_widget
 import lab_widget._run._launch
-from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
+from lab_widget import (
+    CLINotFoundError,
+    Run,
+    RunEndedError,
+    UnknownProviderError,
+    WaitTimeoutError,
+    runs,
+)
 from lab_widget._runtime._tmux import sanitize_input
+from tests.support.cpu_hog import cpu_hog
 from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
+
+CLEARS = 20
+"""Clears in a row: enough that a race of one in a few runs shows."""
 
 
 def fake_run(workdir: Path) -> Run:
@@ -197,11 +210,94 @@ def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
         run.send("hello")
         run.wait(timeout=10)
         run.clear()
-        # The new file can be seen before its first line is written: wait for both.
-        assert run.wait_for(lambda r: r.transcript_id == "fake-1" and bool(r.messages), 10)
+        # The new file can be seen before its first line is written: wait covers both.
+        assert run.wait(timeout=10) == "idle"
+        assert run.transcript_id == "fake-1"
         assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
         assert run.state == "idle"
         assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]
+    finally:
+        run.stop()
+
+
+def test_wait_after_each_of_many_clears_returns_on_the_new_epoch_with_its_echo(
+    lab_home: Path, workdir: Path
+) -> None:
+    # Beside two busy processes, as on a loaded laptop: the new transcript file shows
+    # before its first line is written, and the echo lands a moment after the Enter.
+    run = fake_run(workdir)
+    try:
+        with cpu_hog(2):
+            for epoch in range(1, CLEARS + 1):
+                if epoch % 2:
+                    run.clear()
+                else:
+                    run.send(run.clear_command)
+                assert run.wait(timeout=30) == "idle", epoch
+                assert run.transcript_id == f"fake-{epoch}", epoch
+                assert [m.command for m in run.messages] == ["/clear"], epoch
+                assert run.state == "idle", epoch
+        assert len(run.past_conversations) == CLEARS
+    finally:
+        run.stop()
+
+
+def forgetting(run: Run, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make ``/forget`` the run's clear command (the fake agent records it in place, as a
+    reply) and return the run's folder, where a test writes the new epoch itself.
+    """
+    meta = dataclasses.replace(run.provider.meta, clear_command="/forget")
+    monkeypatch.setattr(run.provider, "meta", meta)
+    return local_parts(run).context.runtime_dir
+
+
+def test_a_clear_is_work_until_a_new_epoch_shows_its_echo(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = fake_run(workdir)
+    folder = forgetting(run, monkeypatch)
+    try:
+        run.send("/forget")
+        # Its echo in the old epoch, then a new epoch with no line yet: still a clear.
+        assert run.wait_for(lambda r: any(m.command for m in r.messages), 10)
+        (folder / "transcript.1.jsonl").touch()
+        assert run.wait_for(lambda r: r.transcript_id == "fake-1", 10)
+        assert run.state == "working"
+        with pytest.raises(WaitTimeoutError):
+            run.wait(timeout=0.5)
+        with (folder / "transcript.1.jsonl").open("a") as f:
+            f.write(json.dumps({"type": "user", "text": "/forget"}) + "\n")
+        assert run.wait(timeout=10) == "idle"
+        assert [m.command for m in run.messages] == ["/forget"]
+    finally:
+        run.stop()
+
+
+def test_a_clear_that_never_shows_stops_counting_after_its_grace(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = fake_run(workdir)
+    forgetting(run, monkeypatch)
+    monkeypatch.setattr(run.provider, "clear_grace", 1.0)
+    try:
+        run.send("/forget")
+        assert run.state == "working"
+        assert run.wait(timeout=10) == "idle"
+        assert run.transcript_id == "fake"
+    finally:
+        run.stop()
+
+
+def test_a_clear_recorded_only_with_the_next_message_is_settled_once_submitted(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = fake_run(workdir)
+    forgetting(run, monkeypatch)
+    monkeypatch.setattr(run.provider, "clear_opens_epoch", lambda context: False)
+    try:
+        run.send("/forget")
+        assert run.state == "idle"
+        assert run.wait(timeout=1) == "idle"
     finally:
         run.stop()
 
@@ -215,10 +311,7 @@ def test_a_clear_keeps_the_conversation_for_the_chat_and_the_export(
         run.send("hello")
         run.wait(timeout=10)
         run.clear()
-        # The new epoch with its echo: the file appears before its first line is written.
-        assert run.wait_for(
-            lambda r: r.transcript_id == "fake-1" and any(m.command for m in r.messages), 10
-        )
+        assert run.wait(timeout=10) == "idle"  # the new epoch with its echo
         [earlier] = run.past_conversations
         assert [m.text for m in earlier.messages] == ["hello", "echo: hello"]
         # What a notebook opened now (or saved now) gets: both conversations.

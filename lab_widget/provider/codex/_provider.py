@@ -198,6 +198,11 @@ class CodexProvider(kit.TuiProvider):
                 paths.setdefault(thread, pending_rollout(sessions, thread))
         return [(thread, paths[thread]) for thread in order]
 
+    def clear_opens_epoch(self, context: RunContext) -> bool:
+        # /new marks its thread at once only in an isolated home (see _threads); on the
+        # user's own the new thread shows with its first message.
+        return bool(_STATE.read(context).get("isolated"))
+
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
         return CodexTranscriptReader(ref, clear_echo=echo)

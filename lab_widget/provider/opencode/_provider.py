@@ -141,6 +141,11 @@ class OpenCodeProvider(kit.TuiProvider):
             self.opened_by_clear(newest.transcript_id)
         return newest
 
+    def clear_opens_epoch(self, context: RunContext) -> bool:
+        # /new records nothing (no session row, no event on the server's stream) until
+        # the next message creates its session.
+        return False
+
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
         return OpenCodeTranscriptReader(ref, clear_echo=echo)
