@@ -19,9 +19,9 @@ from lab_widget._runtime._pane_stream import PaneStream
 from tests.support import sshd
 from tests.support.paths import ROOT
 from tests.support.questions import DATABASE
-from tests.support.remote import close_connections, local_host
+from tests.support.remote import close_connections, host_kwargs, local_host
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-from tests.unit.test_terminal_fake import Recorder
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
 
@@ -158,17 +158,6 @@ def test_claude_code_over_ssh_as_a_second_user_survives_a_killed_connection(
     finally:
         run.stop()
     assert runs(host=ssh_host) == []
-
-
-def host_kwargs(host: Host) -> dict[str, object]:
-    assert hasattr(host, "destination")
-    return {
-        "destination": host.destination,
-        "config": host.config,  # type: ignore[attr-defined]
-        "python": host.python,
-        "env": dict(host.env),
-        "providers": dict(host.providers),
-    }
 
 
 def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_host: Host) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from lab_widget import Run, ScriptedModel
 from tests.support.local import local_parts
-from tests.support.recording import RecordingComm
+from tests.support.recording import RecordingComm, from_browser
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
 
@@ -41,7 +41,7 @@ def test_api_key_never_leaks(
         run.send("hello")
         assert run.wait(timeout=60) == "idle"
         assert run.wait_for(lambda r: r.messages[-1].text == "Answer without secrets.", 10)
-        view._on_custom(view, {"kind": "sync"}, [])  # a full snapshot goes out too
+        from_browser(view, {"kind": "sync"})  # a full snapshot goes out too
 
         # Widget state, everything sent to the browser, reprs, a notebook's output.
         shown = [

@@ -10,20 +10,14 @@ import lab_widget
 import lab_widget.provider
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, provider_ids
-
-PACKAGE = Path(lab_widget.__file__).parent
-PROVIDERS = PACKAGE / "provider"
-CONCRETE = sorted(
-    p.name for p in PROVIDERS.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+from tests.support.package import (
+    CONCRETE,
+    PACKAGE,
+    PROVIDERS,
+    core_modules,
+    module_name,
+    user_facing_strings,
 )
-
-
-def core_modules() -> list[Path]:
-    return [
-        p
-        for p in PACKAGE.rglob("*.py")
-        if not any(p.is_relative_to(PROVIDERS / name) for name in CONCRETE)
-    ]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -41,12 +35,6 @@ def imported_modules(path: Path) -> set[str]:
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
-
-
-def module_name(path: Path, root: Path = PACKAGE) -> str:
-    """The dotted name of the module at ``path`` in the package at ``root``."""
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
@@ -501,25 +489,6 @@ def provider_names() -> list[str]:
     names = {"Claude", "Anthropic", "Codex", "OpenAI", "Gemini", "Google", "OpenCode"}
     names |= {get_provider(p).meta.display_name for p in provider_ids() if p in PINS}
     return sorted(names)
-
-
-def user_facing_strings(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text())
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
-    return [
-        (node.lineno, node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and id(node) not in docstrings
-    ]
 
 
 def test_core_user_facing_text_never_names_a_provider() -> None:

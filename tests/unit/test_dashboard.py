@@ -9,30 +9,9 @@ from typing import Any
 import lab_widget
 from lab_widget import Run
 from lab_widget._widgets._dashboard import RunList, RunsDashboard
+from tests.support.dashboard import act
 from tests.support.local import local_parts
-from tests.support.recording import RecordingComm
-
-
-def act(board: RunsDashboard, action: str, run_id: str = "") -> dict[str, Any]:
-    """Send an action as the browser does and wait for its result."""
-    done = threading.Event()
-    results: list[dict[str, Any]] = []
-    original = board.table.send
-
-    def capture(content: dict[str, Any], buffers: Any = None) -> None:
-        results.append(content)
-        done.set()
-        original(content, buffers)
-
-    board.table.send = capture
-    try:
-        board._on_custom(
-            board.table, {"kind": "action", "id": "r1", "action": action, "run_id": run_id}, []
-        )
-        assert done.wait(20), f"no result for {action}"
-    finally:
-        board.table.send = original
-    return results[0]
+from tests.support.recording import RecordingComm, from_browser
 
 
 def test_runs_is_a_list_that_displays_as_a_dashboard(
@@ -119,7 +98,7 @@ def test_two_busy_runs_and_sync_requests_never_deadlock(
 
         def sync_requests(view: Any) -> None:
             while not stop.is_set():
-                view._on_custom(view, {"kind": "sync"}, [])
+                from_browser(view, {"kind": "sync"})
 
         def chatter(run: Run) -> None:
             for i in range(15):

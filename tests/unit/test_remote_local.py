@@ -36,14 +36,13 @@ from lab_widget._run._backend import RunBackend
 from lab_widget._run._local import LocalBackend
 from lab_widget._runtime._pane_stream import PaneStream
 from lab_widget._widgets._dashboard import RunsDashboard
+from tests.support.dashboard import act
 from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.remote import close_connections, local_host
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-
-from .test_dashboard import act
-from .test_terminal_fake import Recorder
 
 
 @pytest.fixture

@@ -19,50 +19,15 @@ import lab_widget._widgets._terminal as feed_module
 from lab_widget import Run
 from lab_widget._run._launch import runner
 from lab_widget._runtime._pane_stream import PaneStream
-from lab_widget._runtime._screen import Screen
 from lab_widget._runtime._tmux import TmuxTerminal
 from lab_widget._widgets._dashboard import RunsDashboard
 from lab_widget._widgets._view import RunView
+from tests.support.chat_source import StubSource
 from tests.support.local import local_parts
 from tests.support.paths import ROOT
-from tests.support.recording import RecordingComm
+from tests.support.recording import RecordingComm, from_browser
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-
-from .test_view import StubSource
-
-
-class Recorder:
-    """A stream listener that keeps everything it hears, in order."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any]] = []
-        self.lock = threading.Lock()
-
-    def on_screen(self, tag: object, screen: Screen) -> None:
-        with self.lock:
-            self.events.append(("screen", (tag, screen)))
-
-    def on_output(self, data: bytes) -> None:
-        with self.lock:
-            self.events.append(("output", data))
-
-    def on_size(self, cols: int, rows: int) -> None:
-        with self.lock:
-            self.events.append(("size", (cols, rows)))
-
-    def on_end(self, reason: str) -> None:
-        with self.lock:
-            self.events.append(("end", reason))
-
-    def of(self, kind: str) -> list[Any]:
-        with self.lock:
-            return [value for k, value in self.events if k == kind]
-
-    def output_after_screen(self) -> bytes:
-        with self.lock:
-            kinds = [k for k, _ in self.events]
-            start = kinds.index("screen") if "screen" in kinds else len(kinds)
-            return b"".join(v for k, v in self.events[start:] if k == "output")
 
 
 def fake_run(workdir: Path, **options: Any) -> Run:
@@ -458,7 +423,7 @@ def test_the_dashboard_opens_a_run_with_its_terminal(
 
         board.table.send = capture
         message = {"kind": "action", "id": "a1", "action": "open", "run_id": run.id}
-        board._on_custom(board.table, {**message, "pane": "terminal"}, [])
+        from_browser(board.table, {**message, "pane": "terminal"})
         assert done.wait(20)
         assert board.children[-1] is run.view
         assert run.view.terminal_reveal != ""
