@@ -35,8 +35,7 @@ def test_api_key_never_leaks(
     needle = key.encode()
     caplog.set_level(logging.DEBUG)
     model = ScriptedModel(api_key=key, fallback="Answer without secrets.")
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         view = run.view
         run.send("hello")
         assert run.wait(timeout=60) == "idle"
@@ -91,5 +90,3 @@ def test_api_key_never_leaks(
         outside_home = [p for p in files_holding(runtime, needle) if "home" not in p.parts]
         assert not outside_home
         assert not files_holding(workdir, needle)
-    finally:
-        run.stop()

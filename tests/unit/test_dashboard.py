@@ -17,16 +17,13 @@ from tests.support.recording import RecordingComm, from_browser
 def test_runs_is_a_list_that_displays_as_a_dashboard(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = Run("fake", cwd=workdir, name="one")
-    try:
+    with Run("fake", cwd=workdir, name="one") as run:
         listed = lab_widget.runs()
         assert isinstance(listed, RunList)
         assert listed == [run]
         bundle = listed._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
         assert bundle["text/plain"] == "RunsDashboard(1 run)"
-    finally:
-        run.stop()
 
 
 def test_rows_follow_runs_and_their_events(

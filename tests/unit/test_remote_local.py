@@ -351,12 +351,9 @@ def test_the_terminal_pane_streams_the_hosts_tmux_and_takes_keys(
 
 
 def test_a_first_prompt_reaches_the_run_on_the_host_once(host: LocalHost, workdir: Path) -> None:
-    run = Run("fake", cwd=workdir, host=host, prompt="first, from the start")
-    try:
+    with Run("fake", cwd=workdir, host=host, prompt="first, from the start") as run:
         assert run.wait_for(lambda r: len(r.messages) == 2, 20)
         assert [(m.role, m.text) for m in run.messages] == [
             ("user", "first, from the start"),
             ("assistant", "echo: first, from the start"),
         ]
-    finally:
-        run.stop()

@@ -260,8 +260,7 @@ def say(view: RunView, **content: Any) -> None:
 def test_closed_the_terminal_costs_nothing_over_a_busy_run(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, comm = open_view(run, comms)
         assert view.has_terminal
         for i in range(20):
@@ -281,15 +280,12 @@ def test_closed_the_terminal_costs_nothing_over_a_busy_run(
             run.send(f"after closing {i}")
         assert run.wait_for(lambda r: len(r.messages) == 60, 30)
         assert term_bytes(comm) == before
-    finally:
-        run.stop()
 
 
 def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, comm = open_view(run, comms)
         say(view, op="open", viewer="v1", cols=100, rows=30)
         assert retry_until(lambda: any(c["op"] == "screen" for c, _ in term_messages(comm)), 5)
@@ -324,15 +320,12 @@ def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
         say(view, op="close", viewer="v1")
         assert retry_until(lambda: not view._terminal.streaming, 5)
         assert retry_until(lambda: window_size(run.pane) == "200x50", 5)
-    finally:
-        run.stop()
 
 
 def test_input_from_a_front_end_that_is_not_watching_is_dropped(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, _ = open_view(run, comms)
         say(view, op="input", viewer="stranger", data="sneaky\r")
         time.sleep(1.0)
@@ -349,16 +342,13 @@ def test_input_from_a_front_end_that_is_not_watching_is_dropped(
         assert view._terminal.viewers == ["watcher"]
         say(view, op="input", viewer="watcher", data="mine\r")
         assert run.wait_for(lambda r: [m.text for m in r.messages][:1] == ["mine"], 10)
-    finally:
-        run.stop()
 
 
 def test_a_viewer_that_stops_pinging_is_dropped(
     lab_home: Path, workdir: Path, comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(feed_module, "LEASE", 1.0)
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, _ = open_view(run, comms)
         say(view, op="open", viewer="gone", cols=80, rows=24)
         assert retry_until(lambda: view._terminal.streaming, 5)
@@ -369,8 +359,6 @@ def test_a_viewer_that_stops_pinging_is_dropped(
         # A ping from a viewer the kernel forgot (a laptop that slept) opens it again.
         say(view, op="ping", viewer="gone", cols=80, rows=24)
         assert retry_until(lambda: view._terminal.streaming, 5)
-    finally:
-        run.stop()
 
 
 def test_an_ended_run_shows_its_last_screen(
