@@ -167,8 +167,9 @@ LAYERS: dict[str, set[str]] = {
     "_remote": BASE | {"provider", "scripted", "_runtime", "_chat", "_workspace", "_run"},
 }
 """Which parts of the package each folder (or root module) may import: a folder's modules
-import each other freely. ``_magics``, ``__init__`` and ``__main__`` sit on top and may
-import anything. A dotted entry allows one module of a folder, not the whole folder."""
+import each other freely. ``_magics``, ``__init__``, ``__main__`` and ``testing`` (the pytest
+plugin) sit on top and may import anything. A dotted entry allows one module of a folder, not
+the whole folder."""
 
 
 def layer_offences(graph: dict[str, set[str]]) -> list[str]:
@@ -191,7 +192,7 @@ def layer_offences(graph: dict[str, set[str]]) -> list[str]:
 
 def test_every_folder_imports_only_the_layers_below_it() -> None:
     assert layer_offences(import_graph()) == []
-    assert set(LAYERS) | {"_magics", "__init__", "__main__"} >= {
+    assert set(LAYERS) | {"_magics", "__init__", "__main__", "testing"} >= {
         [*m.split("."), "__init__"][1] for m in import_graph()
     }, "a new folder or root module joins LAYERS"
 
