@@ -10,5 +10,7 @@ import tempfile
 os.environ.setdefault("LAB_WIDGET_HOME", tempfile.mkdtemp(prefix="lab-widget-tests-"))
 os.environ["LAB_WIDGET_QUICKSTART_SCRIPTED"] = "1"
 
-# `--cpu-hog N` (or LAB_WIDGET_CPU_HOG=N): busy processes beside the whole session.
-pytest_plugins = ["tests.support.load"]
+# `--cpu-hog N` (or LAB_WIDGET_CPU_HOG=N): busy processes beside the whole session. The
+# package's own pytest plugin (lab_home, scripted_model, agent_run) is loaded by its entry
+# point where the package is installed; naming it here also covers a source checkout.
+pytest_plugins = ["tests.support.load", "lab_widget.testing"]

@@ -1,4 +1,6 @@
-"""Shared fixtures: every test gets its own lab home, hence its own tmux server."""
+"""Shared fixtures. ``lab_home`` (a private lab home, hence its own tmux server),
+``scripted_model`` and ``agent_run`` come from the package's pytest plugin,
+``lab_widget.testing``."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ from typing import Any
 import comm
 import pytest
 
-from lab_widget._run._launch import runner as _runner
 from lab_widget.provider import register
 from tests.support import sshd
 from tests.support.binaries import pinned_binary
@@ -19,15 +20,6 @@ from tests.support.recording import RecordingComm
 from tests.support.remote import close_connections
 
 register("fake", FakeProvider)
-
-
-@pytest.fixture
-def lab_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private lab home (and tmux server) torn down after the test."""
-    home = tmp_path / "lab-home"
-    monkeypatch.setenv("LAB_WIDGET_HOME", str(home))
-    yield home
-    _runner().kill_server()
 
 
 @pytest.fixture

@@ -135,10 +135,6 @@ class ProviderAuthCard(BundledWidget, bundle="auth"):
 
     # -- browser → Python ----------------------------------------------------------------
 
-    def _on_custom(self, widget: Any, content: Any, buffers: Any) -> None:
-        """Take one custom message from the front end, as its comm delivers it."""
-        self._channel.receive(widget, content, buffers)
-
     def _run_action(self, content: dict[str, Any]) -> ActionResult:
         """Do one action message now, on this thread, and send its result."""
         return self._channel.run(content)

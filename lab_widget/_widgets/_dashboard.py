@@ -159,10 +159,6 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
 
     # -- browser → Python ----------------------------------------------------------------
 
-    def _on_custom(self, widget: Any, content: Any, buffers: Any) -> None:
-        """Take one custom message from the table's front end, as its comm delivers it."""
-        self._channel.receive(widget, content, buffers)
-
     def _run_of(self, request: ActionRequest) -> LiveRun:
         run_id = request.args.get("run_id")
         with self._lock:

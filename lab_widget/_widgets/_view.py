@@ -329,10 +329,6 @@ class RunView(BundledWidget, bundle="widget"):
 
     # -- browser → Python ----------------------------------------------------------------
 
-    def _on_custom(self, widget: Any, content: Any, buffers: Any) -> None:
-        """Take one custom message from the front end, as its comm delivers it."""
-        self._channel.receive(widget, content, buffers)
-
     def _on_message(self, content: dict[str, Any]) -> None:
         if content.get("kind") == "term":
             self._terminal.receive(content)

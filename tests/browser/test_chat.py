@@ -15,7 +15,15 @@ from typing import Any
 
 import lab_widget
 from lab_widget._install import tools_dir
-from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+from tests.support.browser import (
+    chromium_page,
+    jupyter_lab,
+    run_first_cell,
+    send,
+    texts,
+    wait_text,
+    write_notebook,
+)
 from tests.support.paths import ROOT
 
 ARTIFACTS = ROOT / "build" / "test-artifacts"
@@ -42,28 +50,6 @@ model = ScriptedModel(
 run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
 run
 """
-
-MESSAGES = ".lw-chat .lw-msg"
-
-
-def texts(page: Any) -> list[str]:
-    return [t.strip() for t in page.locator(MESSAGES).all_inner_texts()]
-
-
-def wait_text(page: Any, text: str, timeout: float = 60_000) -> None:
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('.lw-chat .lw-msg')]"
-        ".some(e => e.innerText.includes(t))",
-        arg=text,
-        timeout=timeout,
-    )
-
-
-def send(page: Any, text: str) -> None:
-    box = page.locator(".lw-chat .lw-input")
-    box.click()
-    box.fill(text)
-    box.press("Enter")
 
 
 @contextmanager

@@ -9,17 +9,18 @@ from typing import Any
 
 import lab_widget
 from lab_widget._install import tools_dir
-from tests.live.test_remote import host_kwargs
 from tests.support import sshd
 from tests.support.browser import (
     chromium_page,
     jupyter_lab,
     run_cell,
     run_first_cell,
+    send,
+    texts,
+    wait_text,
     write_notebook,
 )
-
-from .test_chat import send, texts, wait_text
+from tests.support.remote import host_kwargs
 
 CELL = """
 import json

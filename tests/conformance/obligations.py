@@ -2,7 +2,7 @@
 
 Each ``check_*(provider, kit)`` returns ``None`` or raises :class:`ConformanceFailure`,
 whose message starts with ``[<obligation>] <provider id>:``. They are offline: a
-provider's :class:`~tests.conformance.kits.ConformanceKit` supplies sample transcripts
+provider's :class:`~tests.support.kits.ConformanceKit` supplies sample transcripts
 recorded from its CLI and says how the CLI lays them out on disk.
 """
 
@@ -32,9 +32,8 @@ from lab_widget.provider import (
     TranscriptRef,
 )
 from lab_widget.schema import AuthDescriptor, Message
-from tests.unit.test_architecture import core_modules, user_facing_strings
-
-from .kits import ConformanceKit, TranscriptMedium
+from tests.support.kits import ConformanceKit, TranscriptMedium
+from tests.support.package import core_modules, user_facing_strings
 
 __all__ = [
     "OBLIGATIONS",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.fake_provider import FakeProvider
+from tests.support.kits import kit_for
 
 from .broken import BROKEN
-from .kits import kit_for
 from .obligations import OBLIGATIONS, ConformanceFailure
 
 CASES = [

@@ -2,7 +2,7 @@
 
 Parametrised over :func:`lab_widget.provider.provider_ids` at collection time, so a
 provider added to the registry is covered without touching this file; without a kit in
-``tests/conformance/kits.py`` it fails with what to add.
+``tests/support/kits.py`` it fails with what to add.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from lab_widget.provider import _registry, get_provider, provider_ids
+from tests.support.kits import require_kit
 
-from .kits import require_kit
 from .obligations import OBLIGATIONS
 
 PROVIDERS = provider_ids()
@@ -36,5 +36,5 @@ def test_provider_meets_obligation(
 def test_a_provider_without_a_kit_fails_saying_what_to_add() -> None:
     with pytest.raises(pytest.fail.Exception, match=r"'newcomer' has no conformance kit") as e:
         require_kit("newcomer")
-    assert "KITS in tests/conformance/kits.py" in str(e.value)
+    assert "KITS in tests/support/kits.py" in str(e.value)
     assert "tests/fixtures/newcomer/" in str(e.value)

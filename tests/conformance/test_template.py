@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from lab_widget.provider._template import TemplateProvider
+from tests.support.kits import kit_for
 
-from .kits import kit_for
 from .obligations import OBLIGATIONS
 
 PLACEHOLDERS_PASS = {"seeding", "neutral-copy"}

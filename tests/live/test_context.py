@@ -19,8 +19,7 @@ def test_the_agent_receives_the_described_variables(lab_home: Path, workdir: Pat
     model = ScriptedModel(rules=[Rule("summarise", "It has three rows.")])
     df = pd.DataFrame({"city": ["Oslo", "Lima", "Pune"], "temp": [4.5, 19.0, 31.2]})
     context = {"df": df, "grid": np.zeros((2, 3)), "api_key": "sk-ant-abcdefghijklmnopqrstuvwx"}
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         run.send("summarise @df and @grid, using @api_key", context=context)
         assert run.wait(timeout=90) == "idle"
         [request] = model.scripted_requests
@@ -42,5 +41,3 @@ def test_the_agent_receives_the_described_variables(lab_home: Path, workdir: Pat
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)
         assert any("It has three rows." in c.source for c in notebook.cells)
-    finally:
-        run.stop()

@@ -350,8 +350,7 @@ def test_the_clear_command_opens_a_new_epoch_with_its_echo(
     row = live(provider_id)
     if git:
         subprocess.run(["git", "init", "-q", str(workdir)], check=True)
-    run = Run(provider_id, cwd=workdir, model=script(row, workdir))
-    try:
+    with Run(provider_id, cwd=workdir, model=script(row, workdir)) as run:
         run.send("hello", ready_timeout=row.ready_timeout or 120)
         assert run.wait(timeout=row.timeout) == "idle", run.screen()
         first = run.transcript_id
@@ -380,8 +379,6 @@ def test_the_clear_command_opens_a_new_epoch_with_its_echo(
         assert not any(m.text == "hello" for m in run.messages)
         if row.check_clear is not None:
             row.check_clear(run, workdir, first)
-    finally:
-        run.stop()
 
 
 LIVE_CLEARS = int(os.environ.get("LAB_WIDGET_LIVE_CLEARS", "5"))
@@ -427,8 +424,7 @@ def test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered(
 ) -> None:
     row = live(provider_id)
     model = script(row, workdir)
-    run = Run(provider_id, cwd=workdir, model=model)
-    try:
+    with Run(provider_id, cwd=workdir, model=model) as run:
         run.send("be slow", ready_timeout=row.ready_timeout or 120)
         # Working for real: the request is at the model, which holds it for 30 s.
         assert run.wait_for(
@@ -458,23 +454,18 @@ def test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered(
         assert run.wait(timeout=row.timeout) == "idle", run.screen()
         prompts = [m.text for m in run.messages if m.kind == "text" and m.role == "user"]
         assert prompts == ["be slow", "after the stop"]
-    finally:
-        run.stop()
 
 
 @pytest.mark.parametrize("provider_id", PROVIDERS)
 def test_stop_leaves_no_process_behind(provider_id: str, lab_home: Path, workdir: Path) -> None:
     row = live(provider_id)
-    run = Run(provider_id, cwd=workdir, model=script(row, workdir))
-    try:
+    with Run(provider_id, cwd=workdir, model=script(row, workdir)) as run:
         run.send("please use a tool", ready_timeout=row.ready_timeout or 120)
         assert run.wait_for(
             lambda r: last_text(r) == "The tool said tool-output-42.", timeout=row.timeout
         ), run.screen()
         assert run.wait(timeout=row.timeout) == "idle", run.screen()
         assert run_processes(str(lab_home)), "the scan must see the live run"
-    finally:
-        run.stop()
     assert run.state == "ended"
     gone = retry_until(lambda: not run_processes(str(lab_home)), timeout=row.stop_gone_timeout)
     assert gone, run_processes(str(lab_home))

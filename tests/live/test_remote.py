@@ -19,9 +19,9 @@ from lab_widget._runtime._pane_stream import PaneStream
 from tests.support import sshd
 from tests.support.paths import ROOT
 from tests.support.questions import DATABASE
-from tests.support.remote import close_connections, local_host
+from tests.support.remote import close_connections, host_kwargs, local_host
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-from tests.unit.test_terminal_fake import Recorder
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
 
@@ -84,16 +84,13 @@ def chat_and_answer(run: Run, user: str, cwd: Path) -> None:
 
 def test_claude_code_through_a_local_worker(stdio_host: Host, workdir: Path) -> None:
     model = script()
-    run = Run("claude-code", cwd=workdir, model=model, host=stdio_host)
-    try:
+    with Run("claude-code", cwd=workdir, model=model, host=stdio_host) as run:
         chat_and_answer(run, os.environ.get("USER") or _whoami(), workdir)
         # The agent reached the model in this kernel through the pipe: the worker's own
         # loopback port, not the model's.
         assert model.scripted_requests
         settings = run.transcript_path
         assert settings is not None and settings.exists()
-    finally:
-        run.stop()
     assert run.state == "ended"
 
 
@@ -106,8 +103,7 @@ def test_claude_code_over_ssh_as_a_second_user_survives_a_killed_connection(
 ) -> None:
     cwd = ssh_server.folder_of_user("project")
     model = script()
-    run = Run("claude-code", cwd=cwd, model=model, host=ssh_host)
-    try:
+    with Run("claude-code", cwd=cwd, model=model, host=ssh_host) as run:
         assert run.cwd == cwd
         assert run.attach_command.startswith("ssh -t ")
         chat_and_answer(run, sshd.USER, cwd)
@@ -155,27 +151,13 @@ def test_claude_code_over_ssh_as_a_second_user_survives_a_killed_connection(
         assert json.loads(out.splitlines()[-1]) == [run.id, [m.text for m in run.messages]]
         [same] = runs(host=ssh_host)
         assert same is run
-    finally:
-        run.stop()
     assert runs(host=ssh_host) == []
-
-
-def host_kwargs(host: Host) -> dict[str, object]:
-    assert hasattr(host, "destination")
-    return {
-        "destination": host.destination,
-        "config": host.config,  # type: ignore[attr-defined]
-        "python": host.python,
-        "env": dict(host.env),
-        "providers": dict(host.providers),
-    }
 
 
 def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_host: Host) -> None:
     cwd = ssh_server.folder_of_user("secrets")
     model = ScriptedModel(fallback="ok", api_key="sk-scripted-secret-9f8e7d6c5b4a39281706")
-    run = Run("claude-code", cwd=cwd, model=model, host=ssh_host)
-    try:
+    with Run("claude-code", cwd=cwd, model=model, host=ssh_host) as run:
         run.send("hello")
         assert run.wait(timeout=90) == "idle", run.screen()
         connection = _connection._connections[ssh_host]
@@ -200,8 +182,6 @@ def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_hos
             entry.endswith(f":{port:04X}") and not entry.startswith("0100007F")
             for entry in listening
         )
-    finally:
-        run.stop()
 
 
 def test_the_terminal_pane_shows_the_tui_on_the_host(

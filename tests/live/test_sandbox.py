@@ -63,8 +63,7 @@ def test_a_sandboxed_agent_cannot_read_the_users_home_but_edits_its_folder(
             ),
         ]
     )
-    run = Run("claude-code", cwd=workdir, model=model, sandbox=True)
-    try:
+    with Run("claude-code", cwd=workdir, model=model, sandbox=True) as run:
         run.send("look around")
         assert run.wait(timeout=90) == "idle", run.screen()
         # The pane's process is bubblewrap (the launcher exec'd into it), which ends with
@@ -89,8 +88,6 @@ def test_a_sandboxed_agent_cannot_read_the_users_home_but_edits_its_folder(
         assert final.status == "answered" and final.outcome == "Database → Postgres"
         assert run.wait(timeout=60) == "idle"
         assert run.messages[-1].text == "Thanks, noted."
-    finally:
-        run.stop()
     assert run.state == "ended"
 
 
@@ -112,8 +109,7 @@ def test_an_agent_that_sandboxes_its_own_commands_runs_them_inside_the_sandbox(
             )
         ]
     )
-    run = Run("codex", cwd=workdir, model=model, sandbox=True)
-    try:
+    with Run("codex", cwd=workdir, model=model, sandbox=True) as run:
         run.send("work please")
         assert run.wait(timeout=90) == "idle", run.screen()
         [edit, cat] = tool_results(run)
@@ -121,5 +117,3 @@ def test_an_agent_that_sandboxes_its_own_commands_runs_them_inside_the_sandbox(
         assert (workdir / "nested.txt").read_text() == "nested\n"
         assert cat[0] == "error" and "kernel user's secret" not in cat[1], cat
         assert run.messages[-1].text == "Worked."
-    finally:
-        run.stop()

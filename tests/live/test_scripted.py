@@ -54,8 +54,7 @@ def test_claude_code_takes_paced_thinking_and_late_usage(lab_home: Path, workdir
         Reply("The tool said tool-output-42.", thinking="Report the output."),
     ]
     model = ScriptedModel(rules=[Rule("use a tool", turn)], block_delay=0.4)
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         run.send("please use a tool")
         assert run.wait(timeout=90) == "idle", run.screen()
         assert assistant_texts(run) == ["Let me check.", "The tool said tool-output-42."]
@@ -72,8 +71,6 @@ def test_claude_code_takes_paced_thinking_and_late_usage(lab_home: Path, workdir
         thinking = [b for b in anthropic_blocks(steps[1]) if b.get("type") == "thinking"]
         assert [b["thinking"] for b in thinking] == [THOUGHT * 3]
         assert thinking[0]["signature"]
-    finally:
-        run.stop()
 
 
 @pytest.mark.usefixtures("claude_binary")
@@ -105,8 +102,7 @@ def test_claude_code_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) 
     )
     # Auto mode (the default) checks a sub-agent launch with a server-side classifier
     # that a scripted endpoint does not offer; accept-edits mode lets it run.
-    run = Run("claude-code", cwd=workdir, model=model, permission_mode="acceptEdits")
-    try:
+    with Run("claude-code", cwd=workdir, model=model, permission_mode="acceptEdits") as run:
         run.send("please delegate the count")
         assert run.wait_for(
             lambda r: r.state == "idle" and "It counted 3 files." in assistant_texts(r),
@@ -131,8 +127,6 @@ def test_claude_code_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) 
         first = json.loads(files[0].read_text().splitlines()[0])
         assert first["isSidechain"] is True and first["agentId"]
         assert files[0].name == f"agent-{first['agentId']}.jsonl"
-    finally:
-        run.stop()
 
 
 def rollouts(run: Run) -> list[dict[str, Any]]:
@@ -154,8 +148,7 @@ def test_codex_takes_paced_reasoning_and_late_usage(lab_home: Path, workdir: Pat
         Reply("The tool said tool-output-42.", thinking="Report the output."),
     ]
     model = ScriptedModel(rules=[Rule("use a tool", turn)], block_delay=0.4)
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("please use a tool")
         assert run.wait(timeout=90) == "idle", run.screen()
         assert assistant_texts(run)[-2:] == ["Let me check.", "The tool said tool-output-42."]
@@ -169,8 +162,6 @@ def test_codex_takes_paced_reasoning_and_late_usage(lab_home: Path, workdir: Pat
         sent = [i for i in steps[1].body["input"] if i.get("type") == "reasoning"]
         assert [i["summary"][0]["text"] for i in sent] == [THOUGHT * 3]
         assert sent[0]["encrypted_content"]
-    finally:
-        run.stop()
 
 
 @pytest.mark.usefixtures("codex_binary")
@@ -182,8 +173,7 @@ def test_codex_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) -> Non
         rules=[Rule("count the files", sub, subagent=True), Rule("delegate", main)],
         sequence=["The main sequence, untouched."],
     )
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("please delegate the count")
         assert run.wait_for(
             lambda r: r.state == "idle" and len(model.subagent_requests) == 2, timeout=120
@@ -205,8 +195,6 @@ def test_codex_subagent_plays_its_own_rule(lab_home: Path, workdir: Path) -> Non
         assert len(metas) == 2 and len(spawned) == 1
         parent = spawned[0]["source"]["subagent"]["thread_spawn"]["parent_thread_id"]
         assert parent == next(m["id"] for m in metas if m is not spawned[0])
-    finally:
-        run.stop()
 
 
 @pytest.mark.usefixtures("opencode_binary")
@@ -228,8 +216,7 @@ def test_opencode_takes_paced_reasoning_and_a_subagent(lab_home: Path, workdir: 
         sequence=["The main sequence, untouched."],
         block_delay=0.4,
     )
-    run = Run("opencode", cwd=workdir, model=model)
-    try:
+    with Run("opencode", cwd=workdir, model=model) as run:
         run.send("please delegate the count", ready_timeout=90)
         assert run.wait_for(
             lambda r: r.state == "idle" and "It counted 3 files." in assistant_texts(r),
@@ -251,8 +238,6 @@ def test_opencode_takes_paced_reasoning_and_a_subagent(lab_home: Path, workdir: 
         # The CLI kept the reasoning and sends it back with the assistant message.
         sent = [m for m in mains[1].body["messages"] if m.get("role") == "assistant"]
         assert sent[0]["reasoning_content"] == THOUGHT * 2
-    finally:
-        run.stop()
 
 
 @pytest.mark.usefixtures("gemini_binary")
@@ -278,8 +263,7 @@ def test_gemini_cli_takes_paced_thoughts_and_a_subagent(lab_home: Path, workdir:
         sequence=["The main sequence, untouched."],
         block_delay=0.4,
     )
-    run = Run("gemini", cwd=workdir, model=model)
-    try:
+    with Run("gemini", cwd=workdir, model=model) as run:
         run.send("please delegate the count", ready_timeout=90)
         assert run.wait_for(
             lambda r: r.state == "idle" and "It counted 3 files." in assistant_texts(r),
@@ -303,5 +287,3 @@ def test_gemini_cli_takes_paced_thoughts_and_a_subagent(lab_home: Path, workdir:
         model_turn = next(c for c in mains[1].body["contents"] if c.get("role") == "model")
         sent = model_turn["parts"]
         assert any("functionCall" in p and p.get("thoughtSignature") for p in sent)
-    finally:
-        run.stop()

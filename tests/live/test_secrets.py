@@ -12,7 +12,7 @@ import pytest
 
 from lab_widget import Run, ScriptedModel
 from tests.support.local import local_parts
-from tests.support.recording import RecordingComm
+from tests.support.recording import RecordingComm, from_browser
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
 
@@ -35,13 +35,12 @@ def test_api_key_never_leaks(
     needle = key.encode()
     caplog.set_level(logging.DEBUG)
     model = ScriptedModel(api_key=key, fallback="Answer without secrets.")
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         view = run.view
         run.send("hello")
         assert run.wait(timeout=60) == "idle"
         assert run.wait_for(lambda r: r.messages[-1].text == "Answer without secrets.", 10)
-        view._on_custom(view, {"kind": "sync"}, [])  # a full snapshot goes out too
+        from_browser(view, {"kind": "sync"})  # a full snapshot goes out too
 
         # Widget state, everything sent to the browser, reprs, a notebook's output.
         shown = [
@@ -91,5 +90,3 @@ def test_api_key_never_leaks(
         outside_home = [p for p in files_holding(runtime, needle) if "home" not in p.parts]
         assert not outside_home
         assert not files_holding(workdir, needle)
-    finally:
-        run.stop()

@@ -25,9 +25,9 @@ from lab_widget.provider import TranscriptRef, get_provider
 from lab_widget.provider.codex._rollouts import is_subagent, read_meta
 from lab_widget.provider.gemini._files import read_header
 from lab_widget.schema import Usage
+from tests.support.opencode_recordings import RECORDED, Recorded
 from tests.support.oracle import ccusage
 from tests.support.paths import FIXTURES
-from tests.unit.providers.opencode.test_transcript import RECORDED, Recorded
 
 
 def _codex_sessions() -> list[Path]:

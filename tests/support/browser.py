@@ -214,3 +214,31 @@ def run_cell(page: Any, index: int) -> None:
         except Exception:
             continue
     pytest.fail(f"the notebook never ran its cell {index}")
+
+
+# -- the chat widget on a page --------------------------------------------------------------
+
+MESSAGES = ".lw-chat .lw-msg"
+
+
+def texts(page: Any) -> list[str]:
+    """The chat's messages as the page shows them."""
+    return [t.strip() for t in page.locator(MESSAGES).all_inner_texts()]
+
+
+def wait_text(page: Any, text: str, timeout: float = 60_000) -> None:
+    """Wait until a chat message on the page shows ``text``."""
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('.lw-chat .lw-msg')]"
+        ".some(e => e.innerText.includes(t))",
+        arg=text,
+        timeout=timeout,
+    )
+
+
+def send(page: Any, text: str) -> None:
+    """Type ``text`` into the chat's input and press Enter, as a user does."""
+    box = page.locator(".lw-chat .lw-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from comm import DummyComm
+from comm.base_comm import BaseComm
 
 
 class RecordingComm(DummyComm):
@@ -48,3 +49,17 @@ class RecordingComm(DummyComm):
 
     def bytes_sent(self) -> int:
         return sum(size for _, _, size in self.sent)
+
+
+def from_browser(widget: Any, content: dict[str, Any], buffers: list[bytes] | None = None) -> None:
+    """Send ``widget`` one custom message as its front end does: a ``comm_msg`` handed to the
+    widget's comm (a ``RecordingComm`` under the ``comms`` fixture), which calls the widget's
+    ``on_msg`` callbacks."""
+    comm: BaseComm | None = widget.comm
+    assert comm is not None, "the widget has no comm (closed, or never shown)"
+    comm.handle_msg(
+        {
+            "content": {"comm_id": comm.comm_id, "data": {"method": "custom", "content": content}},
+            "buffers": list(buffers or []),
+        }
+    )

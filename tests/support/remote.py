@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lab_widget import LocalHost
+from lab_widget import Host, LocalHost
 from lab_widget._remote import _connection
 
 from .paths import ROOT
@@ -27,3 +27,15 @@ def close_connections() -> None:
     """Let every worker the test started go (their agents are the lab home's to end)."""
     for connection in list(_connection._connections.values()):
         connection.close()
+
+
+def host_kwargs(host: Host) -> dict[str, object]:
+    """An SSH host's arguments, to build the same host again in a notebook."""
+    assert hasattr(host, "destination")
+    return {
+        "destination": host.destination,
+        "config": host.config,  # type: ignore[attr-defined]
+        "python": host.python,
+        "env": dict(host.env),
+        "providers": dict(host.providers),
+    }

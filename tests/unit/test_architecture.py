@@ -11,20 +11,14 @@ import lab_widget.provider
 import lab_widget.provider.kit
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider, provider_ids
-
-PACKAGE = Path(lab_widget.__file__).parent
-PROVIDERS = PACKAGE / "provider"
-CONCRETE = sorted(
-    p.name for p in PROVIDERS.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+from tests.support.package import (
+    CONCRETE,
+    PACKAGE,
+    PROVIDERS,
+    core_modules,
+    module_name,
+    user_facing_strings,
 )
-
-
-def core_modules() -> list[Path]:
-    return [
-        p
-        for p in PACKAGE.rglob("*.py")
-        if not any(p.is_relative_to(PROVIDERS / name) for name in CONCRETE)
-    ]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -42,12 +36,6 @@ def imported_modules(path: Path) -> set[str]:
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
-
-
-def module_name(path: Path, root: Path = PACKAGE) -> str:
-    """The dotted name of the module at ``path`` in the package at ``root``."""
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def import_time(tree: ast.Module) -> list[ast.stmt]:
@@ -216,8 +204,9 @@ LAYERS: dict[str, set[str]] = {
     "_remote": BASE | {"provider", "scripted", "_runtime", "_chat", "_workspace", "_run"},
 }
 """Which parts of the package each folder (or root module) may import: a folder's modules
-import each other freely. ``_magics``, ``__init__`` and ``__main__`` sit on top and may
-import anything. A dotted entry allows one module of a folder, not the whole folder."""
+import each other freely. ``_magics``, ``__init__``, ``__main__`` and ``testing`` (the pytest
+plugin) sit on top and may import anything. A dotted entry allows one module of a folder, not
+the whole folder."""
 
 
 def layer_offences(graph: dict[str, set[str]]) -> list[str]:
@@ -250,7 +239,7 @@ call a higher one, never at import time (the cycle rule sees only those)."""
 def test_every_folder_imports_only_the_layers_below_it() -> None:
     assert layer_offences(import_graph()) == sorted(CALLED_UP)
     assert layer_offences(import_graph(at_import=True)) == []
-    assert set(LAYERS) | {"_magics", "__init__", "__main__"} >= {
+    assert set(LAYERS) | {"_magics", "__init__", "__main__", "testing"} >= {
         [*m.split("."), "__init__"][1] for m in import_graph()
     }, "a new folder or root module joins LAYERS"
 
@@ -553,25 +542,6 @@ def provider_names() -> list[str]:
     names = {"Claude", "Anthropic", "Codex", "OpenAI", "Gemini", "Google", "OpenCode"}
     names |= {get_provider(p).meta.display_name for p in provider_ids() if p in PINS}
     return sorted(names)
-
-
-def user_facing_strings(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text())
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
-    return [
-        (node.lineno, node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and id(node) not in docstrings
-    ]
 
 
 def test_core_user_facing_text_never_names_a_provider() -> None:

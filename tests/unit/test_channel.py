@@ -13,9 +13,8 @@ from lab_widget._widgets import ActionChannel, ActionRequest, RunsDashboard, Run
 from lab_widget._widgets._auth_card import ProviderAuthCard
 from lab_widget._widgets._channel import CANCELLED
 from lab_widget.errors import RunEndedError
+from tests.support.chat_source import StubSource
 from tests.support.recording import RecordingComm
-
-from .test_view import StubSource
 
 
 class Probe(anywidget.AnyWidget):

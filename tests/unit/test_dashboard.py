@@ -9,45 +9,21 @@ from typing import Any
 import lab_widget
 from lab_widget import Run
 from lab_widget._widgets._dashboard import RunList, RunsDashboard
+from tests.support.dashboard import act
 from tests.support.local import local_parts
-from tests.support.recording import RecordingComm
-
-
-def act(board: RunsDashboard, action: str, run_id: str = "") -> dict[str, Any]:
-    """Send an action as the browser does and wait for its result."""
-    done = threading.Event()
-    results: list[dict[str, Any]] = []
-    original = board.table.send
-
-    def capture(content: dict[str, Any], buffers: Any = None) -> None:
-        results.append(content)
-        done.set()
-        original(content, buffers)
-
-    board.table.send = capture
-    try:
-        board._on_custom(
-            board.table, {"kind": "action", "id": "r1", "action": action, "run_id": run_id}, []
-        )
-        assert done.wait(20), f"no result for {action}"
-    finally:
-        board.table.send = original
-    return results[0]
+from tests.support.recording import RecordingComm, from_browser
 
 
 def test_runs_is_a_list_that_displays_as_a_dashboard(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = Run("fake", cwd=workdir, name="one")
-    try:
+    with Run("fake", cwd=workdir, name="one") as run:
         listed = lab_widget.runs()
         assert isinstance(listed, RunList)
         assert listed == [run]
         bundle = listed._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
         assert bundle["text/plain"] == "RunsDashboard(1 run)"
-    finally:
-        run.stop()
 
 
 def test_rows_follow_runs_and_their_events(
@@ -119,7 +95,7 @@ def test_two_busy_runs_and_sync_requests_never_deadlock(
 
         def sync_requests(view: Any) -> None:
             while not stop.is_set():
-                view._on_custom(view, {"kind": "sync"}, [])
+                from_browser(view, {"kind": "sync"})
 
         def chatter(run: Run) -> None:
             for i in range(15):

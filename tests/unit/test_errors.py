@@ -16,8 +16,7 @@ from lab_widget._remote._transports import KubectlHost, parse_host
 from lab_widget.provider import get_provider
 from lab_widget.provider._couplings import ApprovalKeys, Evidence
 from lab_widget.schema import Answer, Dialog, DialogAnswer, Question
-
-from .test_architecture import PACKAGE
+from tests.support.package import PACKAGE
 
 BASES = {"LabWidgetError", "SetupError", "RunStateError", "DialogError"}
 """Classes that exist to be caught, never raised: a raise names the leaf that happened."""

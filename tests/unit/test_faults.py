@@ -198,8 +198,7 @@ def test_tmux_session_killed_ends_the_run(lab_home: Path, workdir: Path) -> None
 
 
 def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         path = local_parts(run).context.runtime_dir / "transcript.jsonl"
         path.unlink()
         run.send("after the delete")
@@ -210,8 +209,6 @@ def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: 
             5,
         ), [m.text for m in run.messages]
         assert local_parts(run).tailer.running and run.state == "idle"
-    finally:
-        run.stop()
     assert not local_parts(run).tailer.running
 
 

@@ -53,23 +53,19 @@ def test_a_command_tmux_would_refuse_does_not_fit(tmp_path: Path) -> None:
 def test_a_cli_without_the_argument_gets_the_prompt_typed_once_ready(
     lab_home: Path, workdir: Path
 ) -> None:
-    run = Run("fake", cwd=workdir, prompt=HOSTILE)
-    try:
+    with Run("fake", cwd=workdir, prompt=HOSTILE) as run:
         assert run.wait(timeout=10) == "idle"
         assert [(m.role, m.text) for m in run.messages] == [
             ("user", sanitize_input(HOSTILE)),
             ("assistant", f"echo: {sanitize_input(HOSTILE)}"),
         ]
-    finally:
-        run.stop()
     assert not (workdir / "pwned").exists()
 
 
 def test_a_start_up_screen_first_gets_the_prompt_after_it_is_accepted(
     lab_home: Path, workdir: Path
 ) -> None:
-    run = Run("fake", cwd=workdir, ask=True, prompt="after the screen")
-    try:
+    with Run("fake", cwd=workdir, ask=True, prompt="after the screen") as run:
         assert run.state == "needs_input"
         assert run.messages == []
         # Keys the fake agent gets before it reads its terminal raw are flushed.
@@ -77,15 +73,12 @@ def test_a_start_up_screen_first_gets_the_prompt_after_it_is_accepted(
         run.accept(timeout=10)
         assert run.wait(timeout=10) == "idle"
         assert [m.text for m in run.messages if m.role == "user"] == ["after the screen"]
-    finally:
-        run.stop()
 
 
 def test_a_start_up_screen_answered_in_the_terminal_gets_the_prompt_once_ready(
     lab_home: Path, workdir: Path
 ) -> None:
-    run = Run("fake", cwd=workdir, ask=True, prompt="after the screen")
-    try:
+    with Run("fake", cwd=workdir, ask=True, prompt="after the screen") as run:
         assert retry_until(lambda: "Trust this folder?" in run.screen(), 10)
         local_parts(run).terminal.keys("y")  # what the terminal view's take-over sends
         assert retry_until(
@@ -94,5 +87,3 @@ def test_a_start_up_screen_answered_in_the_terminal_gets_the_prompt_once_ready(
         assert run.wait(timeout=10) == "idle"
         run.accept(timeout=10)  # nothing left to accept, nothing sent again
         assert [m.text for m in run.messages if m.role == "user"] == ["after the screen"]
-    finally:
-        run.stop()

@@ -20,8 +20,7 @@ from tests.support.local import local_parts
 def test_fake_agent_gets_each_prompt_once_and_exact(
     lab_home: Path, workdir: Path, name: str
 ) -> None:
-    run = Run("fake", cwd=workdir)
-    try:
+    with Run("fake", cwd=workdir) as run:
         local_parts(run).chat.wait_ready(10)
         run.send(CORPUS[name])
         assert run.wait(timeout=20) == "idle"
@@ -31,5 +30,3 @@ def test_fake_agent_gets_each_prompt_once_and_exact(
         assert run.messages[0].text == printable(CORPUS[name])
         run.send("next")  # the agent still takes input normally afterwards
         assert run.wait_for(lambda r: r.messages[-1].text == "echo: next", 10)
-    finally:
-        run.stop()

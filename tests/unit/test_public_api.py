@@ -10,8 +10,7 @@ from pathlib import Path
 
 import lab_widget
 from lab_widget import errors
-
-from .test_architecture import PACKAGE, module_name
+from tests.support.package import PACKAGE, module_name
 
 ROOT = PACKAGE.parent
 API_DOC = ROOT / "docs" / "api.md"

@@ -36,14 +36,13 @@ from lab_widget._run._backend import RunBackend
 from lab_widget._run._local import LocalBackend
 from lab_widget._runtime._pane_stream import PaneStream
 from lab_widget._widgets._dashboard import RunsDashboard
+from tests.support.dashboard import act
 from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.remote import close_connections, local_host
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-
-from .test_dashboard import act
-from .test_terminal_fake import Recorder
 
 
 @pytest.fixture
@@ -354,12 +353,9 @@ def test_the_terminal_pane_streams_the_hosts_tmux_and_takes_keys(
 
 
 def test_a_first_prompt_reaches_the_run_on_the_host_once(host: LocalHost, workdir: Path) -> None:
-    run = Run("fake", cwd=workdir, host=host, prompt="first, from the start")
-    try:
+    with Run("fake", cwd=workdir, host=host, prompt="first, from the start") as run:
         assert run.wait_for(lambda r: len(r.messages) == 2, 20)
         assert [(m.role, m.text) for m in run.messages] == [
             ("user", "first, from the start"),
             ("assistant", "echo: first, from the start"),
         ]
-    finally:
-        run.stop()

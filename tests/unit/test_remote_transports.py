@@ -53,14 +53,11 @@ def env_of(lab_home: Path) -> dict[str, str]:
 
 
 def drive(host: Host, workdir: Path) -> Run:
-    run = Run("fake", cwd=workdir, host=host)
-    try:
+    with Run("fake", cwd=workdir, host=host) as run:
         assert run.wait_for(lambda r: r.state == "idle", 10)
         run.send("through the shim")
         assert run.wait(timeout=10) == "idle"
         assert [m.text for m in run.messages] == ["through the shim", "echo: through the shim"]
-    finally:
-        run.stop()
     return run
 
 

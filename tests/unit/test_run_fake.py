@@ -39,8 +39,7 @@ def fake_run(workdir: Path) -> Run:
 
 
 def test_send_echo_and_idle(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.send("hello")
         assert run.wait(timeout=10) == "idle"
         assert [(m.role, m.text) for m in run.messages] == [
@@ -48,8 +47,6 @@ def test_send_echo_and_idle(lab_home: Path, workdir: Path) -> None:
             ("assistant", "echo: hello"),
         ]
         assert run.transcript_id == "fake"
-    finally:
-        run.stop()
 
 
 def test_a_with_block_stops_the_agent_even_when_it_fails(lab_home: Path, workdir: Path) -> None:
@@ -65,25 +62,19 @@ HOSTILE = "a; $(rm -rf /) `x` C-c Enter\n\x03\x1b[201~tail\x1b\x07\r\nline3\ttab
 
 
 def test_text_is_delivered_literally_as_one_submission(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.send(HOSTILE)
         assert run.wait(timeout=10) == "idle"
         users = [m.text for m in run.messages if m.role == "user"]
         assert users == [sanitize_input(HOSTILE)]
         assert users[0] == "a; $(rm -rf /) `x` C-c Enter\n[201~tail\nline3\ttab"
         assert not any(m.kind == "lifecycle" for m in run.messages)  # no interrupt happened
-    finally:
-        run.stop()
 
 
 def test_interrupt_reaches_the_agent(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.interrupt()
         assert run.wait_for(lambda r: any(m.text == "Interrupted" for m in r.messages), 10)
-    finally:
-        run.stop()
 
 
 def test_events_are_pushed_to_subscribers(lab_home: Path, workdir: Path) -> None:
@@ -155,18 +146,14 @@ def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
 
 
 def test_runs_returns_live_runs_once(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         assert runs() == [run]
         assert lab_widget.get_run(run.id) is run
-    finally:
-        run.stop()
     assert runs() == []
 
 
 def test_readopted_in_a_fresh_process(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.send("remember me")
         run.wait(timeout=10)
         script = (
@@ -180,8 +167,6 @@ def test_readopted_in_a_fresh_process(lab_home: Path, workdir: Path) -> None:
             [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
         ).stdout.strip()
         assert out == f"{run.id} remember me|echo: remember me"
-    finally:
-        run.stop()
 
 
 def test_unknown_provider_lists_known_ones(lab_home: Path, workdir: Path) -> None:
@@ -205,8 +190,7 @@ def test_cwd_must_exist(lab_home: Path, tmp_path: Path) -> None:
 
 
 def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.send("hello")
         run.wait(timeout=10)
         run.clear()
@@ -216,8 +200,6 @@ def test_clear_follows_the_new_epoch(lab_home: Path, workdir: Path) -> None:
         assert [(m.text, m.command) for m in run.messages] == [("/clear", "/clear")]
         assert run.state == "idle"
         assert [m.text for m in run.history()[0].messages] == ["hello", "echo: hello"]
-    finally:
-        run.stop()
 
 
 def test_wait_after_each_of_many_clears_returns_on_the_new_epoch_with_its_echo(
@@ -305,8 +287,7 @@ def test_a_clear_recorded_only_with_the_next_message_is_settled_once_submitted(
 def test_a_clear_keeps_the_conversation_for_the_chat_and_the_export(
     lab_home: Path, workdir: Path, comms: list[object]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view = run.view
         run.send("hello")
         run.wait(timeout=10)
@@ -324,13 +305,10 @@ def test_a_clear_keeps_the_conversation_for_the_chat_and_the_export(
         text = "\n".join(c.source for c in nb.cells)
         assert "## Conversation 1 of 2" in text and "## Conversation 2 of 2" in text
         assert text.index("echo: hello") < text.index("`/clear`")
-    finally:
-        run.stop()
 
 
 def test_send_with_context_types_the_expanded_prompt(lab_home: Path, workdir: Path) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         run.send("double @n, keep @token", context={"n": 21, "token": "abc"})
         assert run.wait(timeout=10) == "idle"
         [prompt] = [m.text for m in run.messages if m.role == "user"]
@@ -338,8 +316,6 @@ def test_send_with_context_types_the_expanded_prompt(lab_home: Path, workdir: Pa
         assert "`n`: int = 21" in prompt
         assert "`token`: not expanded: its name looks like a secret." in prompt
         assert "abc" not in prompt
-    finally:
-        run.stop()
 
 
 def test_a_paste_and_its_enter_are_one_tmux_process(lab_home: Path, workdir: Path) -> None:

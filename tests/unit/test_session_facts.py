@@ -230,8 +230,7 @@ def test_estimate_cost_prices_every_token_kind() -> None:
 
 
 def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
-    run = Run("fake", cwd=workdir, model="claude-sonnet-4-5")
-    try:
+    with Run("fake", cwd=workdir, model="claude-sonnet-4-5") as run:
         local_parts(run).chat.wait_ready(10)
         run.send("hello")
         assert run.wait(timeout=10) == "idle"
@@ -239,5 +238,3 @@ def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
         assert run.session.model_requested == "claude-sonnet-4-5"
         frame = run.to_dataframe()
         assert list(frame["role"]) == ["user", "assistant"]
-    finally:
-        run.stop()

@@ -15,8 +15,8 @@ from lab_widget.provider import get_provider
 from lab_widget.provider._seam import AgentProvider
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
 from lab_widget.schema import State, ToolCall
-from tests.conformance.kits import OpenCodeStore
 from tests.support.fake_provider import FakeProvider
+from tests.support.kits import OpenCodeStore
 from tests.support.paths import FIXTURES
 
 ANY = object()

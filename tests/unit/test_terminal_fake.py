@@ -19,50 +19,15 @@ import lab_widget._widgets._terminal as feed_module
 from lab_widget import Run
 from lab_widget._run._launch import runner
 from lab_widget._runtime._pane_stream import PaneStream
-from lab_widget._runtime._screen import Screen
 from lab_widget._runtime._tmux import TmuxTerminal
 from lab_widget._widgets._dashboard import RunsDashboard
 from lab_widget._widgets._view import RunView
+from tests.support.chat_source import StubSource
 from tests.support.local import local_parts
 from tests.support.paths import ROOT
-from tests.support.recording import RecordingComm
+from tests.support.recording import RecordingComm, from_browser
+from tests.support.streams import Recorder
 from tests.support.waiting import retry_until
-
-from .test_view import StubSource
-
-
-class Recorder:
-    """A stream listener that keeps everything it hears, in order."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any]] = []
-        self.lock = threading.Lock()
-
-    def on_screen(self, tag: object, screen: Screen) -> None:
-        with self.lock:
-            self.events.append(("screen", (tag, screen)))
-
-    def on_output(self, data: bytes) -> None:
-        with self.lock:
-            self.events.append(("output", data))
-
-    def on_size(self, cols: int, rows: int) -> None:
-        with self.lock:
-            self.events.append(("size", (cols, rows)))
-
-    def on_end(self, reason: str) -> None:
-        with self.lock:
-            self.events.append(("end", reason))
-
-    def of(self, kind: str) -> list[Any]:
-        with self.lock:
-            return [value for k, value in self.events if k == kind]
-
-    def output_after_screen(self) -> bytes:
-        with self.lock:
-            kinds = [k for k, _ in self.events]
-            start = kinds.index("screen") if "screen" in kinds else len(kinds)
-            return b"".join(v for k, v in self.events[start:] if k == "output")
 
 
 def fake_run(workdir: Path, **options: Any) -> Run:
@@ -295,8 +260,7 @@ def say(view: RunView, **content: Any) -> None:
 def test_closed_the_terminal_costs_nothing_over_a_busy_run(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, comm = open_view(run, comms)
         assert view.has_terminal
         for i in range(20):
@@ -316,15 +280,12 @@ def test_closed_the_terminal_costs_nothing_over_a_busy_run(
             run.send(f"after closing {i}")
         assert run.wait_for(lambda r: len(r.messages) == 60, 30)
         assert term_bytes(comm) == before
-    finally:
-        run.stop()
 
 
 def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, comm = open_view(run, comms)
         say(view, op="open", viewer="v1", cols=100, rows=30)
         assert retry_until(lambda: any(c["op"] == "screen" for c, _ in term_messages(comm)), 5)
@@ -359,15 +320,12 @@ def test_the_feed_streams_to_viewers_and_takes_keys_from_them(
         say(view, op="close", viewer="v1")
         assert retry_until(lambda: not view._terminal.streaming, 5)
         assert retry_until(lambda: window_size(run.pane) == "200x50", 5)
-    finally:
-        run.stop()
 
 
 def test_input_from_a_front_end_that_is_not_watching_is_dropped(
     lab_home: Path, workdir: Path, comms: list[RecordingComm]
 ) -> None:
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, _ = open_view(run, comms)
         say(view, op="input", viewer="stranger", data="sneaky\r")
         time.sleep(1.0)
@@ -384,16 +342,13 @@ def test_input_from_a_front_end_that_is_not_watching_is_dropped(
         assert view._terminal.viewers == ["watcher"]
         say(view, op="input", viewer="watcher", data="mine\r")
         assert run.wait_for(lambda r: [m.text for m in r.messages][:1] == ["mine"], 10)
-    finally:
-        run.stop()
 
 
 def test_a_viewer_that_stops_pinging_is_dropped(
     lab_home: Path, workdir: Path, comms: list[RecordingComm], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(feed_module, "LEASE", 1.0)
-    run = fake_run(workdir)
-    try:
+    with fake_run(workdir) as run:
         view, _ = open_view(run, comms)
         say(view, op="open", viewer="gone", cols=80, rows=24)
         assert retry_until(lambda: view._terminal.streaming, 5)
@@ -404,8 +359,6 @@ def test_a_viewer_that_stops_pinging_is_dropped(
         # A ping from a viewer the kernel forgot (a laptop that slept) opens it again.
         say(view, op="ping", viewer="gone", cols=80, rows=24)
         assert retry_until(lambda: view._terminal.streaming, 5)
-    finally:
-        run.stop()
 
 
 def test_an_ended_run_shows_its_last_screen(
@@ -458,7 +411,7 @@ def test_the_dashboard_opens_a_run_with_its_terminal(
 
         board.table.send = capture
         message = {"kind": "action", "id": "a1", "action": "open", "run_id": run.id}
-        board._on_custom(board.table, {**message, "pane": "terminal"}, [])
+        from_browser(board.table, {**message, "pane": "terminal"})
         assert done.wait(20)
         assert board.children[-1] is run.view
         assert run.view.terminal_reveal != ""

@@ -26,9 +26,8 @@ from lab_widget.provider.claude_code._statusline import (
 )
 from lab_widget.provider.codex._limits import rate_limits
 from lab_widget.schema import Chat, Message, RateLimit, SessionSummary, ToolCall, Usage
+from tests.support.chat_source import StubSource, text_message
 from tests.support.paths import FIXTURES
-
-from .test_view import StubSource, text_message
 
 CLAUDE = FIXTURES / "claude-code"
 CODEX = FIXTURES / "codex"
@@ -388,7 +387,7 @@ def test_codex_turn_refused_over_its_quota_says_so_and_records_the_limit() -> No
 def test_opencode_request_refused_over_its_quota_records_the_limit_and_the_headers(
     tmp_path: Path,
 ) -> None:
-    from tests.unit.providers.opencode.test_transcript import read  # noqa: PLC0415
+    from tests.support.opencode_recordings import read  # noqa: PLC0415
 
     reader = read(tmp_path, "quota.jsonl")
     assert reader.state == "idle"

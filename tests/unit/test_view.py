@@ -2,91 +2,25 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from lab_widget._chat._session import ChatEvent, Epoch
+from lab_widget._chat._session import Epoch
 from lab_widget._widgets._view import RunView
 from lab_widget.provider import get_provider
 from lab_widget.schema import (
-    CommandSpec,
     Dialog,
     DialogAnswer,
     Message,
     Option,
     Question,
     SessionSummary,
-    State,
     ToolCall,
     Usage,
 )
-from tests.support.recording import RecordingComm
-
-
-class StubSource:
-    """A chat source driven by the test (a single-layer stand-in for a Run)."""
-
-    display_name = "Stub Agent"
-    clear_command = "/new"
-    attach_command = "tmux -S /tmp/x attach -t stub"
-
-    def __init__(self, messages: list[Message] | None = None) -> None:
-        self.messages = list(messages or [])
-        self.state: State = "idle"
-        self.transcript_id: str | None = "t1"
-        self.state_reason = ""
-        self.listeners: list[Callable[[ChatEvent], None]] = []
-        self.sent: list[str] = []
-        self.fail_with: Exception | None = None
-        self.pending_dialog: Dialog | None = None
-        self.commands = [
-            CommandSpec(name="/new", description="Start over", role="clear"),
-            CommandSpec(name="/config", description="Settings panel", chat_safe=False),
-        ]
-        self.answered: list[DialogAnswer] = []
-        self.done = threading.Event()
-        self.session = SessionSummary(cwd="/private/path")
-        self.past_conversations: list[Epoch] = []
-
-    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
-        self.listeners.append(listener)
-        return lambda: self.listeners.remove(listener)
-
-    def emit(self, changed: list[Message], reset: bool = False) -> None:
-        for listener in list(self.listeners):
-            listener(ChatEvent(changed, reset, self.state, self.transcript_id))
-
-    def append(self, message: Message) -> None:
-        self.messages.append(message)
-        self.emit([message])
-
-    def _act(self, what: str) -> None:
-        try:
-            if self.fail_with is not None:
-                raise self.fail_with
-            self.sent.append(what)
-        finally:
-            self.done.set()
-
-    def send(self, text: str) -> None:
-        self._act(text)
-
-    def interrupt(self) -> None:
-        self._act("<interrupt>")
-
-    def clear(self) -> None:
-        self._act(self.clear_command)
-
-    def answer_dialog(self, answer: DialogAnswer) -> None:
-        self.answered.append(answer)
-        self._act("<answer>")
-
-
-def text_message(seq: int, role: str = "assistant") -> Message:
-    return Message(seq=seq, kind="text", role=role, text=f"Message number {seq} with some words.")
+from tests.support.chat_source import StubSource, text_message
+from tests.support.recording import RecordingComm, from_browser
 
 
 def test_traits_come_from_the_source(comms: list[RecordingComm]) -> None:
@@ -183,7 +117,7 @@ def test_sync_request_answers_with_a_snapshot(comms: list[RecordingComm]) -> Non
     source = StubSource([text_message(0)])
     view = RunView(source)
     source.append(text_message(1))
-    view._on_custom(view, {"kind": "sync"}, [])
+    from_browser(view, {"kind": "sync"})
     snapshot = view_comm(view).customs()[-1]
     assert snapshot["kind"] == "snapshot" and snapshot["version"] == 1
     assert [m["seq"] for m in snapshot["messages"]] == [0, 1]
@@ -203,7 +137,7 @@ def test_new_epoch_is_a_reset(comms: list[RecordingComm]) -> None:
 
 def act(view: RunView, source: StubSource, **content: Any) -> dict[str, Any]:
     source.done.clear()
-    view._on_custom(view, {"kind": "action", "id": "req-1", **content}, [])
+    from_browser(view, {"kind": "action", "id": "req-1", **content})
     assert source.done.wait(5)
     assert view._channel.idle(5)  # the result is sent right after
     return [m for m in view_comm(view).customs() if m["kind"] == "result"][-1]
@@ -243,7 +177,7 @@ def test_action_errors_come_back_to_the_view(comms: list[RecordingComm]) -> None
 
 def test_bad_actions_are_answered_with_an_error(comms: list[RecordingComm]) -> None:
     view = RunView(StubSource())
-    view._on_custom(view, {"kind": "action", "id": "x", "action": "explode"}, [])
+    from_browser(view, {"kind": "action", "id": "x", "action": "explode"})
     assert view._channel.idle(5)
     assert view_comm(view).customs()[-1] == {
         "kind": "result",
@@ -316,7 +250,7 @@ def test_earlier_conversations_are_in_the_snapshot_and_named_in_a_reset(
     source.emit([echo], reset=True)
     delta = view_comm(view).customs()[-1]
     assert delta["reset"] is True and delta["past"] == ["t1"]  # ids only: small
-    view._on_custom(view, {"kind": "sync"}, [])
+    from_browser(view, {"kind": "sync"})
     snapshot = view_comm(view).customs()[-1]
     assert snapshot["kind"] == "snapshot"
     assert [(p["transcript_id"], len(p["messages"])) for p in snapshot["past"]] == [("t1", 2)]
@@ -345,7 +279,7 @@ def test_variables_are_listed_from_the_kernel_by_name_and_kind(
     monkeypatch.setattr("lab_widget._widgets._view.kernel_namespace", lambda: namespace)
     source = StubSource()
     view = RunView(source)
-    view._on_custom(view, {"kind": "action", "id": "v1", "action": "variables"}, [])
+    from_browser(view, {"kind": "action", "id": "v1", "action": "variables"})
     assert view._channel.idle(5)
     result = view_comm(view).customs()[-1]
     assert result == {
@@ -365,7 +299,7 @@ def test_without_a_kernel_there_are_no_variables(
 ) -> None:
     monkeypatch.setattr("lab_widget._widgets._view.kernel_namespace", lambda: None)
     view = RunView(StubSource())
-    view._on_custom(view, {"kind": "action", "id": "v2", "action": "variables"}, [])
+    from_browser(view, {"kind": "action", "id": "v2", "action": "variables"})
     assert view._channel.idle(5)
     assert view_comm(view).customs()[-1] == {"kind": "result", "id": "v2", "ok": True, "value": []}
 

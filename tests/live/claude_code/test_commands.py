@@ -157,12 +157,9 @@ def read_menu(run: Run, limit: int = 200) -> list[str]:
 
 
 def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
-    run = Run("claude-code", cwd=workdir, model=ScriptedModel(fallback="ok"))
-    try:
+    with Run("claude-code", cwd=workdir, model=ScriptedModel(fallback="ok")) as run:
         local_parts(run).chat.wait_ready(60)
         rows = read_menu(run)
-    finally:
-        run.stop()
     shown = [row.split()[0] for row in rows]
     assert len(shown) == len(set(shown)), shown
     missing, new = sorted(PINNED - set(shown)), sorted(set(shown) - PINNED)
@@ -230,8 +227,7 @@ def test_project_command_and_skill_run_in_the_tui(lab_home: Path, project: Path)
             Rule("CAPITALS", "HELLO THERE"),
         ]
     )
-    run = Run("claude-code", cwd=project, model=model)
-    try:
+    with Run("claude-code", cwd=project, model=model) as run:
         with pytest.warns(CommandFileWarning, match="/both"):
             names = {c.name: c for c in run.commands}
         assert names["/greet"].description == "Greet someone"
@@ -257,13 +253,10 @@ def test_project_command_and_skill_run_in_the_tui(lab_home: Path, project: Path)
             echoes = [m for m in run.messages if m.command == command]
             assert echoes and echoes[0].role == "user", [m.model_dump() for m in run.messages]
         assert run.wait(timeout=60) == "idle"
-    finally:
-        run.stop()
 
 
 def test_a_chat_safe_report_prints_into_the_transcript(lab_home: Path, workdir: Path) -> None:
-    run = Run("claude-code", cwd=workdir, model=ScriptedModel(["Back at the prompt."]))
-    try:
+    with Run("claude-code", cwd=workdir, model=ScriptedModel(["Back at the prompt."])) as run:
         assert "/context" not in _commands.CURATED_OUT
         run.send("/context")
         assert run.wait_for(
@@ -280,5 +273,3 @@ def test_a_chat_safe_report_prints_into_the_transcript(lab_home: Path, workdir: 
         run.send("hello")
         assert run.wait(timeout=60) == "idle"
         assert run.messages[-1].text == "Back at the prompt."
-    finally:
-        run.stop()

@@ -114,13 +114,12 @@ def planning(plan: str) -> ScriptedModel:
 
 
 def test_plan_approve(lab_home: Path, workdir: Path) -> None:
-    run = Run(
+    with Run(
         "claude-code",
         cwd=workdir,
         model=planning("# Plan\n\n1. Write app.py"),
         permission_mode="plan",
-    )
-    try:
+    ) as run:
         run.send("make a plan")
         assert run.wait(timeout=60) == "question"
         dialog = run.pending_dialog
@@ -133,14 +132,11 @@ def test_plan_approve(lab_home: Path, workdir: Path) -> None:
         final = run.answer("approve")
         assert (final.status, final.outcome) == ("answered", "approved")
         assert run.wait(timeout=60) == "idle"
-    finally:
-        run.stop()
 
 
 def test_plan_reject_with_feedback(lab_home: Path, workdir: Path) -> None:
     model = planning("# Plan\n\n1. Delete everything")
-    run = Run("claude-code", cwd=workdir, model=model, permission_mode="plan")
-    try:
+    with Run("claude-code", cwd=workdir, model=model, permission_mode="plan") as run:
         run.send("make a plan")
         assert run.wait(timeout=60) == "question"
         final = run.answer("reject", feedback="Keep the data, please.")
@@ -148,8 +144,6 @@ def test_plan_reject_with_feedback(lab_home: Path, workdir: Path) -> None:
         assert run.wait(timeout=60) == "idle"
         assert any(m.role == "user" and m.text == "Keep the data, please." for m in run.messages)
         assert any("Keep the data" in r.user_text for r in model.scripted_requests)
-    finally:
-        run.stop()
 
 
 def permission_run(workdir: Path) -> Run:

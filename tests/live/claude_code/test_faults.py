@@ -15,8 +15,7 @@ from tests.support.local import local_parts
 
 def test_claude_crash_ends_the_run(lab_home: Path, workdir: Path) -> None:
     model = ScriptedModel(fallback="Still here.")
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         run.send("before the fault")
         assert run.wait(timeout=60) == "idle"
         assert run.wait_for(lambda r: r.messages[-1].text == "Still here.", 10)
@@ -34,5 +33,3 @@ def test_claude_crash_ends_the_run(lab_home: Path, workdir: Path) -> None:
             "before the fault",
             "Still here.",
         ]
-    finally:
-        run.stop()

@@ -12,8 +12,7 @@ from tests.support.hostile import CORPUS, printable
 
 def test_claude_gets_each_prompt_once_and_exact(lab_home: Path, workdir: Path) -> None:
     model = ScriptedModel(fallback="Got it.")
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         for count, (name, prompt) in enumerate(CORPUS.items(), start=1):
             run.send(prompt)
             assert run.wait(timeout=90) == "idle", name
@@ -37,5 +36,3 @@ def test_claude_gets_each_prompt_once_and_exact(lab_home: Path, workdir: Path) -
             assert len(model.scripted_requests) == count, name
             sent = model.scripted_requests[-1].user_text
             assert nfc.replace("\t", "") in sent.replace("\t", "").replace("    ", ""), name
-    finally:
-        run.stop()

@@ -37,8 +37,7 @@ def test_a_failed_call_is_closed_and_swept_from_the_hook_spool(
     failing = [Reply(tools=[ToolUse("Bash", {"command": "ls missing-file.txt"})]), Reply("No.")]
     ok = [Reply(tools=[ToolUse("Bash", {"command": "echo fine"})]), Reply("Fine.")]
     model = ScriptedModel(rules=[Rule("fail", failing), Rule("succeed", ok)])
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         for prompt in ("please fail", "now succeed"):
             run.send(prompt)
             assert run.wait(timeout=60) == "idle", run.screen()
@@ -54,8 +53,6 @@ def test_a_failed_call_is_closed_and_swept_from_the_hook_spool(
         assert retry_until(lambda: len(events()) == 3, 5), events()
         assert events()[:2] == ["SessionStart", "UserPromptSubmit"]
         assert "PreToolUse" not in events()
-    finally:
-        run.stop()
 
 
 HOSTILE = (
@@ -73,8 +70,7 @@ def expected_text(text: str) -> str:
 
 def test_hostile_prompt_arrives_as_one_exact_message(lab_home: Path, workdir: Path) -> None:
     model = ScriptedModel(fallback="Got it.")
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         run.send(HOSTILE)
         assert run.wait(timeout=60) == "idle"
         users = [m for m in run.messages if m.role == "user"]
@@ -87,8 +83,6 @@ def test_hostile_prompt_arrives_as_one_exact_message(lab_home: Path, workdir: Pa
         assert got in (want, want.replace("\t", "    ")), (got, want)
         assert [m.text for m in run.messages if m.role == "assistant"] == ["Got it."]
         assert len(model.scripted_requests) == 1
-    finally:
-        run.stop()
 
 
 ADOPT = """
@@ -101,8 +95,7 @@ print(json.dumps(rows))
 
 
 def test_readopted_by_a_fresh_process_shows_same_history(lab_home: Path, workdir: Path) -> None:
-    run = Run("claude-code", cwd=workdir, model=script())
-    try:
+    with Run("claude-code", cwd=workdir, model=script()) as run:
         run.send("hello")
         assert run.wait(timeout=60) == "idle"
         mine = [m.text for m in run.messages]
@@ -116,8 +109,6 @@ def test_readopted_by_a_fresh_process_shows_same_history(lab_home: Path, workdir
         ).stdout
         adopted = json.loads(out)
         assert adopted == [{"id": run.id, "state": "idle", "texts": mine}]
-    finally:
-        run.stop()
 
 
 def test_untrusted_folder_needs_input_until_accepted(
@@ -153,8 +144,7 @@ def test_untrusted_folder_needs_input_until_accepted(
 def test_interrupt_mid_answer_returns_to_idle(lab_home: Path, workdir: Path) -> None:
     slow = Reply("Thinking out loud. " * 60, chunk_delay=0.25)
     model = ScriptedModel([slow, "Back again."])
-    run = Run("claude-code", cwd=workdir, model=model)
-    try:
+    with Run("claude-code", cwd=workdir, model=model) as run:
         run.send("take your time")
         assert run.wait_for(lambda r: bool(model.scripted_requests), 60)
         time.sleep(2)  # let the answer stream for a while: Claude writes it only when it ends
@@ -165,8 +155,6 @@ def test_interrupt_mid_answer_returns_to_idle(lab_home: Path, workdir: Path) -> 
         run.send("continue")
         assert run.wait(timeout=60) == "idle"
         assert run.messages[-1].text == "Back again."
-    finally:
-        run.stop()
 
 
 def test_a_sub_agent_is_nested_live_and_its_tokens_roll_up(lab_home: Path, workdir: Path) -> None:

@@ -104,8 +104,7 @@ def test_plan_mode_typed_answer_on_the_last_question(lab_home: Path, workdir: Pa
 
 
 def test_default_mode_question_is_refused_not_stuck(lab_home: Path, workdir: Path) -> None:
-    run = Run("codex", cwd=workdir, model=asking(DATABASE))
-    try:
+    with Run("codex", cwd=workdir, model=asking(DATABASE)) as run:
         run.send("ask me", ready_timeout=90)
 
         def refused(r: Run) -> bool:
@@ -119,5 +118,3 @@ def test_default_mode_question_is_refused_not_stuck(lab_home: Path, workdir: Pat
         assert call.kind == "tool" and call.dialog is None and call.tool is not None
         assert "unavailable in Default mode" in (call.tool.output or "")
         assert run.pending_dialog is None
-    finally:
-        run.stop()

@@ -60,8 +60,7 @@ def _git_init(folder: Path) -> None:
 def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path, tmp_path: Path) -> None:
     target = tmp_path / "outside" / "approved.txt"
     target.parent.mkdir()
-    run = Run("codex", cwd=workdir, model=script(escalate=escalated(target)))
-    try:
+    with Run("codex", cwd=workdir, model=script(escalate=escalated(target))) as run:
         run.send("please escalate")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
         dialog = run.pending_dialog
@@ -73,8 +72,6 @@ def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path, tmp_pa
         assert run.wait(timeout=60) == "idle", run.screen()
         assert target.exists()
         assert run.messages[-1].text == "Escalated command finished."
-    finally:
-        run.stop()
 
 
 def test_approval_reject_leaves_the_command_unrun(
@@ -82,8 +79,7 @@ def test_approval_reject_leaves_the_command_unrun(
 ) -> None:
     target = tmp_path / "outside" / "rejected.txt"
     target.parent.mkdir()
-    run = Run("codex", cwd=workdir, model=script(escalate=escalated(target)))
-    try:
+    with Run("codex", cwd=workdir, model=script(escalate=escalated(target))) as run:
         run.send("please escalate")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
         resolved = run.answer("reject")
@@ -91,16 +87,13 @@ def test_approval_reject_leaves_the_command_unrun(
         assert run.wait(timeout=60) == "idle", run.screen()
         assert not target.exists()
         assert run.pending_dialog is None
-    finally:
-        run.stop()
 
 
 def test_view_of_a_codex_run(
     lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(comm, "create_comm", DummyComm)
-    run = Run("codex", cwd=workdir, model=script())
-    try:
+    with Run("codex", cwd=workdir, model=script()) as run:
         view = run.view
         assert (view.provider_name, view.clear_command) == ("Codex", "/new")
         names = [c["name"] for c in view.commands]
@@ -112,8 +105,6 @@ def test_view_of_a_codex_run(
         assert retry_until(lambda: view.state == "idle", timeout=10)
         texts = [m["text"] for m in view._snapshot_payload()["messages"]]
         assert texts[-2:] == ["hello", "Hello from the scripted model."]
-    finally:
-        run.stop()
 
 
 def test_auth_status_reads_the_cli_offline(
@@ -178,8 +169,7 @@ def menu_row(screen: str) -> tuple[str, str] | None:
 
 
 def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
-    run = Run("codex", cwd=workdir, model=script())
-    try:
+    with Run("codex", cwd=workdir, model=script()) as run:
         local_parts(run).chat.wait_ready(60)
         terminal = local_parts(run).terminal
         terminal.paste("/")
@@ -201,8 +191,6 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
             if row == rows[0]:
                 break
             rows.append(row)
-    finally:
-        run.stop()
     pinned = [(c.name, c.description) for c in _commands.BUILTIN_COMMANDS]
     assert rows == pinned, f"menu drift: {sorted(set(rows) ^ set(pinned))}"
 
@@ -291,14 +279,11 @@ def test_a_pause_inside_a_turn_never_ends_the_wait(lab_home: Path, workdir: Path
             )
         ]
     )
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("pause between steps")
         assert run.wait(timeout=90) == "idle", run.screen()
         assert run.messages[-1].text == "Done after the pause."
         assert [m.text for m in run.messages if m.thinking] == ["First a command."]
-    finally:
-        run.stop()
 
 
 def test_a_subagent_works_nested_under_its_call_and_its_tokens_roll_up(
@@ -328,8 +313,7 @@ def test_a_subagent_works_nested_under_its_call_and_its_tokens_roll_up(
             ),
         ]
     )
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("please delegate")
 
         def child_running(r: Run) -> bool:
@@ -360,8 +344,6 @@ def test_a_subagent_works_nested_under_its_call_and_its_tokens_roll_up(
         assert run.session.usage == parent_total + child_total
         scopes = {u.scope: (u.requests, u.usage) for u in run.session.models}
         assert scopes == {"main": (3, parent_total), "subagent": (2, child_total)}
-    finally:
-        run.stop()
 
 
 def test_compact_is_one_lifecycle_message_with_the_summary(lab_home: Path, workdir: Path) -> None:
@@ -369,8 +351,7 @@ def test_compact_is_one_lifecycle_message_with_the_summary(lab_home: Path, workd
         rules=[Rule("hello", "Hello from the scripted model.")],
         fallback="Summary: the user said hello.",
     )
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("hello")
         assert run.wait(timeout=60) == "idle", run.screen()
         run.send("/compact")
@@ -384,8 +365,6 @@ def test_compact_is_one_lifecycle_message_with_the_summary(lab_home: Path, workd
         assert len(notes) == 1 and "Summary: the user said hello." in notes[0].detail
         assert not any(m.text.startswith("Summary:") for m in run.messages)
         assert sum(u.requests for u in run.session.models) == 2  # the summary is billed
-    finally:
-        run.stop()
 
 
 def test_an_image_the_agent_views_is_an_attachment_of_the_call(
@@ -394,16 +373,13 @@ def test_an_image_the_agent_views_is_an_attachment_of_the_call(
     (workdir / "red.png").write_bytes(_png())
     view = ToolUse("view_image", {"path": str(workdir / "red.png")})
     model = ScriptedModel(rules=[Rule("image", [Reply(tools=[view]), Reply("A red square.")])])
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("look at the image")
         assert run.wait(timeout=60) == "idle", run.screen()
         call = next(m for m in run.messages if m.tool is not None)
         assert call.tool is not None and call.tool.status == "ok"
         assert [a.media_type for a in call.attachments] == ["image/png"]
         assert base64.b64decode(call.attachments[0].data) == _png()
-    finally:
-        run.stop()
 
 
 def test_a_long_command_shows_running_then_its_whole_output(lab_home: Path, workdir: Path) -> None:
@@ -433,8 +409,7 @@ def test_approval_always_is_not_asked_again(lab_home: Path, workdir: Path, tmp_p
     target = tmp_path / "outside" / "always.txt"
     target.parent.mkdir()
     model = script(escalate=escalated(target), again=escalated(target))
-    run = Run("codex", cwd=workdir, model=model)
-    try:
+    with Run("codex", cwd=workdir, model=model) as run:
         run.send("please escalate")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=60), run.screen()
         dialog = run.pending_dialog
@@ -451,5 +426,3 @@ def test_approval_always_is_not_asked_again(lab_home: Path, workdir: Path, tmp_p
         assert run.wait(timeout=60) == "idle", run.screen()
         kinds = [m.kind for m in run.messages if m.tool and m.tool.name == "exec_command"]
         assert kinds == ["dialog", "tool"], kinds
-    finally:
-        run.stop()

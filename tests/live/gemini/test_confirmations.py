@@ -58,8 +58,7 @@ def test_mcp_tool_confirmation_answered_from_the_chat(
     lab_home: Path, workdir: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "mcp.log"
-    run = Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log))
-    try:
+    with Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log)) as run:
         run.send("please look it up")
         asked(run)
         dialog = run.pending_dialog
@@ -76,16 +75,13 @@ def test_mcp_tool_confirmation_answered_from_the_chat(
         assert message.kind == "dialog" and message.tool is not None
         assert message.tool.status == "ok" and "widget -> found" in (message.tool.output or "")
         assert run.messages[-1].text == "Looked."
-    finally:
-        run.stop()
 
 
 def test_mcp_tool_allowed_for_the_session_is_not_asked_again(
     lab_home: Path, workdir: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "mcp.log"
-    run = Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log))
-    try:
+    with Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log)) as run:
         run.send("please look it up")
         asked(run)
         final = run.answer("approve_always")
@@ -97,22 +93,17 @@ def test_mcp_tool_allowed_for_the_session_is_not_asked_again(
         assert calls(log) == ["widget", "gadget"]
         kinds = [m.kind for m in run.messages if m.tool and m.tool.name == MCP_TOOL]
         assert kinds == ["dialog", "tool"]  # the second call was not asked
-    finally:
-        run.stop()
 
 
 def test_mcp_tool_rejected_does_not_run(lab_home: Path, workdir: Path, tmp_path: Path) -> None:
     log = tmp_path / "mcp.log"
-    run = Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log))
-    try:
+    with Run("gemini", cwd=workdir, model=looking_up(), settings=mcp_settings(log)) as run:
         run.send("please look it up")
         asked(run)
         final = run.answer("reject")
         assert (final.status, final.outcome) == ("rejected", "rejected"), final
         assert run.wait(timeout=60) == "idle", run.screen()
         assert calls(log) == []
-    finally:
-        run.stop()
 
 
 def test_web_fetch_confirmation_answered_from_the_chat(lab_home: Path, workdir: Path) -> None:
@@ -122,8 +113,7 @@ def test_web_fetch_confirmation_answered_from_the_chat(lab_home: Path, workdir: 
         model = ScriptedModel(
             rules=[Rule("fetch", [Reply("Fetching.", tools=[fetch]), Reply("Read.")])]
         )
-        run = Run("gemini", cwd=workdir, model=model)
-        try:
+        with Run("gemini", cwd=workdir, model=model) as run:
             run.send("please fetch the page")
             asked(run)
             dialog = run.pending_dialog
@@ -137,5 +127,3 @@ def test_web_fetch_confirmation_answered_from_the_chat(lab_home: Path, workdir: 
             # Approved, the fetch ran: Gemini CLI 0.61.0 then refuses a local address itself
             # (there is no other host to fetch from offline), unlike a declined call.
             assert "[Blocked Host]" in (message.tool.output or ""), message.tool.output
-        finally:
-            run.stop()

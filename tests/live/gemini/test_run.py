@@ -35,8 +35,7 @@ def script(**rules: list[Reply]) -> ScriptedModel:
 
 
 def test_a_listed_folder_shows_in_the_call_output(lab_home: Path, workdir: Path) -> None:
-    run = Run("gemini", cwd=workdir, model=script())
-    try:
+    with Run("gemini", cwd=workdir, model=script()) as run:
         (workdir / "marker-42.txt").write_text("")
         run.send("please list the folder")
         assert run.wait(timeout=90) == "idle", run.screen()
@@ -44,13 +43,10 @@ def test_a_listed_folder_shows_in_the_call_output(lab_home: Path, workdir: Path)
         assert listed is not None
         assert listed.input["command"] == "ls"
         assert listed.status == "ok" and "marker-42.txt" in (listed.output or "")
-    finally:
-        run.stop()
 
 
 def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path) -> None:
-    run = Run("gemini", cwd=workdir, model=script())
-    try:
+    with Run("gemini", cwd=workdir, model=script()) as run:
         run.send("please make a file")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -63,13 +59,10 @@ def test_approval_approve_runs_the_command(lab_home: Path, workdir: Path) -> Non
         assert (workdir / "made.txt").exists()
         assert run.messages[-1].text == "The file is there."
         assert run.pending_dialog is None
-    finally:
-        run.stop()
 
 
 def test_approval_reject_leaves_the_command_unrun(lab_home: Path, workdir: Path) -> None:
-    run = Run("gemini", cwd=workdir, model=script())
-    try:
+    with Run("gemini", cwd=workdir, model=script()) as run:
         run.send("please make a file")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         resolved = run.answer("reject")
@@ -79,8 +72,6 @@ def test_approval_reject_leaves_the_command_unrun(lab_home: Path, workdir: Path)
         assert run.pending_dialog is None
         # The declined call stays in the chat although Gemini CLI rolls it out of history.
         assert any(m.dialog is not None and m.dialog.status == "rejected" for m in run.messages)
-    finally:
-        run.stop()
 
 
 def edit_script(workdir: Path) -> ScriptedModel:
@@ -97,8 +88,7 @@ def edit_script(workdir: Path) -> ScriptedModel:
 
 def test_edit_confirmation_approved_from_the_chat(lab_home: Path, workdir: Path) -> None:
     (workdir / "old.txt").write_text("alpha\nbeta\n")
-    run = Run("gemini", cwd=workdir, model=edit_script(workdir))
-    try:
+    with Run("gemini", cwd=workdir, model=edit_script(workdir)) as run:
         run.send("please edit the file")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -112,15 +102,12 @@ def test_edit_confirmation_approved_from_the_chat(lab_home: Path, workdir: Path)
         assert run.messages[-1].text == "Edited."
         shown = [m.dialog for m in run.messages if m.dialog is not None]
         assert [(d.tool_name, d.outcome) for d in shown] == [("edit", "approved")]
-    finally:
-        run.stop()
 
 
 def test_edit_confirmation_rejected_leaves_the_file_unwritten(
     lab_home: Path, workdir: Path
 ) -> None:
-    run = Run("gemini", cwd=workdir, model=edit_script(workdir))
-    try:
+    with Run("gemini", cwd=workdir, model=edit_script(workdir)) as run:
         run.send("please write a file")
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -130,8 +117,6 @@ def test_edit_confirmation_rejected_leaves_the_file_unwritten(
         assert not (workdir / "new.txt").exists()
         assert run.pending_dialog is None
         assert any(m.dialog is not None and m.dialog.status == "rejected" for m in run.messages)
-    finally:
-        run.stop()
 
 
 def test_users_own_config_without_hooks_follows_the_session_file(
@@ -206,8 +191,7 @@ def test_a_subagent_shows_under_its_call_while_it_works(lab_home: Path, workdir:
     for name in ("a.txt", "b.txt", "c.txt"):
         (workdir / name).write_text(name)
     model = ScriptedModel(rules=SUBAGENT_RULES)
-    run = Run("gemini", cwd=workdir, model=model)
-    try:
+    with Run("gemini", cwd=workdir, model=model) as run:
         run.send("please delegate the count")
 
         def at_work(r: Run) -> bool:
@@ -234,22 +218,17 @@ def test_a_subagent_shows_under_its_call_while_it_works(lab_home: Path, workdir:
         # Every sub-agent request the model answered is counted, as a sub-agent's.
         sub = [r for r in model.scripted_requests if r.user_text == "count the files here"]
         assert sum(m.requests for m in run.session.models if m.scope == "subagent") == len(sub)
-    finally:
-        run.stop()
 
 
 def test_thinking_shows_before_the_answer(lab_home: Path, workdir: Path) -> None:
     model = ScriptedModel(
         rules=[Rule("think", Reply("Four.", reasoning="**Adding** Two and two make four."))]
     )
-    run = Run("gemini", cwd=workdir, model=model)
-    try:
+    with Run("gemini", cwd=workdir, model=model) as run:
         run.send("think: what is two and two?")
         assert run.wait(timeout=90) == "idle", run.screen()
         shown = [(m.thinking, m.text) for m in run.messages if m.role == "assistant"]
         assert shown == [(True, "**Adding**\n\nTwo and two make four."), (False, "Four.")]
-    finally:
-        run.stop()
 
 
 def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir: Path) -> None:
@@ -270,13 +249,10 @@ def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir
             )
         ]
     )
-    run = Run("gemini", cwd=workdir, model=model)
-    try:
+    with Run("gemini", cwd=workdir, model=model) as run:
         run.send("pause between the steps")
         assert run.wait(timeout=90) == "idle", run.screen()
         assert run.messages[-1].text == "Done after the pause."
-    finally:
-        run.stop()
 
 
 def test_a_running_command_shows_no_progress(lab_home: Path, workdir: Path) -> None:

@@ -108,8 +108,7 @@ def planning() -> ScriptedModel:
 def test_plan_exit_answered_from_the_chat(
     lab_home: Path, workdir: Path, choice: str, status: str
 ) -> None:
-    run = Run("opencode", cwd=workdir, model=planning(), agent="plan")
-    try:
+    with Run("opencode", cwd=workdir, model=planning(), agent="plan") as run:
         run.send("please make a plan", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -124,5 +123,3 @@ def test_plan_exit_answered_from_the_chat(
         assert call.tool is not None and call.tool.status == (
             "ok" if choice == "approve" else "error"
         )
-    finally:
-        run.stop()

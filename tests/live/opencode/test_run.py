@@ -38,8 +38,7 @@ def script(workdir: Path) -> ScriptedModel:
 
 
 def test_approval_approve_then_reject(lab_home: Path, workdir: Path) -> None:
-    run = Run("opencode", cwd=workdir, model=script(workdir), permission=ASK)
-    try:
+    with Run("opencode", cwd=workdir, model=script(workdir), permission=ASK) as run:
         run.send("please use a tool", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -65,16 +64,13 @@ def test_approval_approve_then_reject(lab_home: Path, workdir: Path) -> None:
         calls = [m.tool for m in run.messages if m.tool is not None]
         assert [c.status for c in calls] == ["ok", "error"], run.messages
         assert "rejected" in (calls[-1].output or "")
-    finally:
-        run.stop()
 
 
 _MENU_ROW = re.compile(r"┃ (/\S+)\s{2,}(.+?)\s*┃")
 
 
 def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
-    run = Run("opencode", cwd=workdir, model=script(workdir))
-    try:
+    with Run("opencode", cwd=workdir, model=script(workdir)) as run:
         # Session commands (/fork, /undo, ...) are listed once a session exists.
         run.send("hello", ready_timeout=90)
         assert run.wait(timeout=90) == "idle", run.screen()
@@ -88,8 +84,6 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
             terminal.keys("Down")
             time.sleep(0.1)
         rows |= set(_MENU_ROW.findall(run.screen()))
-    finally:
-        run.stop()
     pinned = {(c.name, c.description) for c in _commands.BUILTIN_COMMANDS}
     assert rows == pinned, (
         f"menu drift: missing {sorted(pinned - rows)}, new {sorted(rows - pinned)}"
@@ -165,8 +159,7 @@ def question_script() -> ScriptedModel:
 
 
 def test_question_tool_answered_from_the_chat(lab_home: Path, workdir: Path) -> None:
-    run = Run("opencode", cwd=workdir, model=question_script())
-    try:
+    with Run("opencode", cwd=workdir, model=question_script()) as run:
         run.send("please ask me", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -185,13 +178,10 @@ def test_question_tool_answered_from_the_chat(lab_home: Path, workdir: Path) -> 
         assert last is not None
         results = [str(m.get("content")) for m in last.body["messages"] if m.get("role") == "tool"]
         assert any('"Which features?"="Auth, Export"' in r for r in results), results
-    finally:
-        run.stop()
 
 
 def test_question_tool_takes_a_typed_answer(lab_home: Path, workdir: Path) -> None:
-    run = Run("opencode", cwd=workdir, model=question_script())
-    try:
+    with Run("opencode", cwd=workdir, model=question_script()) as run:
         run.send("please ask me", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         resolved = run.answer({"Database": FreeText("DuckDB"), "Features": ["Export"]})
@@ -201,8 +191,6 @@ def test_question_tool_takes_a_typed_answer(lab_home: Path, workdir: Path) -> No
             (["Export"], None),
         ]
         assert run.wait(timeout=60) == "idle", run.screen()
-    finally:
-        run.stop()
 
 
 EDIT_ASK = {"edit": "ask"}
@@ -228,8 +216,7 @@ def edit_script(workdir: Path) -> ScriptedModel:
 
 def test_edit_permission_approved_from_the_chat(lab_home: Path, workdir: Path) -> None:
     (workdir / "old.txt").write_text("alpha\nbeta\n")
-    run = Run("opencode", cwd=workdir, model=edit_script(workdir), permission=EDIT_ASK)
-    try:
+    with Run("opencode", cwd=workdir, model=edit_script(workdir), permission=EDIT_ASK) as run:
         run.send("please edit the file", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -240,13 +227,10 @@ def test_edit_permission_approved_from_the_chat(lab_home: Path, workdir: Path) -
         assert run.wait(timeout=60) == "idle", run.screen()
         assert (workdir / "old.txt").read_text() == "alpha\ngamma\n"
         assert run.messages[-1].text == "Edited."
-    finally:
-        run.stop()
 
 
 def test_write_permission_rejected_leaves_no_file(lab_home: Path, workdir: Path) -> None:
-    run = Run("opencode", cwd=workdir, model=edit_script(workdir), permission=EDIT_ASK)
-    try:
+    with Run("opencode", cwd=workdir, model=edit_script(workdir), permission=EDIT_ASK) as run:
         run.send("please write a file", ready_timeout=90)
         assert run.wait_for(lambda r: r.pending_dialog is not None, timeout=90), run.screen()
         dialog = run.pending_dialog
@@ -255,8 +239,6 @@ def test_write_permission_rejected_leaves_no_file(lab_home: Path, workdir: Path)
         assert run.wait(timeout=60) == "idle", run.screen()
         assert not (workdir / "new.txt").exists()
         assert run.pending_dialog is None
-    finally:
-        run.stop()
 
 
 def test_a_task_subagent_shows_under_its_call_while_it_works(lab_home: Path, workdir: Path) -> None:
@@ -286,8 +268,7 @@ def test_a_task_subagent_shows_under_its_call_while_it_works(lab_home: Path, wor
             ),
         ]
     )
-    run = Run("opencode", cwd=workdir, model=model)
-    try:
+    with Run("opencode", cwd=workdir, model=model) as run:
         run.send("please delegate the count", ready_timeout=90)
 
         def at_work(r: Run) -> bool:
@@ -318,8 +299,6 @@ def test_a_task_subagent_shows_under_its_call_while_it_works(lab_home: Path, wor
         ]
         (summary,) = listed.summaries()
         assert (summary.usage, summary.models) == (run.session.usage, run.session.models)
-    finally:
-        run.stop()
 
 
 def test_a_running_command_shows_its_output_so_far(lab_home: Path, workdir: Path) -> None:
@@ -376,10 +355,7 @@ def test_a_pause_between_steps_never_ends_the_wait_early(lab_home: Path, workdir
             )
         ]
     )
-    run = Run("opencode", cwd=workdir, model=model)
-    try:
+    with Run("opencode", cwd=workdir, model=model) as run:
         run.send("pause between the steps", ready_timeout=90)
         assert run.wait(timeout=90) == "idle", run.screen()
         assert run.messages[-1].text == "Done after the pause."
-    finally:
-        run.stop()

@@ -13,7 +13,7 @@ from lab_widget.provider import TranscriptRef, get_provider
 from lab_widget.provider.opencode._preview import PREVIEW_MESSAGES, _from_rows
 from lab_widget.provider.opencode._store import RowChange, first_changes
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
-from tests.unit.providers.opencode.test_transcript import RECORDED, Recorded
+from tests.support.opencode_recordings import RECORDED, Recorded
 
 SCENARIOS = [
     (recorded, path.name.removesuffix(".store.jsonl"))

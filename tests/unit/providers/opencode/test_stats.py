@@ -13,7 +13,7 @@ from lab_widget import history
 from lab_widget.provider import SessionStat, TranscriptRef, get_provider
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._stats import session_stats
-from tests.unit.providers.opencode.test_transcript import OPENCODE, RECORDED, Recorded
+from tests.support.opencode_recordings import OPENCODE, RECORDED, Recorded
 
 SCENARIOS = [
     (recorded, path.name.removesuffix(".store.jsonl"))

@@ -26,118 +26,17 @@ from lab_widget.provider.opencode._server import STATE_FILE
 from lab_widget.provider.opencode._signals import OpenCodeSignals
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader
 from lab_widget.schema import Message, Usage
-from tests.conformance.kits import OpenCodeStore, _opencode_kit
-from tests.support.paths import FIXTURES
-
-STORE = OpenCodeStore()
-OPENCODE = FIXTURES / "opencode"
-FOLDERS = sorted(p for p in OPENCODE.glob("v*") if p.is_dir())
-VERSIONS = [OPENCODE, *(p for p in FOLDERS if (p / "manifest.json").is_file())]
-
-
-def _version(folder: Path) -> str:
-    return str(json.loads((folder / "manifest.json").read_text())["version"])
-
-
-class Recorded:
-    """One version's recorded scenarios, laid out as that version keeps them on disk."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.version = _version(folder)
-        self.pinned = folder == OPENCODE
-
-    def __repr__(self) -> str:
-        return self.version
-
-    def has(self, scenario: str) -> bool:
-        if self.pinned:
-            return any(self.folder.glob(f"{scenario}.jsonl")) or any(
-                self.folder.glob(f"{scenario}_0.jsonl")
-            )
-        return (self.folder / f"{scenario}.store.jsonl").is_file()
-
-    def lay_out(self, scenario: str, data_home: Path) -> list[TranscriptRef]:
-        """Write the scenario's store under ``data_home/opencode``; its top-level sessions,
-        oldest first."""
-        folder = data_home / "opencode"
-        folder.mkdir(parents=True, exist_ok=True)
-        db = folder / "opencode.db"
-        if self.pinned:
-            names = sorted(self.folder.glob(f"{scenario}_*.jsonl")) or [
-                self.folder / f"{scenario}.jsonl"
-            ]
-            refs = []
-            for index, name in enumerate(names):
-                data = name.read_bytes()
-                ref = STORE.ref(db, data, name.stem)
-                STORE.append(ref, data)
-                created = json.loads(json.loads(data.splitlines()[0])["data"])["info"]
-                with sqlite3.connect(db) as conn:
-                    conn.execute(
-                        "INSERT INTO session (id, project_id, slug, directory, title, version, "
-                        "time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            ref.transcript_id,
-                            created["projectID"],
-                            created["slug"],
-                            created["directory"],
-                            created["title"],
-                            created["version"],
-                            created["time"]["created"] + index,
-                            created["time"]["created"] + index,
-                        ),
-                    )
-                conn.close()
-                refs.append(TranscriptRef(ref.transcript_id, db))
-            return refs
-        lines = [
-            json.loads(x)
-            for x in (self.folder / f"{scenario}.store.jsonl").read_text().splitlines()
-            if x
-        ]
-        schema = self.folder / "schema.sql"
-        if not schema.is_file():  # before the SQLite store: one JSON file per record
-            for line in lines:
-                target = folder / "storage" / line["file"]
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(line["text"])
-            sessions = [
-                (json.loads(p.read_text()), p)
-                for p in (folder / "storage" / "session").glob("*/*.json")
-            ]
-            return [
-                TranscriptRef(info["id"], path)
-                for info, path in sorted(sessions, key=lambda x: x[0]["time"]["created"])
-                if not info.get("parentID")
-            ]
-        with sqlite3.connect(db) as conn:
-            conn.executescript(schema.read_text())
-            for line in lines:
-                row = line["row"]
-                marks = ", ".join("?" * len(row))
-                columns = ", ".join(f"`{c}`" for c in row)
-                conn.execute(
-                    f"INSERT INTO `{line['table']}` ({columns}) VALUES ({marks})",
-                    list(row.values()),
-                )
-        conn.close()
-        return [
-            TranscriptRef(str(r["row"]["id"]), db)
-            for r in sorted(
-                (x for x in lines if x["table"] == "session" and not x["row"]["parent_id"]),
-                key=lambda x: x["row"]["time_created"],
-            )
-        ]
-
-    def read(self, scenario: str, tmp_path: Path, index: int = -1) -> OpenCodeTranscriptReader:
-        refs = self.lay_out(scenario, tmp_path / f"data-{scenario}")
-        reader = OpenCodeTranscriptReader(refs[index])
-        reader.read()
-        return reader
-
-
-RECORDED = [Recorded(folder) for folder in VERSIONS]
+from tests.support.kits import require_kit
+from tests.support.opencode_recordings import (
+    FOLDERS,
+    OPENCODE,
+    RECORDED,
+    STORE,
+    Recorded,
+    fixture,
+    read,
+    version_of,
+)
 
 
 @pytest.fixture(params=RECORDED, ids=repr)
@@ -151,25 +50,12 @@ def needs(recorded: Recorded, scenario: str) -> None:
     assert recorded.has(scenario), f"{recorded} has no {scenario} recording"
 
 
-def fixture(name: str) -> bytes:
-    return (FIXTURES / "opencode" / name).read_bytes()
-
-
-def read(tmp_path: Path, name: str) -> OpenCodeTranscriptReader:
-    data = fixture(name)
-    ref = STORE.ref(tmp_path / "opencode.db", data, "t")
-    STORE.write(ref, data)
-    reader = OpenCodeTranscriptReader(ref)
-    reader.read()
-    return reader
-
-
 def texts(messages: list[Message]) -> list[tuple[str, str]]:
     return [(m.role, m.text) for m in messages if m.kind == "text"]
 
 
 def test_every_version_was_recorded_from_itself() -> None:
-    assert _version(OPENCODE) == _compat.VERSION
+    assert version_of(OPENCODE) == _compat.VERSION
     assert [p.name for p in FOLDERS] == [f"v{r.version}" for r in RECORDED[1:]]
     for item in RECORDED[1:]:
         lines = (item.folder / "hello.store.jsonl").read_text().splitlines()
@@ -1003,7 +889,7 @@ def test_preview_and_run_sessions(tmp_path: Path) -> None:
             endpoint=Endpoint("http://127.0.0.1:9", "k"),
         )
     )
-    kit = _opencode_kit()
+    kit = require_kit("opencode")
     kit.start_epoch(provider, context, fixture("new_0.jsonl"))
     kit.clear_epoch(provider, context, fixture("new_1.jsonl"))
     refs = provider.run_sessions(context)

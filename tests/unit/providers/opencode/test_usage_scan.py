@@ -16,10 +16,10 @@ import pytest
 from lab_widget.provider import TranscriptRef, get_provider
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._usage_scan import _CountsOnly, usage_summaries
-from tests.conformance.kits import OpenCodeStore
+from tests.support.kits import OpenCodeStore
+from tests.support.opencode_recordings import RECORDED, Recorded
 from tests.support.paths import FIXTURES
 from tests.support.usage_scan import assert_scan_counts_as_read
-from tests.unit.providers.opencode.test_transcript import RECORDED, Recorded
 
 OPENCODE = FIXTURES / "opencode"
 STORE = OpenCodeStore()

@@ -465,7 +465,7 @@ def require_kit(provider_id: str) -> ConformanceKit:
     if kit is None:
         pytest.fail(
             f"provider {provider_id!r} has no conformance kit: add `{provider_id!r}: "
-            f"_<name>_kit` to KITS in tests/conformance/kits.py, with sample transcripts "
+            f"_<name>_kit` to KITS in tests/support/kits.py, with sample transcripts "
             f"recorded into tests/fixtures/{provider_id}/ (see docs/conformance.md)"
         )
     return kit
