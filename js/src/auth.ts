@@ -2,6 +2,7 @@
 // auth descriptor lists. Knows nothing about Jupyter or about any provider: it
 // renders the state it is given and calls the actions it is given.
 import { h } from "./dom";
+import { isObj, str, type Obj } from "./guards";
 
 export type AuthKind = "oauth-code" | "oauth-redirect" | "api-key" | "external";
 
@@ -65,9 +66,6 @@ export const EMPTY_AUTH_STATE: AuthCardState = {
 
 const KINDS: readonly AuthKind[] = ["oauth-code", "oauth-redirect", "api-key", "external"];
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const isKind = (v: unknown): v is AuthKind => KINDS.includes(v as AuthKind);
 
 /** Read a descriptor from untrusted trait data; unknown kinds are dropped. */
@@ -77,29 +75,29 @@ export function normalizeDescriptor(value: unknown): AuthDescriptor | null {
     .filter((m): m is Obj => isObj(m) && isKind(m.kind))
     .map((m) => ({
       kind: m.kind as AuthKind,
-      label: str(m.label),
-      instructions: str(m.instructions),
-      env_var: str(m.env_var),
+      label: str(m.label, undefined),
+      instructions: str(m.instructions, undefined),
+      env_var: str(m.env_var, undefined),
       redirect_port: typeof m.redirect_port === "number" ? m.redirect_port : undefined,
     }));
-  return { kind: value.kind, instructions: str(value.instructions), methods };
+  return { kind: value.kind, instructions: str(value.instructions, undefined), methods };
 }
 
 export function normalizeStatus(value: unknown): AuthStatus | null {
   if (!isObj(value) || typeof value.logged_in !== "boolean") return null;
   return {
     logged_in: value.logged_in,
-    summary: str(value.summary),
-    method: str(value.method),
+    summary: str(value.summary, undefined),
+    method: str(value.method, undefined),
     kind: isKind(value.kind) ? value.kind : undefined,
-    source: str(value.source),
-    detail: str(value.detail),
+    source: str(value.source, undefined),
+    detail: str(value.detail, undefined),
   };
 }
 
 export function normalizeLogin(value: unknown): PendingLogin | null {
   if (!isObj(value) || !isKind(value.kind) || typeof value.url !== "string") return null;
-  return { kind: value.kind, url: value.url, instructions: str(value.instructions) };
+  return { kind: value.kind, url: value.url, instructions: str(value.instructions, undefined) };
 }
 
 /** Only web links become clickable: a `javascript:` URL from anywhere never does. */

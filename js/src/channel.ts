@@ -7,6 +7,7 @@
 //   "no answer from the kernel" and a cancel goes to the kernel, which skips the
 //   action if it has not started; a result that still arrives for it is ignored.
 // - A failed action rejects with the kernel's error, for the view to show.
+import { isObj } from "./guards";
 import type { ActionMsg, CancelMsg, ResultMsg } from "./types";
 
 export const ACTION_TIMEOUT_MS = 30_000;
@@ -70,9 +71,6 @@ interface Pending {
   reject(error: ActionError): void;
   timer: ReturnType<typeof setTimeout>;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
 
 /** Arguments are optional for actions that carry none. */
 type ArgsOf<M, K extends keyof M> =

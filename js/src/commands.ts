@@ -1,12 +1,9 @@
 // Slash commands for the composer's autocomplete, without a DOM: which commands
 // are offered, when the popup applies, how commands rank for what was typed,
 // and what completing one does to the text.
+import { isObj, str } from "./guards";
 import type { CommandSource, CommandSpec } from "./types";
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const SOURCES: readonly CommandSource[] = ["builtin", "project", "user"];
 
 /**

@@ -3,6 +3,7 @@
 // it: variables change between cells), and only names and kinds travel. What a
 // mention becomes in the prompt is the kernel's business (lab_widget/_context.py).
 import { h } from "./dom";
+import { isObj } from "./guards";
 import type { Variable } from "./types";
 
 /**
@@ -44,9 +45,6 @@ export function mentionQuery(text: string, caret: number): MentionQuery | null {
   while (end < text.length && NAME_CHAR.test(text[end]!)) end++;
   return { start: at, query, end };
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The kernel's answer as variables: well-formed entries only, one per name. */
 export function normalizeVariables(raw: unknown): Variable[] {

@@ -3,6 +3,7 @@
 // not have recorded it yet (or the CLI never records it).
 import "./quota.css";
 import { h, syncChildren } from "./dom";
+import { num, str } from "./guards";
 
 /** One rate limit or quota as the vendor reported it (schema.RateLimit). */
 export interface QuotaInfo {
@@ -41,9 +42,6 @@ export interface SessionInfo {
   quotas: QuotaInfo[];
 }
 
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const opt = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
 /** A money figure as sent: a decimal string (exact), or a number from an older kernel. */
@@ -64,9 +62,9 @@ function quota(raw: unknown): QuotaInfo | null {
     limitId,
     name: str(v.name),
     window,
-    windowMinutes: opt(v.window_minutes),
+    windowMinutes: num(v.window_minutes, null),
     kind: str(v.kind) || "usage",
-    usedPercent: opt(v.used_percent),
+    usedPercent: num(v.used_percent, null),
     used: decimal(v.used),
     limit: decimal(v.limit),
     remaining: decimal(v.remaining),
@@ -94,8 +92,8 @@ export function normalizeSession(raw: unknown): SessionInfo | null {
     vendorCost: decimal(v.vendor_cost_usd),
     currency: str(v.currency) || "USD",
     priceTable: str(v.price_table),
-    contextTokens: opt(v.context_tokens),
-    contextWindow: opt(v.context_window),
+    contextTokens: num(v.context_tokens, null),
+    contextWindow: num(v.context_window, null),
     branch: str(v.branch),
     quotas: limits.map(quota).filter((q): q is QuotaInfo => q !== null),
   };

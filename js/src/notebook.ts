@@ -8,11 +8,9 @@
 // does to the document. Every step is checked; where one is missing (another front end,
 // a dashboard) there is no host and the chat offers Copy alone.
 import type { CellSource, CodeHost } from "./codeblocks";
+import { isObj, type Obj } from "./guards";
 
 const WIDGET_VIEW = "application/vnd.jupyter.widget-view+json";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
 
 /** The part of a shared notebook (@jupyter/ydoc's YNotebook) this uses. */
 export interface SharedNotebook {

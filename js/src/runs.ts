@@ -1,6 +1,7 @@
 // The runs dashboard's table: one row per live run with open / stop buttons.
 // Knows nothing about Jupyter; runs-widget.ts adapts it to the RunsTable model.
 import { h, syncChildren } from "./dom";
+import { str } from "./guards";
 import { compactCount, decimal, dollars } from "./meter";
 import { stateLabel } from "./store";
 
@@ -23,8 +24,6 @@ export interface RunsActions {
   /** Open the run with its terminal pane showing (the agent's real TUI). */
   terminal?(id: string): Promise<void>;
 }
-
-const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 export function normalizeRows(raw: unknown): RunRow[] {
   if (!Array.isArray(raw)) return [];

@@ -19,22 +19,11 @@ import type {
   ToolStatus,
   Usage,
 } from "./types";
+import { isObj, list, num, oneOf, optStr, str } from "./guards";
 
 // ---------------------------------------------------------------------------
 // Normalisation: the wire format may omit defaults, so fill them in once here
 // instead of guarding every read in the view.
-
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown, fallback = ""): string => (typeof v === "string" ? v : fallback);
-const optStr = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
-  return allowed.includes(v as T) ? (v as T) : fallback;
-}
 
 const KINDS: readonly MessageKind[] = ["text", "tool", "dialog", "lifecycle"];
 const ROLES: readonly Role[] = ["user", "assistant", "system"];

@@ -2,14 +2,12 @@
 // snapshots in, sync requests out, and the `_snapshot` trait kept current. One per
 // widget model, shared by every view of it. Actions go through channel.ts.
 import type { AnyModel } from "@anywidget/types";
+import { isObj } from "./guards";
 import { ConversationStore } from "./store";
 import type { DeltaMsg, FrontendMsg, Snapshot, Traits } from "./types";
 
 /** A sync that got no snapshot back by then may be asked again. */
 const SYNC_RETRY_MS = 5_000;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
 
 export class ConversationSync {
   readonly store: ConversationStore;

@@ -10,6 +10,7 @@
 // - It is a picture of the TUI, never a source: nothing here feeds the chat's store.
 // - Output is terminal text only: xterm.js draws it; it never becomes HTML.
 import { h } from "./dom";
+import { isObj, num } from "./guards";
 import "./terminal.css";
 
 /** What the pane needs of a terminal emulator. */
@@ -101,17 +102,18 @@ export function isIdleMotion(data: string): boolean {
   return (code & 32) !== 0 && (code & 3) === 3 && (code & 64) === 0;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null;
-const num = (v: unknown, fallback: number): number =>
-  typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
+/** A size in cells: a positive finite number, floored, else `fallback`. */
+const cells = (v: unknown, fallback: number): number => {
+  const n = num(v, 0);
+  return n > 0 ? Math.floor(n) : fallback;
+};
 
 export function normalizeSaved(raw: unknown): SavedScreen | null {
   if (!isObj(raw) || typeof raw.data !== "string" || raw.data === "") return null;
   return {
     data: raw.data,
-    cols: num(raw.cols, DEFAULT_SIZE.cols),
-    rows: num(raw.rows, DEFAULT_SIZE.rows),
+    cols: cells(raw.cols, DEFAULT_SIZE.cols),
+    rows: cells(raw.rows, DEFAULT_SIZE.rows),
     ended: raw.ended === true,
   };
 }
@@ -306,7 +308,7 @@ export class TerminalPane {
         const term = this.#term;
         clearTimeout(this.#kernelTimer);
         term.reset();
-        term.resize(num(msg.cols, this.#size.cols), num(msg.rows, this.#size.rows));
+        term.resize(cells(msg.cols, this.#size.cols), cells(msg.rows, this.#size.rows));
         const data = bytesOf(buffers);
         if (data) term.write(data);
         this.#synced = true;
@@ -326,8 +328,8 @@ export class TerminalPane {
       case "size": {
         // The pane's real size: another client (a terminal attached by hand) may set it.
         if (!this.#synced || !this.#term) return;
-        const cols = num(msg.cols, this.#term.cols);
-        const rows = num(msg.rows, this.#term.rows);
+        const cols = cells(msg.cols, this.#term.cols);
+        const rows = cells(msg.rows, this.#term.rows);
         if (cols !== this.#term.cols || rows !== this.#term.rows) this.#term.resize(cols, rows);
         break;
       }
