@@ -3,7 +3,7 @@
 import type { CodeHost } from "./codeblocks";
 import { h, syncChildren } from "./dom";
 import { createToolGroup, renderMessage, subthread, type RenderContext } from "./render";
-import { groupMessages, threads, toolGroupLabel } from "./store";
+import { groupMessages, threads, toolGroupLabel } from "./format";
 import type { Message, PastConversation } from "./types";
 
 /** The section's title: how many messages the conversation had (sub-agents' not counted). */

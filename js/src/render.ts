@@ -27,7 +27,7 @@ import {
   plainOutput,
   toolSummary,
   truncateText,
-} from "./store";
+} from "./format";
 import type { Answer, Attachment, Dialog, Message, ToolCall } from "./types";
 
 /** What dialog cards need beyond their message; the view owns it. */

@@ -3,7 +3,7 @@
 import { h, syncChildren } from "./dom";
 import { str } from "./guards";
 import { compactCount, decimal, dollars } from "./meter";
-import { stateLabel } from "./store";
+import { stateLabel } from "./format";
 
 export interface RunRow {
   id: string;

@@ -15,16 +15,9 @@ import {
   type RenderContext,
   type ToolGroupView,
 } from "./render";
-import {
-  composerState,
-  ConversationStore,
-  groupMessages,
-  normalizeDialog,
-  stateLabel,
-  threads,
-  toolGroupLabel,
-  type StoreChange,
-} from "./store";
+import { composerState, groupMessages, stateLabel, threads, toolGroupLabel } from "./format";
+import { normalizeDialog } from "./normalize";
+import { ConversationStore, type StoreChange } from "./store";
 import type { ActionKind, Answer, DeltaMsg, Dialog, Message, State } from "./types";
 
 export interface ChatActions {

@@ -1,6 +1,6 @@
 // Thinking, sub-agents, progress, attachments and collapsed details, as real sessions have them.
 import { describe, expect, it } from "vitest";
-import { normalizeMessage } from "../src/store";
+import { normalizeMessage } from "../src/normalize";
 import { HIDDEN_THINKING_LABEL, THINKING_LABEL } from "../src/render";
 import { mount } from "./harness";
 import { delta, lifecycle, PLAIN, text, tool } from "./fixtures";
