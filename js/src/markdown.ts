@@ -12,6 +12,7 @@ import shell from "highlight.js/lib/languages/shell";
 import typescript from "highlight.js/lib/languages/typescript";
 import yaml from "highlight.js/lib/languages/yaml";
 import { Marked } from "marked";
+import { h } from "./dom";
 
 for (const [name, lang] of Object.entries({
   bash,
@@ -135,4 +136,11 @@ export interface MarkdownOptions {
 export function renderMarkdown(text: string, options: MarkdownOptions = {}): string {
   const html = marked.parse(text, { async: false, breaks: options.breaks ?? false });
   return getPurifier().sanitize(html, PURIFY_CONFIG).trim();
+}
+
+/** A `<div class="lw-markdown">` holding `text` rendered. */
+export function markdownBlock(text: string, breaks: boolean): HTMLElement {
+  const el = h("div", { class: "lw-markdown" });
+  el.innerHTML = renderMarkdown(text, { breaks });
+  return el;
 }

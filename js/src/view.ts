@@ -3,6 +3,7 @@
 import type { CodeHost } from "./codeblocks";
 import { normalizeCommands } from "./commands";
 import { CommandCompleter } from "./complete";
+import { syncDialogForm } from "./dialog-form";
 import { h, syncChildren } from "./dom";
 import { PastConversations } from "./epochs";
 import { MentionCompleter, type VariableSource } from "./mentions";
@@ -11,7 +12,6 @@ import {
   createToolGroup,
   renderMessage,
   subthread,
-  syncDialogForm,
   type RenderContext,
   type ToolGroupView,
 } from "./render";
