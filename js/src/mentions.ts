@@ -4,6 +4,7 @@
 // mention becomes in the prompt is the kernel's business (lab_widget/_context.py).
 import { h } from "./dom";
 import { isObj } from "./guards";
+import { CompletionPopup } from "./popup";
 import type { Variable } from "./types";
 
 /**
@@ -93,53 +94,57 @@ export function completeMention(
 /** Asks the kernel for its variables; rejects without a kernel. */
 export type VariableSource = () => Promise<unknown>;
 
-let counter = 0;
 const MAX_SHOWN = 50;
 
 /**
- * The `@` popup above the composer: a listbox driven by the textarea's keys, like the
- * slash-command one (the focus never leaves the text).
+ * The `@` popup above the composer (popup.ts), like the slash-command one: the focus
+ * never leaves the text.
  */
 export class MentionCompleter {
   readonly el: HTMLElement;
 
   readonly #input: HTMLTextAreaElement;
-  readonly #id: string;
+  readonly #popup: CompletionPopup<Variable>;
   #source: VariableSource | null = null;
   /** The variables of the mention being typed; null until asked, or once it is over. */
   #variables: Variable[] | null = null;
   #asking: Promise<void> | null = null;
   #failed = "";
-  #items: Variable[] = [];
-  #itemEls: HTMLElement[] = [];
-  #active = 0;
   #dismissedAt = -1;
 
   constructor(input: HTMLTextAreaElement) {
-    counter += 1;
-    this.#id = `lw-mentions-${counter}`;
     this.#input = input;
-    this.el = h("div", {
+    this.#popup = new CompletionPopup<Variable>({
+      input,
+      idPrefix: "lw-mentions",
       class: "lw-complete lw-mentions",
-      id: this.#id,
-      role: "listbox",
-      "aria-label": "Notebook variables",
-      hidden: true,
+      label: "Notebook variables",
+      name: (v) => v.name,
+      render: (v) => {
+        const kind = [v.type, v.size].filter(Boolean).join(" · ");
+        return [
+          h(
+            "span",
+            { class: "lw-complete-head" },
+            h("span", { class: "lw-complete-name" }, `@${v.name}`),
+            kind && h("span", { class: "lw-complete-args" }, kind),
+            v.secret &&
+              h(
+                "span",
+                { class: "lw-complete-source", title: "Named like a secret: never expanded" },
+                "not expanded",
+              ),
+          ),
+        ];
+      },
+      pick: (index) => this.#complete(index),
+      caretMoved: () => this.update(),
     });
-    this.el.addEventListener("mousedown", (event) => event.preventDefault());
-    this.el.addEventListener("click", (event) => {
-      const index = this.#indexOf(event.target);
-      if (index !== -1) this.#complete(index);
-    });
-    input.addEventListener("click", () => this.update());
-    input.addEventListener("keyup", (event) => {
-      if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) this.update();
-    });
-    input.addEventListener("blur", () => this.#hide());
+    this.el = this.#popup.el;
   }
 
   get isOpen(): boolean {
-    return !this.el.hidden;
+    return this.#popup.isOpen;
   }
 
   /** Where the variables come from; null: no kernel, no popup. */
@@ -165,55 +170,53 @@ export class MentionCompleter {
       this.#variables = null;
       this.#failed = "";
       this.#dismissedAt = -1;
-      this.#hide();
+      this.#popup.hide();
       return;
     }
     if (query.start === this.#dismissedAt) return;
     if (this.#failed) {
-      this.#note(this.#failed); // asked once for this mention: typing on does not ask again
+      this.#popup.note(this.#failed); // asked once for this mention: typing on does not ask again
       return;
     }
     if (this.#variables === null) {
       this.#ask();
       if (this.#variables === null) {
-        this.#note("Asking the kernel for its variables…");
+        this.#popup.note("Asking the kernel for its variables…");
         return;
       }
     }
     const items = rankVariables(this.#variables, query.query).slice(0, MAX_SHOWN);
     if (items.length === 0) {
-      this.#hide();
+      this.#popup.hide();
       return;
     }
-    this.#show(items);
+    this.#popup.show(items);
   }
 
   /** Handle a keydown in the textarea; true when the popup used it. */
   handleKey(event: KeyboardEvent): boolean {
-    if (!this.isOpen || event.isComposing || this.#items.length === 0) return false;
+    if (!this.isOpen || event.isComposing || this.#popup.items.length === 0) return false;
     const modified = event.altKey || event.ctrlKey || event.metaKey;
     switch (event.key) {
       case "ArrowDown":
-      case "ArrowUp": {
+      case "ArrowUp":
         if (modified) return false;
         event.preventDefault();
-        const n = this.#items.length;
-        this.#highlight((this.#active + (event.key === "ArrowDown" ? 1 : -1) + n) % n);
+        this.#popup.move(event.key === "ArrowDown" ? 1 : -1);
         return true;
-      }
       case "Tab":
       case "Enter":
         // A half-typed name is never what should be sent: Enter completes it first.
         if (modified || event.shiftKey) return false;
         event.preventDefault();
-        this.#complete(this.#active);
+        this.#complete(this.#popup.active);
         return true;
       case "Escape": {
         event.preventDefault();
         event.stopPropagation();
         const query = mentionQuery(this.#input.value, this.#input.selectionEnd ?? 0);
         this.#dismissedAt = query?.start ?? -1;
-        this.#hide();
+        this.#popup.hide();
         return true;
       }
       default:
@@ -240,72 +243,8 @@ export class MentionCompleter {
       });
   }
 
-  #note(text: string): void {
-    this.#items = [];
-    this.#itemEls = [];
-    this.el.replaceChildren(h("div", { class: "lw-complete-note", role: "status" }, text));
-    this.el.hidden = false;
-    this.#input.removeAttribute("aria-activedescendant");
-  }
-
-  #show(items: Variable[]): void {
-    const activeName = this.#items[this.#active]?.name;
-    this.#items = items;
-    this.#itemEls = items.map((v, i) => this.#renderItem(v, i));
-    this.el.replaceChildren(...this.#itemEls);
-    const keep = items.findIndex((v) => v.name === activeName);
-    this.el.hidden = false;
-    this.#highlight(keep === -1 ? 0 : keep);
-  }
-
-  #hide(): void {
-    this.el.hidden = true;
-    this.#input.removeAttribute("aria-activedescendant");
-  }
-
-  #renderItem(v: Variable, index: number): HTMLElement {
-    const kind = [v.type, v.size].filter(Boolean).join(" · ");
-    return h(
-      "div",
-      {
-        class: "lw-complete-item",
-        id: `${this.#id}-${index}`,
-        role: "option",
-        "data-name": v.name,
-        "aria-selected": "false",
-      },
-      h(
-        "span",
-        { class: "lw-complete-head" },
-        h("span", { class: "lw-complete-name" }, `@${v.name}`),
-        kind && h("span", { class: "lw-complete-args" }, kind),
-        v.secret &&
-          h(
-            "span",
-            { class: "lw-complete-source", title: "Named like a secret: never expanded" },
-            "not expanded",
-          ),
-      ),
-    );
-  }
-
-  #highlight(index: number): void {
-    this.#itemEls[this.#active]?.setAttribute("aria-selected", "false");
-    this.#active = index;
-    const el = this.#itemEls[index];
-    if (!el) return;
-    el.setAttribute("aria-selected", "true");
-    this.#input.setAttribute("aria-activedescendant", el.id);
-    el.scrollIntoView?.({ block: "nearest" });
-  }
-
-  #indexOf(target: EventTarget | null): number {
-    const item = target instanceof Element ? target.closest(".lw-complete-item") : null;
-    return item ? this.#itemEls.indexOf(item as HTMLElement) : -1;
-  }
-
   #complete(index: number): void {
-    const v = this.#items[index];
+    const v = this.#popup.items[index];
     const input = this.#input;
     const query = mentionQuery(input.value, input.selectionEnd ?? input.value.length);
     if (!v || !query) return;
