@@ -88,14 +88,9 @@ export class CommandCompleter {
   /** Handle a keydown in the textarea; true when the popup used it. */
   handleKey(event: KeyboardEvent): boolean {
     if (!this.isOpen || event.isComposing) return false;
+    if (this.#popup.navigate(event)) return true;
     const modified = event.altKey || event.ctrlKey || event.metaKey;
     switch (event.key) {
-      case "ArrowDown":
-      case "ArrowUp":
-        if (modified) return false;
-        event.preventDefault();
-        this.#popup.move(event.key === "ArrowDown" ? 1 : -1);
-        return true;
       case "Tab":
         if (modified || event.shiftKey) return false;
         event.preventDefault();

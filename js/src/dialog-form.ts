@@ -37,6 +37,19 @@ export interface DialogContext {
   answer(toolId: string, answers: Answer[]): void;
 }
 
+/** A context with no pending dialog and nothing drafted; `answer` sends an answer. */
+export function dialogContext(answer: DialogContext["answer"]): DialogContext {
+  return {
+    pending: null,
+    attachCommand: "",
+    drafts: new Map(),
+    sending: new Set(),
+    sent: new Set(),
+    errors: new Map(),
+    answer,
+  };
+}
+
 /** A dialog message: a wrapper around its card, so the card can carry its own data-kind. */
 export function renderDialog(dialog: Dialog, ui: DialogContext): HTMLElement {
   const mode = dialogMode(dialog, ui.pending);

@@ -1,6 +1,7 @@
 // Conversations a clear ended, kept above the current one: one collapsed section each
 // ("Earlier conversation, 14 messages"), rendered only when opened.
 import type { CodeHost } from "./codeblocks";
+import { dialogContext } from "./dialog-form";
 import { h, syncChildren } from "./dom";
 import { createToolGroup, renderMessage, subthread, type RenderContext } from "./render";
 import { groupMessages, threads, toolGroupLabel } from "./format";
@@ -54,15 +55,7 @@ export class PastConversations {
   constructor(code?: CodeHost) {
     this.#ctx = {
       expanded: new Set(),
-      dialogs: {
-        pending: null,
-        attachCommand: "",
-        drafts: new Map(),
-        sending: new Set(),
-        sent: new Set(),
-        errors: new Map(),
-        answer: () => undefined,
-      },
+      dialogs: dialogContext(() => undefined),
       code,
     };
     this.el.hidden = true;

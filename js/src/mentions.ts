@@ -196,14 +196,9 @@ export class MentionCompleter {
   /** Handle a keydown in the textarea; true when the popup used it. */
   handleKey(event: KeyboardEvent): boolean {
     if (!this.isOpen || event.isComposing || this.#popup.items.length === 0) return false;
+    if (this.#popup.navigate(event)) return true;
     const modified = event.altKey || event.ctrlKey || event.metaKey;
     switch (event.key) {
-      case "ArrowDown":
-      case "ArrowUp":
-        if (modified) return false;
-        event.preventDefault();
-        this.#popup.move(event.key === "ArrowDown" ? 1 : -1);
-        return true;
       case "Tab":
       case "Enter":
         // A half-typed name is never what should be sent: Enter completes it first.

@@ -116,10 +116,14 @@ export class CompletionPopup<T> {
     this.#options.input.removeAttribute("aria-activedescendant");
   }
 
-  /** Highlight the next (`1`) or previous (`-1`) item, wrapping around. */
-  move(step: 1 | -1): void {
+  /** An unmodified ArrowDown or ArrowUp moves the highlight, wrapping around; true if it did. */
+  navigate(event: KeyboardEvent): boolean {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return false;
+    if (event.altKey || event.ctrlKey || event.metaKey) return false;
+    event.preventDefault();
     const n = this.#items.length;
-    this.#highlight((this.#active + step + n) % n);
+    this.#highlight((this.#active + (event.key === "ArrowDown" ? 1 : -1) + n) % n);
+    return true;
   }
 
   #renderItem(item: T, index: number): HTMLElement {

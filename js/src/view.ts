@@ -3,7 +3,7 @@
 import type { CodeHost } from "./codeblocks";
 import { normalizeCommands } from "./commands";
 import { CommandCompleter } from "./complete";
-import { syncDialogForm } from "./dialog-form";
+import { dialogContext, syncDialogForm } from "./dialog-form";
 import { h, syncChildren } from "./dom";
 import { PastConversations } from "./epochs";
 import { MentionCompleter, type VariableSource } from "./mentions";
@@ -88,15 +88,7 @@ export class ChatView {
   readonly #busy = new Set<ActionKind>();
   readonly #ctx: RenderContext = {
     expanded: new Set(),
-    dialogs: {
-      pending: null,
-      attachCommand: "",
-      drafts: new Map(),
-      sending: new Set(),
-      sent: new Set(),
-      errors: new Map(),
-      answer: (toolId, answers) => void this.#answer(toolId, answers),
-    },
+    dialogs: dialogContext((toolId, answers) => void this.#answer(toolId, answers)),
   };
   readonly #messageEls = new Map<number, HTMLElement>();
   #groups = new Map<string, ToolGroupView>();
