@@ -2,23 +2,17 @@
 // it renders a ConversationStore and calls the actions it is given.
 import type { CodeHost } from "./codeblocks";
 import { normalizeCommands } from "./commands";
-import { CommandCompleter } from "./complete";
+import { Composer } from "./composer";
 import { dialogContext, syncDialogForm } from "./dialog-form";
-import { h, syncChildren } from "./dom";
-import { PastConversations } from "./epochs";
-import { MentionCompleter, type VariableSource } from "./mentions";
+import { h } from "./dom";
+import { stateLabel } from "./format";
+import { MessageLog } from "./log";
+import type { VariableSource } from "./mentions";
 import { SessionMeter } from "./meter";
-import {
-  createToolGroup,
-  renderMessage,
-  subthread,
-  type RenderContext,
-  type ToolGroupView,
-} from "./render";
-import { composerState, groupMessages, stateLabel, threads, toolGroupLabel } from "./format";
 import { normalizeDialog } from "./normalize";
-import { ConversationStore, type StoreChange } from "./store";
-import type { ActionKind, Answer, DeltaMsg, Dialog, Message, State } from "./types";
+import type { RenderContext } from "./render";
+import { ConversationStore } from "./store";
+import type { ActionKind, Answer, DeltaMsg, State } from "./types";
 
 export interface ChatActions {
   send(text: string): Promise<void>;
@@ -54,8 +48,6 @@ export interface ChatViewOptions {
   terminal?: HTMLElement;
 }
 
-/** How close to the end (px) still counts as "at the bottom". */
-const BOTTOM_SLACK = 32;
 const COPY_FEEDBACK_MS = 1500;
 
 const FAILURES: Record<ActionKind, string> = {
@@ -65,8 +57,6 @@ const FAILURES: Record<ActionKind, string> = {
   answer: "Could not send the answer",
   variables: "Could not list the kernel's variables",
 };
-
-const HINT = "Enter to send · Shift+Enter for a new line";
 
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
@@ -90,10 +80,6 @@ export class ChatView {
     expanded: new Set(),
     dialogs: dialogContext((toolId, answers) => void this.#answer(toolId, answers)),
   };
-  readonly #messageEls = new Map<number, HTMLElement>();
-  #groups = new Map<string, ToolGroupView>();
-  readonly #disposers: (() => void)[] = [];
-  #atBottom = true;
   #destroyed = false;
   #copyTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -111,31 +97,20 @@ export class ChatView {
   );
   readonly #meter = new SessionMeter();
   readonly #errors = h("div", { class: "lw-errors" });
-  readonly #log = h("div", { class: "lw-log", role: "log", "aria-label": "Conversation" });
-  readonly #scroller = h("div", { class: "lw-scroll" }, this.#log);
-  readonly #jump = h(
-    "button",
-    { type: "button", class: "lw-jump", hidden: true },
-    "↓ Jump to latest",
-  );
-  readonly #notice = h("div", { class: "lw-notice", role: "status" });
-  readonly #input = h("textarea", { class: "lw-input", rows: 1, "aria-label": "Message" });
-  readonly #send = h("button", { type: "button", class: "lw-send" }, "Send");
-  readonly #interrupt = h("button", { type: "button", class: "lw-interrupt" }, "Interrupt");
-  readonly #clear = h("button", { type: "button", class: "lw-clear" }, "New conversation");
-  readonly #hint = h("span", { class: "lw-hint" }, HINT);
-  readonly #completer = new CommandCompleter(this.#input);
-  readonly #mentions = new MentionCompleter(this.#input);
-  readonly #past: PastConversations;
+  readonly #composer = new Composer(this.#busy, {
+    send: (text) => this.#run("send", () => this.#actions.send(text)),
+    interrupt: () => void this.#run("interrupt", () => this.#actions.interrupt()),
+    clear: () => void this.#run("clear", () => this.#actions.clear()),
+  });
+  readonly #log: MessageLog;
 
   constructor(root: HTMLElement, actions: ChatActions, options: ChatViewOptions = {}) {
     this.#root = root;
     this.#actions = actions;
     this.store = options.store ?? new ConversationStore();
     this.#ctx.code = options.code ?? {};
-    this.#past = new PastConversations(this.#ctx.code);
-    this.#scroller.prepend(this.#past.el);
-    this.#mentions.setSource(options.variables ?? null);
+    this.#log = new MessageLog(this.store, this.#ctx);
+    this.#composer.setVariables(options.variables ?? null);
 
     root.classList.add("lw-chat");
     // Keys typed here are for the widget, not for JupyterLab's notebook
@@ -150,60 +125,18 @@ export class ChatView {
         this.#meter.el,
       ),
       this.#errors,
-      h("div", { class: "lw-body" }, this.#scroller, this.#jump),
+      this.#log.el,
       ...(options.terminal ? [options.terminal] : []),
-      h(
-        "div",
-        { class: "lw-composer" },
-        this.#completer.el,
-        this.#mentions.el,
-        this.#notice,
-        h(
-          "div",
-          { class: "lw-compose-row" },
-          this.#input,
-          h("div", { class: "lw-compose-buttons" }, this.#send, this.#interrupt),
-        ),
-        h("div", { class: "lw-compose-foot" }, this.#clear, this.#hint),
-      ),
+      this.#composer.el,
     );
 
-    this.#input.addEventListener("keydown", this.#onKeyDown);
-    this.#input.addEventListener("input", () => {
-      this.#fitInput();
-      this.#updateComposer();
-      this.#completer.update();
-      this.#mentions.update();
-    });
-    this.#send.addEventListener("click", () => void this.#sendInput());
-    this.#interrupt.addEventListener("click", () => {
-      void this.#run("interrupt", () => this.#actions.interrupt());
-    });
-    this.#clear.addEventListener("click", () => {
-      void this.#run("clear", () => this.#actions.clear());
-    });
     this.#copy.addEventListener("click", () => void this.#copyAttach());
-    this.#jump.addEventListener("click", () => this.#scrollToBottom());
-    this.#scroller.addEventListener("scroll", this.#onScroll, { passive: true });
-
-    // The element may not be laid out yet (a notebook renders outputs detached),
-    // and cells get resized: stay pinned to the end whenever the size changes.
-    if (typeof ResizeObserver !== "undefined") {
-      const observer = new ResizeObserver(() => {
-        if (this.#atBottom) this.#scrollToBottom();
-      });
-      observer.observe(this.#scroller);
-      observer.observe(this.#log);
-      this.#disposers.push(() => observer.disconnect());
-    }
-
-    this.#disposers.push(this.store.subscribe((change) => this.#onStoreChange(change)));
     this.#ctx.dialogs.attachCommand = options.info?.attachCommand ?? "";
     this.#ctx.dialogs.pending = normalizeDialog(options.pendingDialog);
     this.setInfo(options.info ?? {});
     this.setCommands(options.commands);
     this.setSession(options.session);
-    this.#renderAll();
+    this.#log.render();
   }
 
   /** Update the header and what the composer allows. */
@@ -226,13 +159,12 @@ export class ChatView {
     this.#reason.hidden = stateReason === "";
     this.#attach.textContent = attachCommand;
     this.#attachRow.hidden = attachCommand === "";
-    this.#clear.title = clearCommand ? `Start a new conversation (sends ${clearCommand})` : "";
-    this.#updateComposer();
+    this.#composer.setRun({ state, stateReason, providerName, clearCommand });
     const dialogs = this.#ctx.dialogs;
     if (dialogs.attachCommand !== attachCommand) {
       dialogs.attachCommand = attachCommand;
       // Cards that send the user to the terminal show the command.
-      this.#rerenderDialogs((d) => d.status === "pending");
+      this.#log.rerenderDialogs((d) => d.status === "pending");
     }
   }
 
@@ -254,18 +186,13 @@ export class ChatView {
     }
     const affected = new Set([oldId, newId]);
     affected.delete(null);
-    this.#rerenderDialogs((d) => affected.has(d.tool_id ?? null));
+    this.#log.rerenderDialogs((d) => affected.has(d.tool_id ?? null));
   }
 
   /** The slash commands the composer offers (the `commands` trait). */
   setCommands(raw: unknown): void {
     if (this.#destroyed) return;
-    const commands = normalizeCommands(raw);
-    this.#completer.setCommands(commands);
-    const hints = [HINT];
-    if (commands.length) hints.push("/ for commands");
-    if (this.#mentions.enabled) hints.push("@ for variables");
-    this.#hint.textContent = hints.join(" · ");
+    this.#composer.setCommands(normalizeCommands(raw));
   }
 
   /** Model, tokens, cost and context of the session (the `session` trait). */
@@ -304,7 +231,8 @@ export class ChatView {
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const dispose of this.#disposers) dispose();
+    this.#log.destroy();
+    this.#composer.destroy();
     clearTimeout(this.#copyTimer);
     this.#root.replaceChildren();
     this.#root.classList.remove("lw-chat");
@@ -312,59 +240,7 @@ export class ChatView {
     delete this.#root.dataset.state;
   }
 
-  // -- messages --------------------------------------------------------------
-
-  #onStoreChange(change: StoreChange): void {
-    if (change.past || change.reset) this.#past.set(this.store.past);
-    if (change.reset) {
-      this.#ctx.expanded.clear();
-      this.#renderAll();
-      return;
-    }
-    for (const seq of change.removed) {
-      this.#messageEls.get(seq)?.remove();
-      this.#messageEls.delete(seq);
-    }
-    for (const seq of change.changed) this.#rerender(seq);
-    this.#layout();
-    this.#followNewContent();
-  }
-
-  /** Render message `seq` again, in place, keeping what the user had open and focused. */
-  #rerender(seq: number): void {
-    const message = this.store.get(seq);
-    if (!message) return;
-    const el = renderMessage(message, this.#ctx);
-    const old = this.#messageEls.get(seq);
-    this.#messageEls.set(seq, el);
-    if (!old) return;
-    if (old instanceof HTMLDetailsElement && el instanceof HTMLDetailsElement) el.open = old.open;
-    const active = document.activeElement;
-    const focused = active instanceof HTMLElement && old.contains(active) ? active : null;
-    old.replaceWith(el);
-    // A dialog form re-rendered while the user works in it keeps their place.
-    const key = focused?.dataset.focusKey;
-    const twin = key ? el.querySelector<HTMLElement>(`[data-focus-key="${key}"]`) : null;
-    if (!twin) return;
-    twin.focus();
-    const typing = focused instanceof HTMLInputElement && focused.type === "text";
-    if (typing && twin instanceof HTMLInputElement) {
-      twin.setSelectionRange(focused.selectionStart, focused.selectionEnd);
-    }
-  }
-
-  #rerenderDialogs(match: (dialog: Dialog) => boolean): void {
-    let any = false;
-    for (const message of this.store.messages) {
-      if (message.kind === "dialog" && message.dialog && match(message.dialog)) {
-        this.#rerender(message.seq);
-        any = true;
-      }
-    }
-    if (!any) return;
-    this.#layout();
-    this.#followNewContent();
-  }
+  // -- dialogs ---------------------------------------------------------------
 
   async #answer(toolId: string, answers: Answer[]): Promise<void> {
     const dialogs = this.#ctx.dialogs;
@@ -383,159 +259,22 @@ export class ChatView {
       error !== null &&
       (document.activeElement === null || document.activeElement === document.body)
     ) {
-      for (const form of this.#dialogForms(toolId)) {
+      for (const form of this.#log.dialogForms(toolId)) {
         form.querySelector<HTMLElement>(".lw-dialog-submit")?.focus();
       }
     }
   }
 
-  #dialogForms(toolId?: string): HTMLFormElement[] {
-    return [...this.#log.querySelectorAll<HTMLFormElement>(".lw-dialog-form")].filter(
-      (form) => toolId === undefined || form.dataset.toolId === toolId,
-    );
-  }
-
   #syncDialogForms(): void {
-    for (const form of this.#dialogForms()) syncDialogForm(form, this.#ctx.dialogs);
+    for (const form of this.#log.dialogForms()) syncDialogForm(form, this.#ctx.dialogs);
   }
 
-  #renderAll(): void {
-    this.#past.set(this.store.past);
-    this.#messageEls.clear();
-    this.#groups.clear();
-    this.#log.replaceChildren();
-    for (const message of this.store.messages) {
-      this.#messageEls.set(message.seq, renderMessage(message, this.#ctx));
-    }
-    this.#layout();
-    this.#scrollToBottom();
-  }
-
-  /**
-   * Put message elements into groups and order, touching only what moved. A sub-agent's
-   * messages go inside the card of the call that started it, grouped the same way.
-   */
-  #layout(): void {
-    const groups = new Map<string, ToolGroupView>();
-    const { top, children } = threads(this.store.messages);
-    const placed = new Set<string>();
-    const elementOf = (seq: number): HTMLElement => {
-      let el = this.#messageEls.get(seq);
-      if (!el) {
-        el = renderMessage(this.store.get(seq)!, this.#ctx);
-        this.#messageEls.set(seq, el);
-      }
-      return el;
-    };
-    const nest = (el: HTMLElement, message: Message): void => {
-      const id = message.tool?.id;
-      if (!id) return;
-      const body = el.querySelector<HTMLElement>(":scope > .lw-tool-body") ?? el;
-      let box = body.querySelector<HTMLElement>(":scope > .lw-subthread");
-      const kids = placed.has(id) ? undefined : children.get(id);
-      if (!kids) {
-        if (box) syncChildren(box, []);
-        return;
-      }
-      placed.add(id); // a malformed parent chain must not loop
-      if (!box) {
-        box = subthread();
-        body.append(box);
-      }
-      arrange(box, kids);
-    };
-    const arrange = (container: Element, list: readonly Message[]): void => {
-      const out: HTMLElement[] = [];
-      for (const group of groupMessages(list)) {
-        if (group.type === "message") {
-          const el = elementOf(group.message.seq);
-          nest(el, group.message);
-          out.push(el);
-          continue;
-        }
-        const view = this.#groups.get(group.key) ?? createToolGroup();
-        groups.set(group.key, view);
-        syncChildren(
-          view.list,
-          group.messages.map((m) => {
-            const el = elementOf(m.seq);
-            nest(el, m);
-            return el;
-          }),
-        );
-        const label = toolGroupLabel(group.messages);
-        if (view.labelText !== label) {
-          view.label.textContent = label;
-          view.labelText = label;
-        }
-        const count = String(group.messages.length);
-        if (view.el.dataset.count !== count) {
-          view.el.dataset.count = count;
-          // A lone call has no group header to reopen it with.
-          if (group.messages.length === 1) view.el.open = true;
-        }
-        out.push(view.el);
-      }
-      syncChildren(container, out);
-    };
-    arrange(this.#log, top);
-    this.#groups = groups;
-    // A form the agent waits on (a sub-agent's permission prompt nested in its call's
-    // card, a call in a collapsed group) must be seen: open every fold around it.
-    for (const form of this.#log.querySelectorAll<HTMLElement>(".lw-dialog-form")) {
-      for (let p = form.parentElement; p && p !== this.#log; p = p.parentElement) {
-        if (p instanceof HTMLDetailsElement && !p.open) p.open = true;
-      }
-    }
-  }
-
-  // -- scrolling -------------------------------------------------------------
-
-  readonly #onScroll = (): void => {
-    const s = this.#scroller;
-    this.#atBottom = s.scrollHeight - s.scrollTop - s.clientHeight <= BOTTOM_SLACK;
-    this.#jump.hidden = this.#atBottom;
-  };
-
-  #followNewContent(): void {
-    if (this.#atBottom) this.#scrollToBottom();
-    else this.#jump.hidden = false;
-  }
-
-  #scrollToBottom(): void {
-    this.#scroller.scrollTop = this.#scroller.scrollHeight;
-    this.#atBottom = true;
-    this.#jump.hidden = true;
-  }
-
-  // -- composer --------------------------------------------------------------
-
-  readonly #onKeyDown = (event: KeyboardEvent): void => {
-    if (this.#completer.handleKey(event) || this.#mentions.handleKey(event)) return;
-    // isComposing: Enter also confirms an IME candidate; that is not a send.
-    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
-    event.preventDefault();
-    void this.#sendInput();
-  };
-
-  async #sendInput(): Promise<void> {
-    const text = this.#input.value;
-    if (!this.#composer().sendEnabled) return;
-    const error = await this.#run("send", () => this.#actions.send(text.trimEnd()));
-    // Keep whatever was typed meanwhile; clear only what was sent.
-    if (error === null && !this.#destroyed && this.#input.value === text) {
-      this.#input.value = "";
-      this.#fitInput();
-      this.#updateComposer();
-      this.#completer.update();
-      this.#mentions.update();
-    }
-  }
+  // -- actions ---------------------------------------------------------------
 
   /** Run an action, showing its failure; resolves with that failure's text, or null. */
   async #run(kind: ActionKind, action: () => Promise<void>): Promise<string | null> {
     this.#busy.add(kind);
-    this.#updateComposer();
+    this.#composer.update();
     try {
       await action();
       return null;
@@ -545,46 +284,8 @@ export class ChatView {
       return message;
     } finally {
       this.#busy.delete(kind);
-      this.#updateComposer();
+      this.#composer.update();
     }
-  }
-
-  #composer() {
-    return composerState({
-      state: this.#info.state,
-      stateReason: this.#info.stateReason,
-      providerName: this.#info.providerName,
-      clearCommand: this.#info.clearCommand,
-      text: this.#input.value,
-      busy: this.#busy,
-    });
-  }
-
-  #updateComposer(): void {
-    if (this.#destroyed) return;
-    const c = this.#composer();
-    this.#input.disabled = !c.inputEnabled;
-    this.#input.placeholder = c.placeholder;
-    this.#send.disabled = !c.sendEnabled;
-    this.#send.textContent = c.sendBusy ? "Sending…" : "Send";
-    this.#send.classList.toggle("lw-busy", c.sendBusy);
-    this.#send.setAttribute("aria-busy", String(c.sendBusy));
-    this.#interrupt.hidden = !c.interruptVisible;
-    this.#interrupt.disabled = !c.interruptEnabled;
-    this.#interrupt.classList.toggle("lw-busy", this.#busy.has("interrupt"));
-    this.#clear.hidden = !c.clearVisible;
-    this.#clear.disabled = !c.clearEnabled;
-    this.#clear.classList.toggle("lw-busy", this.#busy.has("clear"));
-    this.#notice.textContent = c.notice;
-    this.#notice.hidden = c.notice === "";
-    if (this.#input.disabled && this.#completer.isOpen) this.#completer.update();
-    if (this.#input.disabled && this.#mentions.isOpen) this.#mentions.update();
-  }
-
-  #fitInput(): void {
-    const input = this.#input;
-    input.style.height = "auto";
-    if (input.scrollHeight) input.style.height = `${input.scrollHeight}px`;
   }
 
   // -- attach command --------------------------------------------------------
