@@ -161,6 +161,25 @@ export function pointAtTerminal(reason: string, state: string, available: boolea
   return `${said} — answer it in the terminal below.`;
 }
 
+/**
+ * Where the pane is in its life:
+ * - `closed`: it sends and receives nothing; `dismissed` when the user closed it while the
+ *   run waited on it (it does not reopen by itself until the run stops waiting).
+ * - `opening`: open, with no first screen for this viewer yet (connecting, no kernel, an
+ *   error, or no terminal to show at all).
+ * - `live`: the first screen arrived and output streams on top of it; `takenOver` when the
+ *   user's keys go to the agent.
+ * - `still`: the first screen arrived but nothing streams (the run ended, or an error);
+ *   `takenOver` stays as it was after an error, and a new live screen picks it up again.
+ * - `destroyed`: gone for good.
+ */
+type PaneState =
+  | { kind: "closed"; dismissed: boolean }
+  | { kind: "opening" }
+  | { kind: "live"; takenOver: boolean }
+  | { kind: "still"; takenOver: boolean }
+  | { kind: "destroyed" };
+
 export class TerminalPane {
   readonly el: HTMLElement;
   readonly viewer = newViewerId();
@@ -168,24 +187,19 @@ export class TerminalPane {
   readonly #port: TerminalPort;
   readonly #factory: TerminalFactory;
   readonly #options: TerminalPaneOptions;
+  #state: PaneState = { kind: "closed", dismissed: false };
+  /** The run has a terminal to show (the `has_terminal` trait). */
   #available: boolean;
+  /** The run has ended (the kernel said so): what the pane shows is its last screen. */
+  #ended = false;
   #saved: SavedScreen | null;
   #term: TerminalLike | null = null;
-  #open = false;
-  /** A first screen for this viewer has arrived: output applies on top of it. */
-  #synced = false;
-  #live = false;
-  #ended = false;
-  #takenOver = false;
-  /** The user closed the pane while the run waited on it: do not reopen it by itself. */
-  #dismissed = false;
   #size = DEFAULT_SIZE;
   #pingTimer: ReturnType<typeof setInterval> | undefined;
   #kernelTimer: ReturnType<typeof setTimeout> | undefined;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #observer: ResizeObserver | undefined;
   readonly #disposers: (() => void)[] = [];
-  #destroyed = false;
 
   readonly #toggle = h(
     "button",
@@ -223,7 +237,7 @@ export class TerminalPane {
       h("div", { class: "lw-term-bar" }, this.#toggle, this.#status, this.#takeover),
       this.#screen,
     );
-    this.#toggle.addEventListener("click", () => (this.#open ? this.close() : this.open()));
+    this.#toggle.addEventListener("click", () => (this.#isOpen ? this.close() : this.open()));
     this.#switch.addEventListener("change", () => this.#setTakeover(this.#switch.checked));
     // A paste goes to the kernel as text, for the runner to paste the way the TUI asked
     // (bracketed): typed as keys, its line breaks would submit.
@@ -232,11 +246,12 @@ export class TerminalPane {
   }
 
   get isOpen(): boolean {
-    return this.#open;
+    return this.#isOpen;
   }
 
   get takenOver(): boolean {
-    return this.#takenOver;
+    const s = this.#state;
+    return (s.kind === "live" || s.kind === "still") && s.takenOver;
   }
 
   /** The run has (or no longer has) a terminal to show (the `has_terminal` trait). */
@@ -247,17 +262,18 @@ export class TerminalPane {
 
   /** Open the pane by itself when the run waits on a screen only the terminal answers. */
   setRunState(state: string, pendingDialog: unknown): void {
-    if (this.#destroyed) return;
+    const s = this.#state;
+    if (s.kind === "destroyed") return;
     if (!needsTerminal(state, pendingDialog)) {
-      this.#dismissed = false;
+      if (s.kind === "closed") this.#state = { kind: "closed", dismissed: false };
       return;
     }
-    if (!this.#open && !this.#dismissed && this.#available) this.open();
+    if (s.kind === "closed" && !s.dismissed && this.#available) this.open();
   }
 
   open(): void {
-    if (this.#destroyed || this.#open) return;
-    this.#open = true;
+    if (this.#state.kind !== "closed") return;
+    this.#state = { kind: "opening" };
     this.#screen.hidden = false;
     this.#render();
     if (!this.#available) {
@@ -266,8 +282,6 @@ export class TerminalPane {
     }
     const term = this.#ensureTerminal();
     this.#fit(term);
-    this.#synced = false;
-    this.#live = false;
     this.#setStatus(STATUS.connecting);
     if (this.#saved && !this.#ended) {
       // Something to look at while the kernel answers (or if it never does).
@@ -280,46 +294,50 @@ export class TerminalPane {
     this.#kernelTimer = setTimeout(() => this.#noKernel(), sent ? timeout : 0);
     const ping = this.#options.pingMs ?? PING_MS;
     this.#pingTimer = setInterval(() => {
-      if (this.#open && this.#live) this.#send({ op: "ping", viewer: this.viewer, ...this.#size });
+      if (this.#live) this.#send({ op: "ping", viewer: this.viewer, ...this.#size });
     }, ping);
   }
 
   close(): void {
-    if (!this.#open) return;
-    this.#open = false;
+    if (!this.#isOpen) return;
+    const live = this.#live;
     this.#screen.hidden = true;
-    this.#setTakeover(false);
+    this.#releaseKeys();
     this.#stopTimers();
     this.#keep();
-    if (this.#live) this.#send({ op: "close", viewer: this.viewer });
-    this.#live = false;
-    this.#synced = false;
+    if (live) this.#send({ op: "close", viewer: this.viewer });
     // Closed by hand while the run waits on it: the user chose the chat.
-    this.#dismissed = true;
+    this.#state = { kind: "closed", dismissed: true };
     this.#render();
   }
 
   /** A `term` message from the kernel; `buffers` carry its bytes. */
   receive(msg: unknown, buffers?: readonly unknown[]): void {
-    if (this.#destroyed || !isObj(msg) || msg.kind !== "term") return;
+    const s = this.#state;
+    if (s.kind === "destroyed" || !isObj(msg) || msg.kind !== "term") return;
     switch (msg.op) {
       case "screen": {
-        if (msg.viewer !== this.viewer || !this.#open || !this.#term) return;
+        if (msg.viewer !== this.viewer || !this.#isOpen || !this.#term) return;
         const term = this.#term;
         clearTimeout(this.#kernelTimer);
         term.reset();
         term.resize(cells(msg.cols, this.#size.cols), cells(msg.rows, this.#size.rows));
         const data = bytesOf(buffers);
         if (data) term.write(data);
-        this.#synced = true;
-        this.#live = msg.live === true;
-        if (!this.#live) this.#ended = true;
-        this.#setStatus(this.#live ? this.#liveStatus() : STATUS.ended);
+        const takenOver = this.takenOver;
+        if (msg.live === true) {
+          this.#state = { kind: "live", takenOver };
+          this.#setStatus(this.#liveStatus());
+        } else {
+          this.#state = { kind: "still", takenOver };
+          this.#ended = true;
+          this.#setStatus(STATUS.ended);
+        }
         this.#scheduleKeep();
         break;
       }
       case "output": {
-        if (!this.#synced || !this.#live || !this.#term) return;
+        if (!this.#live || !this.#term) return;
         const data = bytesOf(buffers);
         if (data) this.#term.write(data);
         this.#scheduleKeep();
@@ -335,17 +353,17 @@ export class TerminalPane {
       }
       case "ended": {
         this.#ended = true;
-        this.#live = false;
+        if (this.#synced) this.#state = { kind: "still", takenOver: false };
         this.#stopTimers();
-        this.#setTakeover(false);
-        if (this.#open) this.#setStatus(STATUS.ended);
+        this.#releaseKeys();
+        if (this.#isOpen) this.#setStatus(STATUS.ended);
         this.#keep();
         break;
       }
       case "error": {
-        if (msg.viewer !== this.viewer || !this.#open) return;
+        if (msg.viewer !== this.viewer || !this.#isOpen) return;
         clearTimeout(this.#kernelTimer);
-        this.#live = false;
+        if (s.kind === "live") this.#state = { kind: "still", takenOver: s.takenOver };
         this.#setStatus(`Could not show the terminal: ${String(msg.message ?? "")}`);
         break;
       }
@@ -354,10 +372,10 @@ export class TerminalPane {
   }
 
   destroy(): void {
-    if (this.#destroyed) return;
-    if (this.#open && this.#live) this.#send({ op: "close", viewer: this.viewer });
+    if (this.#state.kind === "destroyed") return;
+    if (this.#live) this.#send({ op: "close", viewer: this.viewer });
     this.#keep();
-    this.#destroyed = true;
+    this.#state = { kind: "destroyed" };
     this.#stopTimers();
     clearTimeout(this.#saveTimer);
     for (const dispose of this.#disposers) dispose();
@@ -369,21 +387,40 @@ export class TerminalPane {
 
   // -- inside ------------------------------------------------------------------------
 
+  get #isOpen(): boolean {
+    const kind = this.#state.kind;
+    return kind === "opening" || kind === "live" || kind === "still";
+  }
+
+  /** A first screen for this viewer has arrived: output applies on top of it. */
+  get #synced(): boolean {
+    const kind = this.#state.kind;
+    return kind === "live" || kind === "still";
+  }
+
+  get #live(): boolean {
+    return this.#state.kind === "live";
+  }
+
+  /** Keys go to the agent. */
+  get #keysGo(): boolean {
+    const s = this.#state;
+    return s.kind === "live" && s.takenOver;
+  }
+
   #ensureTerminal(): TerminalLike {
     if (this.#term) return this.#term;
     const term = this.#factory();
     term.open(this.#screen);
     term.setInput(false);
     const data = term.onData((chunk) => {
-      if (!this.#takenOver || !this.#live || FOCUS_REPORTS.has(chunk) || isIdleMotion(chunk)) {
-        return;
-      }
+      if (!this.#keysGo || FOCUS_REPORTS.has(chunk) || isIdleMotion(chunk)) return;
       this.#send({ op: "input", viewer: this.viewer, data: chunk });
     });
     this.#disposers.push(() => data.dispose());
     if (typeof ResizeObserver !== "undefined") {
       this.#observer = new ResizeObserver(() => {
-        if (this.#open && this.#term) this.#fit(this.#term, true);
+        if (this.#isOpen && this.#term) this.#fit(this.#term, true);
       });
       this.#observer.observe(this.#screen);
     }
@@ -400,31 +437,44 @@ export class TerminalPane {
     if (tell && this.#live) this.#send({ op: "resize", viewer: this.viewer, ...this.#size });
   }
 
+  /** The switch asks for (or gives up) the keys: only a live, open pane grants them. */
   #setTakeover(on: boolean): void {
-    const allowed = on && this.#live && this.#open;
-    this.#takenOver = allowed;
-    this.#switch.checked = allowed;
-    this.#switch.setAttribute("aria-checked", String(allowed));
-    this.#term?.setInput(allowed);
+    const s = this.#state;
+    const allowed = on && s.kind === "live";
+    if (s.kind === "live" || s.kind === "still") this.#state = { ...s, takenOver: allowed };
+    this.#showTakeover(allowed);
     if (allowed) this.#term?.focus();
-    if (this.#live && this.#open) this.#setStatus(this.#liveStatus());
+    if (s.kind === "live") this.#setStatus(this.#liveStatus());
     this.#render();
+  }
+
+  /** The keys stay here: the switch off, the terminal deaf (closing, or the run ended). */
+  #releaseKeys(): void {
+    const s = this.#state;
+    if (s.kind === "live" || s.kind === "still") this.#state = { ...s, takenOver: false };
+    this.#showTakeover(false);
+  }
+
+  #showTakeover(on: boolean): void {
+    this.#switch.checked = on;
+    this.#switch.setAttribute("aria-checked", String(on));
+    this.#term?.setInput(on);
   }
 
   readonly #onPaste = (event: ClipboardEvent): void => {
     event.preventDefault();
     event.stopPropagation();
     const text = event.clipboardData?.getData("text/plain") ?? "";
-    if (!this.#takenOver || !this.#live || text === "") return;
+    if (!this.#keysGo || text === "") return;
     this.#send({ op: "paste", viewer: this.viewer, text });
   };
 
   #liveStatus(): string {
-    return this.#takenOver ? STATUS.takenOver : STATUS.readOnly;
+    return this.takenOver ? STATUS.takenOver : STATUS.readOnly;
   }
 
   #noKernel(): void {
-    if (!this.#open || this.#synced) return;
+    if (this.#state.kind !== "opening") return;
     this.#showSaved(this.#saved ? STATUS.saved : STATUS.noKernel);
   }
 
@@ -491,15 +541,16 @@ export class TerminalPane {
   }
 
   #render(): void {
-    if (this.#destroyed) return;
-    this.el.dataset.open = String(this.#open);
+    if (this.#state.kind === "destroyed") return;
+    const open = this.#isOpen;
+    this.el.dataset.open = String(open);
     this.el.dataset.live = String(this.#live);
-    this.el.dataset.takeover = String(this.#takenOver);
+    this.el.dataset.takeover = String(this.takenOver);
     this.el.hidden = !this.#available && !this.#saved;
-    this.#toggle.setAttribute("aria-expanded", String(this.#open));
-    this.#toggle.textContent = this.#open ? "Hide terminal" : "Terminal";
-    this.#switch.disabled = !(this.#open && this.#live);
-    this.#takeover.hidden = !this.#open;
-    this.#status.hidden = !this.#open;
+    this.#toggle.setAttribute("aria-expanded", String(open));
+    this.#toggle.textContent = open ? "Hide terminal" : "Terminal";
+    this.#switch.disabled = !this.#live;
+    this.#takeover.hidden = !open;
+    this.#status.hidden = !open;
   }
 }
