@@ -1,7 +1,7 @@
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AuthCardView, safeUrl, type AuthActions, type AuthCardState } from "../src/auth";
-import authWidget, { type AuthTraits } from "../src/auth-widget";
+import { AuthCardView, safeUrl, type AuthActions, type AuthCardState } from "../src/auth/card";
+import authWidget, { type AuthTraits } from "../src/widgets/auth";
 import { deferred, FakeModel as Model, flush } from "./harness";
 
 const CODE_AND_KEY = {

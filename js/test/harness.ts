@@ -1,9 +1,9 @@
 // Mounting a ChatView in jsdom with fake actions, for the DOM tests; and a fake
 // anywidget model for the adapters' tests.
 import { afterEach, vi } from "vitest";
-import { ConversationStore } from "../src/store";
+import { ConversationStore } from "../src/chat/store";
 import type { Message } from "../src/types";
-import { ChatView, type ChatActions, type ChatViewOptions, type RunInfo } from "../src/view";
+import { ChatView, type ChatActions, type ChatViewOptions, type RunInfo } from "../src/chat/view";
 
 export const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 

@@ -14,9 +14,9 @@ import {
   toolSummary,
   truncateText,
   type ComposerInput,
-} from "../src/format";
-import { normalizeMessage } from "../src/normalize";
-import { ConversationStore, type StoreChange } from "../src/store";
+} from "../src/chat/format";
+import { normalizeMessage } from "../src/chat/normalize";
+import { ConversationStore, type StoreChange } from "../src/chat/store";
 import type { ActionKind } from "../src/types";
 import { delta, lifecycle, text, tool } from "./fixtures";
 

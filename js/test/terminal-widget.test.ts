@@ -3,7 +3,7 @@
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Traits } from "../src/types";
-import widget from "../src/widget";
+import widget from "../src/widgets/chat";
 import { CHAT_TRAITS, FakeModel as Model, flush } from "./harness";
 
 // What jsdom lacks and xterm.js asks for when it opens (a browser has it).

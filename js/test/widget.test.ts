@@ -1,8 +1,8 @@
 import type { AnyModel, InitializeProps, RenderProps } from "@anywidget/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ACTION_TIMEOUT_MS } from "../src/channel";
+import { ACTION_TIMEOUT_MS } from "../src/kernel/channel";
 import type { Snapshot, Traits } from "../src/types";
-import widget from "../src/widget";
+import widget from "../src/widgets/chat";
 import { delta, dialog, dialogOf, text } from "./fixtures";
 import { CHAT_TRAITS, FakeModel as Model, flush } from "./harness";
 
