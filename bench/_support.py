@@ -20,8 +20,8 @@ if str(ROOT) not in sys.path:
 import comm  # noqa: E402
 from comm import DummyComm  # noqa: E402
 
-from lab_widget._chat import ChatEvent, ChatSession, Epoch  # noqa: E402
-from lab_widget._view import RunView  # noqa: E402
+from lab_widget._chat._session import ChatEvent, ChatSession, Epoch  # noqa: E402
+from lab_widget._widgets._view import RunView  # noqa: E402
 from lab_widget.provider import (  # noqa: E402
     RunContext,
     TranscriptReader,

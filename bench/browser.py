@@ -16,8 +16,9 @@ from pathlib import Path
 from _support import ROOT, Row, ms
 
 import lab_widget
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+from tests.support.local import local_parts
 
 CELL = f"""
 import sys, tempfile
@@ -55,7 +56,7 @@ def append_to_dom(probes: int) -> list[Row]:
             run_first_cell(page)
             page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
             [run] = lab_widget.runs()
-            path = run._context.runtime_dir / "transcript.jsonl"
+            path = local_parts(run).context.runtime_dir / "transcript.jsonl"
             page.evaluate(OBSERVE)
             for i in range(probes):
                 with path.open("a") as f:

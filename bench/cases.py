@@ -26,10 +26,11 @@ from _support import (
 )
 
 from lab_widget import Run, ScriptedModel, read_transcript
-from lab_widget._chat import ChatEvent
-from lab_widget._launch import runner as _runner
-from lab_widget._tailer import Tailer
+from lab_widget._chat._session import ChatEvent
+from lab_widget._run._launch import runner as _runner
+from lab_widget._runtime._tailer import Tailer
 from lab_widget.provider import RunContext, TranscriptRef, get_provider
+from tests.support.local import local_parts
 
 
 def _median(repeats: int, fn: Callable[[], float]) -> float:
@@ -94,7 +95,7 @@ def _fake_runs(count: int) -> list[Run]:
     work = Path(tempfile.mkdtemp(prefix="bench-work-"))
     runs = [Run("fake", cwd=work) for _ in range(count)]
     for run in runs:
-        run._chat.wait_ready(30)
+        local_parts(run).chat.wait_ready(30)
     return runs
 
 
@@ -122,7 +123,7 @@ def _probe_latencies(runs: list[Run], probes: int, gap: float = 0.05) -> list[li
             unsubscribes.append(run.subscribe(listener))
         started = time.perf_counter()
         for run in runs:
-            path = run._context.runtime_dir / "transcript.jsonl"
+            path = local_parts(run).context.runtime_dir / "transcript.jsonl"
             with path.open("a") as f:
                 f.write(json.dumps({"type": "assistant", "text": text}) + "\n")
         for k, event in enumerate(seen):
@@ -368,7 +369,7 @@ def live(sends: int) -> list[Row]:
     workdir = tempfile.mkdtemp(prefix="bench-work-")
     started = time.perf_counter()
     run = Run("claude-code", cwd=workdir, model=model)
-    run._chat.wait_ready(60)
+    local_parts(run).chat.wait_ready(60)
     ready_s = time.perf_counter() - started
     to_user: list[float] = []
     to_reply: list[float] = []

@@ -24,8 +24,8 @@ from pathlib import Path
 from _support import Row, ms
 
 from lab_widget import Host, Run, ScriptedModel
-from lab_widget._chat import ChatEvent
-from lab_widget._launch import runner as _runner
+from lab_widget._chat._session import ChatEvent
+from lab_widget._run._launch import runner as _runner
 from tests.support import sshd
 from tests.support.remote import close_connections, local_host
 

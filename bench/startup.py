@@ -22,9 +22,10 @@ from typing import Any
 from _support import Row
 
 from lab_widget import Run, ScriptedModel
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from lab_widget.compat import PINS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, find_binary, get_provider
+from tests.support.local import local_parts
 
 __all__ = ["PROVIDERS", "round_trips"]
 
@@ -107,7 +108,7 @@ def _answered(prompt: str) -> Callable[[Run], bool]:
 
     def check(run: Run) -> bool:
         asked = None
-        for m in run._chat.messages_locked():
+        for m in local_parts(run).chat.messages_locked():
             if m.role == "user" and m.text == prompt and asked is None:
                 asked = m.seq
             elif asked is not None and m.role == "assistant" and m.kind == "text":
@@ -125,7 +126,7 @@ class _Tmux:
     """(started, ended) wall clock, and "send-keys" for a call that pressed a key, in order."""
 
     def wrap(self, run: Run) -> None:
-        runner = run._terminal.runner
+        runner = local_parts(run).terminal.runner
         inner = runner.tmux
 
         def timed(*args: str, data: bytes | None = None) -> str:
@@ -144,7 +145,7 @@ class _Tmux:
 
 def _hook_after(run: Run, event: str, wall: float) -> float | None:
     """The wall clock of the first ``event`` record spooled after ``wall`` (its name's)."""
-    spool = run._chat.context.runtime_dir / "signals"
+    spool = local_parts(run).chat.context.runtime_dir / "signals"
     stamps = [
         int(p.name.split("-")[0]) / 1e9
         for p in spool.glob("*.json")
@@ -156,7 +157,7 @@ def _hook_after(run: Run, event: str, wall: float) -> float | None:
 
 def _process_started(run: Run) -> float | None:
     """When the run's pane process started, in ``CLOCK_BOOTTIME`` seconds (from /proc)."""
-    pid = run._chat.terminal.pid()
+    pid = local_parts(run).chat.terminal.pid()
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
@@ -205,7 +206,7 @@ def _first_reply(run: Run, prompt: str, started: float) -> float:
 
 def _written_at(run: Run) -> float | None:
     """When the CLI last wrote the run's transcript (its file's mtime), if one is found."""
-    ref = run._chat._follow.ref
+    ref = local_parts(run).chat._follow.ref
     if ref is None:
         return None
     # A SQLite store (OpenCode's) is written to its write-ahead log first.

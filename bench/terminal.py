@@ -24,8 +24,8 @@ from typing import Any
 from _support import ROOT, Row, ms
 
 import lab_widget
-from lab_widget._launch import runner as _runner
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
+from lab_widget._run._launch import runner as _runner
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 
 FAKE_CELL = f"""

@@ -5,26 +5,28 @@ its transcript into :mod:`lab_widget.schema` objects; :class:`ScriptedModel` is 
 model server that makes runs deterministic and offline.
 """
 
-from . import _export as _export  # installs Chat.export
 from . import _version, schema
-from ._answers import FreeText
-from ._auth_card import ProviderAuthCard, login
-from ._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
-from ._history import SessionInfo, history
+from ._chat._answers import FreeText
+from ._export import _export as _export  # installs Chat.export
 from ._home import lab_home
 from ._magics import load_ipython_extension
-from ._metrics import MetricsServer, metrics, serve_metrics
-from ._providers import ProviderInfo, ProviderTable, providers
-from ._remote import _proxy as _proxy  # registers the class of runs on other hosts
+from ._provider_table import ProviderInfo, ProviderTable, providers
+from ._reading._frames import rate_limits_dataframe, to_dataframe, turns_dataframe
+from ._reading._history import SessionInfo, history
+from ._reading._metrics import MetricsServer, metrics, serve_metrics
+from ._reading._transcripts import read_transcript
 from ._remote._transports import ContainerHost, Host, KubectlHost, LocalHost, SshHost
-from ._run import Run
-from ._runs import get_run, runs
-from ._sandbox import Sandbox
-from ._seed import Seed, Workspace
-from ._transcripts import read_transcript
+from ._run._run import Run
+from ._run._runs import get_run, runs
+from ._widgets._auth_card import ProviderAuthCard, login
+from ._workspace._git import Workspace
+from ._workspace._sandbox import Sandbox
+from ._workspace._seed import Seed
 from .errors import (
+    AgentBlockedError,
     AgentNotReadyError,
     AnswerMismatchWarning,
+    AnswerNotDeliveredError,
     AuthError,
     AuthNotSupportedError,
     AuthRequiredError,
@@ -32,11 +34,14 @@ from .errors import (
     CommandFileWarning,
     ConnectionLostError,
     DialogChangedError,
+    DialogError,
     DialogNotAnswerableError,
     ExportFormatError,
     HostUnreachableError,
     InvalidAnswerError,
     InvalidCodeError,
+    InvalidCwdError,
+    InvalidHostError,
     InvalidKeyError,
     InvalidSeedError,
     LabWidgetError,
@@ -44,14 +49,20 @@ from .errors import (
     MissingDependencyError,
     NoDialogError,
     NoLoginInProgressError,
+    NoTerminalError,
+    NpmNotFoundError,
     RemoteError,
+    RemoteOptionsError,
     ReplyDroppedError,
     RunEndedError,
+    RunNameTakenError,
     RunNotFoundError,
+    RunStateError,
     SandboxError,
     ScrubPatternError,
     SeedConflictError,
     SeedMetaError,
+    SetupError,
     StaleDialogError,
     TmuxError,
     UnknownProviderError,
@@ -65,8 +76,10 @@ from .provider._auth_events import subscribe as on_auth_change
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [
+    "AgentBlockedError",
     "AgentNotReadyError",
     "AnswerMismatchWarning",
+    "AnswerNotDeliveredError",
     "AuthChange",
     "AuthError",
     "AuthFlow",
@@ -77,6 +90,7 @@ __all__ = [
     "ConnectionLostError",
     "ContainerHost",
     "DialogChangedError",
+    "DialogError",
     "DialogNotAnswerableError",
     "Endpoint",
     "ExportFormatError",
@@ -85,6 +99,8 @@ __all__ = [
     "HostUnreachableError",
     "InvalidAnswerError",
     "InvalidCodeError",
+    "InvalidCwdError",
+    "InvalidHostError",
     "InvalidKeyError",
     "InvalidSeedError",
     "KubectlHost",
@@ -96,16 +112,21 @@ __all__ = [
     "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
+    "NoTerminalError",
+    "NpmNotFoundError",
     "ProviderAuthCard",
     "ProviderInfo",
     "ProviderTable",
     "RemoteError",
+    "RemoteOptionsError",
     "Reply",
     "ReplyDroppedError",
     "Rule",
     "Run",
     "RunEndedError",
+    "RunNameTakenError",
     "RunNotFoundError",
+    "RunStateError",
     "Sandbox",
     "SandboxError",
     "ScriptedModel",
@@ -114,6 +135,7 @@ __all__ = [
     "SeedConflictError",
     "SeedMetaError",
     "SessionInfo",
+    "SetupError",
     "SshHost",
     "StaleDialogError",
     "TmuxError",

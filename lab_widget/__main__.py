@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._install import install_clis, tools_dir
 from ._remote._worker import main as worker
-from ._tools import install_clis, tools_dir
 from .compat import ORACLE, PINS
 
 

@@ -27,10 +27,10 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from ._context import expand
+from ._chat._mentions import expand
 from ._remote._transports import Host
-from ._run import Run
-from ._runs import runs
+from ._run._run import Run
+from ._run._runs import runs
 from .errors import LabWidgetError
 
 __all__ = ["AgentMagics", "load_ipython_extension"]

@@ -3,7 +3,10 @@
 Every coupling to a CLI's private behaviour (transcript grammar, keystroke recipes, hook
 payloads, builtin commands, config knobs) lives in that provider's package, keyed to the
 version pinned here, and is covered by fixtures recorded from that version
-(``scripts/record_fixtures.py``).
+(``scripts/record_fixtures.py``). The couplings two sides read live here instead: the
+context prefixes a CLI writes into user-role text, which its reader leaves out of the chat
+and the scripted model out of the text its rules match (the scripted model never imports a
+provider).
 
 Examples
 --------
@@ -15,7 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ORACLE", "PINS", "CLIPin", "ToolPin", "install_command"]
+__all__ = [
+    "CODEX_CONTEXT_PREFIXES",
+    "GEMINI_CONTEXT_PREFIXES",
+    "ORACLE",
+    "PINS",
+    "CLIPin",
+    "ToolPin",
+    "install_command",
+]
 
 
 class _NpmPin:
@@ -49,6 +60,27 @@ PINS: dict[str, CLIPin] = {
         CLIPin("opencode", "opencode-ai", "1.18.33", "opencode"),
     )
 }
+
+
+CODEX_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<skills_instructions>",
+    "<turn_aborted>",
+    "<user_shell_command>",
+    "<subagent_notification>",
+    "# AGENTS.md instructions",
+)
+"""How the user-role messages Codex writes itself begin (the pinned version's context,
+interrupt notes, and the note a parent thread gets when a sub-agent finishes:
+``<subagent_notification>{"agent_path": <thread id>, "status": {"completed": ...}}``): in
+its rollouts and in the ``input`` items of its Responses requests alike, never what the
+user typed."""
+
+GEMINI_CONTEXT_PREFIXES = ("<session_context>",)
+"""How the user text parts Gemini CLI writes itself begin (its session context, at a
+session's start): in its session records and in the ``contents`` of its requests alike."""
 
 
 @dataclass(frozen=True)

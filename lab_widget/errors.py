@@ -1,21 +1,85 @@
 """Typed errors and warnings: every failure a user can meet has its own class and a message
 that says what to do. Every class here is exported from :mod:`lab_widget` too.
 
+Nothing raises :class:`LabWidgetError` itself: it is the base to catch them all. The middle
+classes are what a caller catches by concern (any dialog problem, any run that cannot take
+input now, anything missing on this machine); each leaf also keeps the builtin base it has
+always had, so ``except ValueError`` and friends still work::
+
+    LabWidgetError
+    ├── UnknownProviderError (KeyError)
+    ├── RunNotFoundError (LookupError)
+    ├── RunNameTakenError (ValueError)
+    ├── InvalidCwdError (ValueError)
+    ├── InvalidHostError (ValueError)
+    ├── ExportFormatError (ValueError)
+    ├── InvalidSeedError (ValueError)
+    ├── SetupError
+    │   ├── CLINotFoundError (FileNotFoundError)
+    │   ├── NpmNotFoundError (FileNotFoundError)
+    │   ├── MissingDependencyError (ImportError)
+    │   ├── TmuxError (RuntimeError)
+    │   └── SandboxError (RuntimeError)
+    ├── RunStateError
+    │   ├── RunEndedError (RuntimeError)
+    │   ├── AgentNotReadyError (TimeoutError)
+    │   ├── AgentBlockedError (RuntimeError)
+    │   ├── WaitTimeoutError (TimeoutError)
+    │   ├── ReplyDroppedError (RuntimeError)
+    │   └── NoTerminalError (RuntimeError)
+    ├── DialogError
+    │   ├── DialogNotAnswerableError (RuntimeError)
+    │   ├── StaleDialogError (RuntimeError)
+    │   │   ├── NoDialogError
+    │   │   └── DialogChangedError
+    │   ├── InvalidAnswerError (ValueError)
+    │   └── AnswerNotDeliveredError (RuntimeError)
+    ├── RemoteError (RuntimeError)
+    │   ├── HostUnreachableError (ConnectionError)
+    │   ├── ConnectionLostError (ConnectionError)
+    │   ├── WorkerVersionError
+    │   └── RemoteOptionsError (TypeError)
+    ├── WorkspaceError (RuntimeError)
+    │   └── SeedConflictError
+    ├── SeedMetaError
+    │   └── ScrubPatternError
+    └── AuthError (RuntimeError)
+        ├── AuthNotSupportedError
+        ├── AuthRequiredError
+        ├── LoginFailedError
+        ├── NoLoginInProgressError
+        ├── InvalidCodeError (ValueError)
+        └── InvalidKeyError (ValueError)
+
+    UserWarning
+    ├── AnswerMismatchWarning
+    └── CommandFileWarning
+
 Examples
 --------
 >>> raise UnknownProviderError("nope", ["claude-code"])
 Traceback (most recent call last):
 ...
 lab_widget.errors.UnknownProviderError: unknown provider 'nope'; known providers: claude-code
+>>> str(UnknownProviderError("claude", ["claude-code", "codex"]))
+"unknown provider 'claude' (did you mean 'claude-code'?); known providers: claude-code, codex"
+>>> try:
+...     raise NoDialogError("nothing is pending")
+... except DialogError as exc:
+...     type(exc).__name__
+'NoDialogError'
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 __all__ = [
+    "AgentBlockedError",
     "AgentNotReadyError",
     "AnswerMismatchWarning",
+    "AnswerNotDeliveredError",
     "AuthError",
     "AuthNotSupportedError",
     "AuthRequiredError",
@@ -23,11 +87,14 @@ __all__ = [
     "CommandFileWarning",
     "ConnectionLostError",
     "DialogChangedError",
+    "DialogError",
     "DialogNotAnswerableError",
     "ExportFormatError",
     "HostUnreachableError",
     "InvalidAnswerError",
     "InvalidCodeError",
+    "InvalidCwdError",
+    "InvalidHostError",
     "InvalidKeyError",
     "InvalidSeedError",
     "LabWidgetError",
@@ -35,14 +102,20 @@ __all__ = [
     "MissingDependencyError",
     "NoDialogError",
     "NoLoginInProgressError",
+    "NoTerminalError",
+    "NpmNotFoundError",
     "RemoteError",
+    "RemoteOptionsError",
     "ReplyDroppedError",
     "RunEndedError",
+    "RunNameTakenError",
     "RunNotFoundError",
+    "RunStateError",
     "SandboxError",
     "ScrubPatternError",
     "SeedConflictError",
     "SeedMetaError",
+    "SetupError",
     "StaleDialogError",
     "TmuxError",
     "UnknownProviderError",
@@ -57,18 +130,69 @@ class LabWidgetError(Exception):
 
 
 class UnknownProviderError(LabWidgetError, KeyError):
-    """No provider has this id."""
+    """No provider has this id; the message names the known ones, and the closest one when
+    the id looks like a slip (``claude`` for ``claude-code``).
+    """
 
     def __init__(self, provider_id: str, known: Sequence[str]) -> None:
         self.provider_id = provider_id
         self.known = list(known)
+        # Kept as an attribute, not only in the text: a remote run carries plain attributes
+        # across, and rebuilds the message from them on the kernel's side.
+        self.suggestion = _closest(provider_id, self.known)
         super().__init__(provider_id)
 
     def __str__(self) -> str:
-        return f"unknown provider {self.provider_id!r}; known providers: {', '.join(self.known)}"
+        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        known = ", ".join(self.known)
+        return f"unknown provider {self.provider_id!r}{hint}; known providers: {known}"
 
 
-class CLINotFoundError(LabWidgetError, FileNotFoundError):
+def _closest(provider_id: str, known: Sequence[str]) -> str | None:
+    """The known id ``provider_id`` most likely meant, if one is close enough.
+
+    A family's ids share a prefix (``gemini-cli``); a user types the short name. The
+    prefix check comes first so ``claude`` finds ``claude-code`` even when a longer id
+    would score higher by edit distance alone.
+    """
+    wanted = provider_id.strip().lower()
+    if not wanted:
+        return None
+    prefixed = [k for k in known if k.lower().startswith(wanted)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(wanted, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+class RunNotFoundError(LabWidgetError, LookupError):
+    """No live run has this id."""
+
+
+class RunNameTakenError(LabWidgetError, ValueError):
+    """A live run already has the name asked for; pick another name (or stop that run)."""
+
+
+class InvalidCwdError(LabWidgetError, ValueError):
+    """A run's ``cwd`` is not a folder (missing, or a file)."""
+
+
+class InvalidHostError(LabWidgetError, ValueError):
+    """A host string or :class:`~lab_widget.Host` that names no usable machine, pod or
+    container (an unknown scheme, a missing name); nothing was started.
+    """
+
+
+# -- setup: something this machine lacks ---------------------------------------------------
+
+
+class SetupError(LabWidgetError):
+    """Base of what a run cannot start without: a CLI, a tool or a Python package missing
+    from this machine, or a sandbox or tmux that refuses. The message says what to install.
+    """
+
+
+class CLINotFoundError(SetupError, FileNotFoundError):
     """The agent CLI is neither in the project tools folder nor on PATH."""
 
     def __init__(self, display_name: str, binary: str, install_command: str) -> None:
@@ -80,22 +204,21 @@ class CLINotFoundError(LabWidgetError, FileNotFoundError):
         )
 
 
-class TmuxError(LabWidgetError, RuntimeError):
+class NpmNotFoundError(SetupError, FileNotFoundError):
+    """``npm`` is not on PATH, so the pinned agent CLIs cannot be installed; install Node.js."""
+
+
+class TmuxError(SetupError, RuntimeError):
     """tmux is missing or refused a command."""
 
 
-class RunEndedError(LabWidgetError, RuntimeError):
-    """The agent's process has ended; the run takes no more input."""
-
-
-class RunNotFoundError(LabWidgetError, LookupError):
-    """No live run has this id."""
-
-
-class SandboxError(LabWidgetError, RuntimeError):
+class SandboxError(SetupError, RuntimeError):
     """A sandboxed run cannot start: bubblewrap is missing, a path to show the agent does
     not exist, or the agent's CLI would need the user's home (see :class:`~lab_widget.Sandbox`).
     """
+
+
+# -- remote runs ----------------------------------------------------------------------------
 
 
 class RemoteError(LabWidgetError, RuntimeError):
@@ -121,11 +244,38 @@ class ConnectionLostError(RemoteError, ConnectionError):
     """
 
 
-class AgentNotReadyError(LabWidgetError, TimeoutError):
+class RemoteOptionsError(RemoteError, TypeError):
+    """A remote run was given options that cannot travel to its host (not plain JSON)."""
+
+
+# -- the run's state: it cannot take this now -------------------------------------------------
+
+
+class RunStateError(LabWidgetError):
+    """Base of what a run cannot do in its current state: it has ended, is not ready yet,
+    waits on something only its TUI can answer, or is still working past a timeout.
+    """
+
+
+class RunEndedError(RunStateError, RuntimeError):
+    """The agent's process has ended; the run takes no more input."""
+
+
+class AgentNotReadyError(RunStateError, TimeoutError):
     """The agent's TUI did not become ready for input in time."""
 
 
-class WaitTimeoutError(LabWidgetError, TimeoutError):
+class AgentBlockedError(RunStateError, RuntimeError):
+    """The agent asks something at start-up that lab_widget does not accept for the user
+    (the message says what); answer it in the TUI with the attach command it gives.
+    """
+
+
+class NoTerminalError(RunStateError, RuntimeError):
+    """The view's run has no tmux pane for the terminal view to show."""
+
+
+class WaitTimeoutError(RunStateError, TimeoutError):
     """``Run.wait`` gave up while the agent was still working."""
 
     def __init__(self, timeout: float, state: str) -> None:
@@ -134,15 +284,24 @@ class WaitTimeoutError(LabWidgetError, TimeoutError):
         super().__init__(f"the agent was still {state!r} after {timeout:g} s")
 
 
-class ReplyDroppedError(LabWidgetError, RuntimeError):
+class ReplyDroppedError(RunStateError, RuntimeError):
     """The agent's TUI does not take input in its current state (e.g. mid-turn)."""
 
 
-class DialogNotAnswerableError(LabWidgetError, RuntimeError):
+# -- dialogs --------------------------------------------------------------------------------
+
+
+class DialogError(LabWidgetError):
+    """Base of what goes wrong answering a dialog: none is pending or another one is, it
+    cannot be answered from the chat, the answer does not fit it, or it did not arrive.
+    """
+
+
+class DialogNotAnswerableError(DialogError, RuntimeError):
     """A dialog lab_widget cannot answer; the user answers it in the TUI."""
 
 
-class StaleDialogError(LabWidgetError, RuntimeError):
+class StaleDialogError(DialogError, RuntimeError):
     """The dialog being answered is no longer the pending one."""
 
 
@@ -154,9 +313,15 @@ class DialogChangedError(StaleDialogError):
     """A different dialog is pending than the one the answer was meant for."""
 
 
-class InvalidAnswerError(LabWidgetError, ValueError):
+class InvalidAnswerError(DialogError, ValueError):
     """An answer that does not fit the dialog (unknown option, two picks on a
     single-select question, no answer); nothing was typed into the agent.
+    """
+
+
+class AnswerNotDeliveredError(DialogError, RuntimeError):
+    """The agent's side did not take a valid answer (its server refused or was gone); the
+    dialog may still be pending.
     """
 
 
@@ -168,7 +333,7 @@ class CommandFileWarning(UserWarning):
     """A file that defines a slash command was skipped, or lost a name clash."""
 
 
-class MissingDependencyError(LabWidgetError, ImportError):
+class MissingDependencyError(SetupError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
     def __init__(self, module: str, extra: str) -> None:

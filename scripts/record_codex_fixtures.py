@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.local import local_parts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -120,7 +122,7 @@ def install(version: str, versions_dir: Path) -> Cli:
 
     pin = PINS["codex"]
     if version == pin.version:
-        from lab_widget._tools import tools_dir  # noqa: PLC0415
+        from lab_widget._install import tools_dir  # noqa: PLC0415
 
         return _probe(Cli(version=version, tools=tools_dir(), pinned=True))
     folder = versions_dir / f"{pin.npm_package.replace('/', '+')}@{version}"
@@ -348,9 +350,9 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
 def _encrypted_reasoning() -> Callable[[], None]:
     """Serve ``ENCRYPTED`` reasoning as the vendor does: no summary, only
     ``encrypted_content``. Returns the undo."""
-    from lab_widget.scripted import _responses  # noqa: PLC0415
+    from lab_widget.scripted import _openai_responses  # noqa: PLC0415
 
-    original = _responses._items
+    original = _openai_responses._items
 
     def items(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
         found = original(*args, **kwargs)
@@ -361,10 +363,10 @@ def _encrypted_reasoning() -> Callable[[], None]:
                 item["encrypted_content"] = ENCRYPTED
         return found
 
-    _responses._items = items  # type: ignore[assignment]
+    _openai_responses._items = items  # type: ignore[assignment]
 
     def undo() -> None:
-        _responses._items = original  # type: ignore[assignment]
+        _openai_responses._items = original  # type: ignore[assignment]
 
     return undo
 
@@ -416,7 +418,7 @@ class Scenario:
 
 def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
     from lab_widget import Run  # noqa: PLC0415
-    from lab_widget._launch import runner as _runner  # noqa: PLC0415
+    from lab_widget._run._launch import runner as _runner  # noqa: PLC0415
     from lab_widget.provider import register  # noqa: PLC0415
 
     undo = scenario.setup() if scenario.setup else None
@@ -434,7 +436,7 @@ def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
         run = Run("codex", cwd=work, model=model, name=name)
         try:
             scenario.play(run, work)
-            epochs = [ref.path for ref in run._chat.past_epochs]
+            epochs = [ref.path for ref in local_parts(run).chat.past_epochs]
             paths = [*epochs, run.transcript_path]
         finally:
             run.stop()

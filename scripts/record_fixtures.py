@@ -31,12 +31,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from cli_versions import cli_version  # noqa: E402
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, read_transcript  # noqa: E402
-from lab_widget._launch import runner as _runner  # noqa: E402
+from lab_widget._run._launch import runner as _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.errors import LabWidgetError  # noqa: E402
 from lab_widget.provider.claude_code import _compat  # noqa: E402
 from lab_widget.provider.claude_code._statusline import mint_gateway_token  # noqa: E402
 from lab_widget.scripted import ApiError  # noqa: E402
+from tests.support.local import local_parts  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude-code"
 OUT = FIXTURES
@@ -115,6 +116,38 @@ def script(work: Path, version: str, **options: Any) -> ScriptedModel:
     )
     return ScriptedModel(
         rules=[
+            # A compaction's request, and the turns of the one-hour cache scenario: each
+            # reports cache writes of both lifetimes, as the API does.
+            Rule(
+                "Your task is to create a detailed summary",
+                Reply(
+                    "<summary>The user cached for an hour, twice.</summary>",
+                    input_tokens=12,
+                    cache_read_tokens=5200,
+                    cache_write_tokens=900,
+                    cache_write_1h_tokens=600,
+                ),
+            ),
+            Rule(
+                "cache for an hour",
+                Reply(
+                    "Cached for an hour.",
+                    input_tokens=20,
+                    cache_read_tokens=3000,
+                    cache_write_tokens=2500,
+                    cache_write_1h_tokens=2000,
+                ),
+            ),
+            Rule(
+                "cache again",
+                Reply(
+                    "Cached again.",
+                    input_tokens=8,
+                    cache_read_tokens=5500,
+                    cache_write_tokens=700,
+                    cache_write_1h_tokens=700,
+                ),
+            ),
             Rule(
                 "make the file",
                 [
@@ -284,7 +317,7 @@ def _normalise(path: Path, run: Run, home: Path) -> str:
 
 def _save(name: str, run: Run, path: Path | None) -> None:
     assert path is not None and path.exists(), f"{name}: no transcript"
-    home = run._context.runtime_dir / "home"
+    home = local_parts(run).context.runtime_dir / "home"
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.jsonl").write_text(_normalise(path, run, home))
     print(f"recorded {name}: {path.stat().st_size} bytes")
@@ -408,22 +441,37 @@ def compact(run: Run) -> None:
     compacted = lambda r: any(m.detail for m in r.messages)  # noqa: E731
     if not run.wait_for(compacted, 20):
         # Some older versions leave the command menu open on the first Enter.
-        run._terminal.keys("Enter")
+        local_parts(run).terminal.keys("Enter")
     assert run.wait_for(compacted, 120)
     _save("compact", run, run.transcript_path)
     assert _settle(run) == "idle"
 
 
+def cache_hour(run: Run) -> None:
+    # Responses that write to the one-hour cache, then a compaction (its own billed request).
+    for prompt in ("cache for an hour", "cache again", "hello"):
+        run.send(prompt)
+        _settle(run, 120)
+    run.send("/compact")
+    compacted = lambda r: any(m.detail for m in r.messages)  # noqa: E731
+    if not run.wait_for(compacted, 20):
+        run._terminal.keys("Enter")
+    assert run.wait_for(compacted, 120)
+    assert _settle(run) == "idle"
+    time.sleep(1.0)  # the compaction's own file is written beside the session's
+    _save("cache_hour", run, run.transcript_path)
+
+
 def statusline(run: Run) -> None:
     # Two turns, the second one nearer the quota; then the status line's last payload.
-    spool = run._context.runtime_dir / _compat.STATUS_SPOOL
+    spool = local_parts(run).context.runtime_dir / _compat.STATUS_SPOOL
     for prompt in ("hello", "please use a tool", "quota again"):
         run.send(prompt)
         run.wait(timeout=120)
         run.wait_for(lambda r: r.session.vendor_cost_usd is not None, 30)
     time.sleep(2)  # the status command runs after the TUI's last change
     _save("statusline", run, run.transcript_path)
-    home = run._context.runtime_dir / "home"
+    home = local_parts(run).context.runtime_dir / "home"
     lines = [_replace_paths(line, run, home) for line in spool.read_text().splitlines()]
     target = OUT / "status-line" / _compat.STATUS_SPOOL
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -452,8 +500,8 @@ def subagent_permission(run: Run) -> None:
     run.send("please hand the file over")
     assert run.wait(timeout=120) == "question"
     # The spool as it stands while the prompt is open (answered records are swept).
-    spool = run._context.runtime_dir / "signals"
-    home = run._context.runtime_dir / "home"
+    spool = local_parts(run).context.runtime_dir / "signals"
+    home = local_parts(run).context.runtime_dir / "home"
     records = [json.loads(p.read_text()) for p in sorted(spool.glob("*.json"))]
     run.answer("approve")
     assert run.wait_for(lambda r: any("made it" in m.text for m in r.messages), 120)
@@ -479,6 +527,7 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "slow_tool": slow_tool,
     "image": image,
     "compact": compact,
+    "cache_hour": cache_hour,
     "statusline": statusline,
     "substitution": substitution,
     "rate_limited": rate_limited,

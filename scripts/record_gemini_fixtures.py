@@ -43,11 +43,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import cli_versions  # noqa: E402
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
-from lab_widget._launch import runner as _runner  # noqa: E402
+from lab_widget._run._launch import runner as _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.provider import RunContext, register  # noqa: E402
 from lab_widget.provider.gemini import GeminiProvider  # noqa: E402
 from lab_widget.provider.gemini import _compat as gemini_compat  # noqa: E402
+from tests.support.local import local_parts  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "gemini"
 PACKAGE = PINS["gemini"].npm_package
@@ -247,7 +248,7 @@ def _record(
         run = Run("gemini", cwd=work, model=script(work), name=name, **options)
         try:
             play(run)
-            paths = [*(ref.path for ref in run._chat.past_epochs), run.transcript_path]
+            paths = [*(ref.path for ref in local_parts(run).chat.past_epochs), run.transcript_path]
         finally:
             run.stop()
             _runner().kill_server()

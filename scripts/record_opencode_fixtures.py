@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import cli_versions  # noqa: E402
 
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
-from lab_widget._launch import runner as _runner  # noqa: E402
+from lab_widget._run._launch import runner as _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.scripted import ApiError  # noqa: E402
 

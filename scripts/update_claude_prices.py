@@ -1,10 +1,11 @@
-"""Refresh the Claude entries of ``lab_widget/_prices.json`` from the pinned Claude Code.
+"""Refresh the Claude entries of ``lab_widget/_reading/_prices.json`` from the pinned Claude Code.
 
 Claude Code ships a model catalog inside its binary (``pricing_tiers`` and ``models``, with
 each model's context window): the prices the CLI itself computes ``cost.total_cost_usd``
 with. This script finds that catalog in the pinned binary, evaluates it with node and
-rewrites every ``claude-*`` entry of the price table, each citing the CLI version it came
-from. Other entries are kept as they are.
+rewrites the ``claude-*`` entries of the price table for the models the pinned genai-prices
+does not know (genai-prices prices the rest), each citing the CLI version it came from.
+Other entries are kept as they are.
 
     python scripts/update_claude_prices.py [--binary PATH] [--check]
 
@@ -25,10 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab_widget._tools import find_binary  # noqa: E402
+from genai_prices import data_snapshot  # noqa: E402
+
+from lab_widget._install import find_binary  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 
-TABLE = ROOT / "lab_widget" / "_prices.json"
+TABLE = ROOT / "lab_widget" / "_reading" / "_prices.json"
 MARKER = b'{"//":"Hand-maintained baked-in model catalog'
 NPM_URL = "https://www.npmjs.com/package/@anthropic-ai/claude-code/v/{version}"
 
@@ -95,6 +98,7 @@ def entries(catalog: dict[str, object], version: str, checked: str) -> dict[str,
             "output": number(tier["output"]),
             "cache_read": number(tier["cache_read"]),
             "cache_write": number(tier["cache_write_5m"]),
+            "cache_write_1h": number(tier["cache_write_1h"]),
             "context_window": int(context["window"]) if context.get("window") else None,
             "source": f"Claude Code {version} model catalog, {note}",
             "url": NPM_URL.format(version=version),
@@ -105,8 +109,17 @@ def entries(catalog: dict[str, object], version: str, checked: str) -> dict[str,
         if isinstance(first_party, str) and not first_party.startswith(model["id"]):
             ids.add(first_party)  # dated ids (claude-sonnet-4-20250514) of an undated entry
         for name in ids:
-            found[name] = entry
+            if not known_to_genai_prices(name):
+                found[name] = entry
     return found
+
+
+def known_to_genai_prices(model: str) -> bool:
+    try:
+        data_snapshot.get_snapshot().find_provider_model(model, None, None, None)
+    except LookupError:
+        return False
+    return True
 
 
 def main() -> int:
@@ -121,14 +134,12 @@ def main() -> int:
     catalog = evaluate(catalog_source(binary))
     table = json.loads(TABLE.read_text())
     fresh = entries(catalog, pin.version, dt.date.today().isoformat())
-    kept = {
-        k: v for k, v in table["models"].items() if not k.startswith("claude-") or k not in fresh
-    }
+    kept = {k: v for k, v in table["models"].items() if not k.startswith("claude-")}
     stale = {
         k
         for k, v in fresh.items()
         if {**v, "as_of": ""} != {**table["models"].get(k, {}), "as_of": ""}
-    }
+    } | {k for k in table["models"] if k.startswith("claude-") and k not in fresh}
     if args.check:
         for name in sorted(stale):
             print(f"out of date: {name}")

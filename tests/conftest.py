@@ -10,7 +10,7 @@ from typing import Any
 import comm
 import pytest
 
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from lab_widget.provider import register
 from tests.support import sshd
 from tests.support.binaries import pinned_binary

@@ -192,12 +192,6 @@ describe("normalizeMessage", () => {
     expect(normalizeMessage({ seq: "1", kind: "text" })).toBeNull();
     expect(normalizeMessage(null)).toBeNull();
   });
-
-  it("shows an unknown kind as text", () => {
-    expect(normalizeMessage({ seq: 1, kind: "future", role: "assistant", text: "x" })?.kind).toBe(
-      "text",
-    );
-  });
 });
 
 describe("groupMessages", () => {

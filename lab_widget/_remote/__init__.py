@@ -1,5 +1,5 @@
-"""Runs on other hosts: the worker, its protocol, the transports and the kernel-side proxy.
+"""Runs on other hosts: the worker, its protocol, the transports and the remote backend.
 
-Nothing is imported here: `lab_widget` imports `_proxy` (which registers the remote `Run`),
-and `_run` imports `_transports` only.
+Nothing is imported here: :class:`~lab_widget.Run` picks
+:class:`~lab_widget._remote._backend.RemoteBackend` for ``Run(..., host=...)``.
 """

@@ -15,8 +15,10 @@ from typing import Any
 
 import orjson
 
-from .._chat import _PENDING_GRACE, ChatEvent, Epoch
-from .._run import Run
+from .._chat._pending import PENDING_GRACE
+from .._chat._session import ChatEvent, Epoch
+from .._run._local import LocalBackend
+from .._run._run import Run
 from ..provider import TranscriptRef
 from ..schema import CommandSpec, Dialog, Message
 from ._forward import Listener, Send
@@ -62,7 +64,11 @@ class Hosted:
     """
 
     def __init__(self, run: Run, send: Send, listener: Listener | None = None) -> None:
+        backend = run._backend
+        if not isinstance(backend, LocalBackend):  # a worker serves the runs of its own host
+            raise TypeError("a worker serves only runs on its own host")
         self.run = run
+        self.local = backend
         self.listener = listener
         self._send = send
         self._unsubscribe: Callable[[], None] | None = None
@@ -146,7 +152,7 @@ class Hosted:
                     "binary": run.pane.runner.binary,
                     "socket": str(run.pane.runner.socket_path),
                 },
-                "record": run._record.to_json(),
+                "record": self.local.record.to_json(),
                 "forward_port": self.listener.port if self.listener else None,
                 "host": socket.gethostname(),
             }
@@ -165,7 +171,7 @@ class Hosted:
                 if self._unsubscribe is not None and run.state != self._state:
                     self._on_event(ChatEvent([], False, run.state, run.transcript_id))
 
-        timer = threading.Timer(_PENDING_GRACE + 0.5, recheck)
+        timer = threading.Timer(PENDING_GRACE + 0.5, recheck)
         timer.daemon = True
         timer.start()
 
@@ -175,4 +181,4 @@ class Hosted:
             self._unsubscribe()
         if self.listener is not None:
             self.listener.close()
-        self.run._tailer.stop(timeout=0)
+        self.local.tailer.stop(timeout=0)

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._chat import ChatEvent, Epoch
-from .._chat_events import Listeners, wait_until
+from .._chat._events import Listeners, wait_until
+from .._chat._session import ChatEvent, Epoch
 from ..provider import TranscriptRef
 from ..schema import CommandSpec, Dialog, Message, SessionSummary, State
 

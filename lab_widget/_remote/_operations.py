@@ -12,7 +12,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import LabWidgetError
+from ..errors import RemoteError
 from ._hosted import Hosted, commands_json, dialog_json
 from ._pane import allowed
 from ._protocol import decode_answer
@@ -50,7 +50,7 @@ def _tmux(hosted: Hosted, args: dict[str, Any]) -> str:
     # For the terminal view of the kernel: the run's own server, a few commands only.
     argv = [str(a) for a in args.get("argv") or []]
     if not allowed(argv):
-        raise LabWidgetError(f"tmux {argv[:1]} is not a command the terminal view runs")
+        raise RemoteError(f"tmux {argv[:1]} is not a command the terminal view runs")
     data = args.get("data")
     raw = base64.b64decode(str(data)) if data is not None else None
     return hosted.run.pane.runner.tmux(*argv, data=raw)

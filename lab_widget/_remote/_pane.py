@@ -3,8 +3,8 @@ view's terminal (a view of the TUI, never read for state or content).
 
 :class:`HostTmux` runs the few tmux commands the terminal view needs on the host's server,
 as the worker's ``tmux`` operation; :class:`RemoteTerminal` is the run's
-:class:`~lab_widget._runner.TmuxTerminal` on it, whose control-mode client is tmux on the host
-started through the same transport (``ssh -T host -- tmux -C attach-session``), so the
+:class:`~lab_widget._runtime._tmux.TmuxTerminal` on it, whose control-mode client is tmux on
+the host started through the same transport (``ssh -T host -- tmux -C attach-session``), so the
 stream flows over a pipe of its own while someone watches, and not at all otherwise.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._runner import TmuxRunner, TmuxTerminal
+from .._runtime._tmux import TmuxRunner, TmuxTerminal
 from ._transports import Host
 
 __all__ = ["TMUX_COMMANDS", "HostTmux", "RemoteTerminal"]

@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from .. import errors
-from .._answers import FreeText
+from .._chat._answers import FreeText
 from .._version import __version__
 from ..compat import PINS
 from ..errors import RemoteError
@@ -216,7 +216,7 @@ def strings(value: object) -> Sequence[str]:
 
 
 def encode_answer(answer: object) -> object:
-    """A user's answer (:data:`lab_widget._answers.UserAnswer`) as JSON.
+    """A user's answer (:data:`lab_widget._chat._answers.UserAnswer`) as JSON.
 
     Examples
     --------

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..errors import LabWidgetError
+from ..errors import InvalidHostError
 
 __all__ = [
     "ContainerHost",
@@ -200,7 +200,7 @@ class SshHost(Host):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not self.destination or self.destination.startswith("-"):
-            raise LabWidgetError(
+            raise InvalidHostError(
                 f"an ssh destination like 'user@host' is needed, not {self.destination!r}"
             )
         object.__setattr__(self, "options", dict(self.options))
@@ -261,7 +261,7 @@ class KubectlHost(Host):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not self.pod:
-            raise LabWidgetError("a pod name is needed")
+            raise InvalidHostError("a pod name is needed")
 
     def _base(self) -> list[str]:
         args = [self.kubectl]
@@ -308,7 +308,7 @@ class ContainerHost(Host):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not self.container:
-            raise LabWidgetError("a container name is needed")
+            raise InvalidHostError("a container name is needed")
 
     def _exec(self, *flags: str) -> list[str]:
         return [
@@ -344,7 +344,7 @@ def parse_host(value: str | Host, *, python: str | None = None) -> Host:
     >>> parse_host("box")
     Traceback (most recent call last):
     ...
-    lab_widget.errors.LabWidgetError: host 'box' names no transport; use ssh://, ...
+    lab_widget.errors.InvalidHostError: host 'box' names no transport; use ssh://, ...
     """
     if isinstance(value, Host):
         return value
@@ -354,12 +354,12 @@ def parse_host(value: str | Host, *, python: str | None = None) -> Host:
     if parts.scheme == "ssh":
         user = f"{unquote(parts.username)}@" if parts.username else ""
         if not parts.hostname:
-            raise LabWidgetError(f"host {value!r} names no machine")
+            raise InvalidHostError(f"host {value!r} names no machine")
         return SshHost(f"{user}{parts.hostname}", port=parts.port, python=py or "python3")
     if parts.scheme in ("kubectl", "k8s"):
         names = [n for n in [parts.netloc, *parts.path.split("/")] if n]
         if not 1 <= len(names) <= 3:
-            raise LabWidgetError(f"host {value!r}: use kubectl://namespace/pod[/container]")
+            raise InvalidHostError(f"host {value!r}: use kubectl://namespace/pod[/container]")
         if len(names) == 1:
             return KubectlHost(names[0], context=query.get("context"), python=py or "python3")
         return KubectlHost(
@@ -371,12 +371,12 @@ def parse_host(value: str | Host, *, python: str | None = None) -> Host:
         )
     if parts.scheme in ("podman", "docker"):
         if not parts.netloc:
-            raise LabWidgetError(f"host {value!r} names no container")
+            raise InvalidHostError(f"host {value!r} names no container")
         return ContainerHost(
             parts.netloc, engine=parts.scheme, user=query.get("user"), python=py or "python3"
         )
     if parts.scheme == "local":
         return LocalHost(python=py) if py else LocalHost()
-    raise LabWidgetError(
+    raise InvalidHostError(
         f"host {value!r} names no transport; use ssh://, kubectl://, podman://, docker:// or local://"
     )

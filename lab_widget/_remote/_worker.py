@@ -28,12 +28,13 @@ import warnings
 from pathlib import Path
 from typing import IO, Any, TextIO
 
-from .._launch import runner as _runner
-from .._live import live_records
-from .._run import Run
-from .._sandbox import Sandbox
-from .._seed import Seed
-from ..errors import LabWidgetError, RunNotFoundError
+from .._run._launch import runner as _runner
+from .._run._registry import live_records
+from .._run._run import Run
+from .._run._runs import adopt
+from .._workspace._sandbox import Sandbox
+from .._workspace._seed import Seed
+from ..errors import LabWidgetError, RemoteError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
 from ._forward import Listener, Sockets
 from ._hosted import Hosted
@@ -136,7 +137,7 @@ class Worker:
             elif op in OPERATIONS:
                 value = OPERATIONS[op](self._hosted(run_id), args)
             else:
-                raise LabWidgetError(f"the worker has no operation {op!r}")
+                raise RemoteError(f"the worker has no operation {op!r}")
             if value is _SENT:
                 return
             self.send(self._result(request_id, value))
@@ -241,7 +242,7 @@ class Worker:
                 if isinstance(port, int)
                 else None
             )
-            hosted = Hosted(Run._adopt(record, terminal), self.send, listener)
+            hosted = Hosted(adopt(record, terminal), self.send, listener)
             with self._lock:
                 self._runs[record.run_id] = hosted
         return self._snapshot_reply(request_id, hosted, follow=True)

@@ -22,12 +22,14 @@ from ..provider import AuthFlow, _auth_events, default_provider, get_provider
 from ..schema import AuthKind, AuthStatus
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest, ActionResult
+from ._protocol import AuthActionArgs
 
 __all__ = ["ProviderAuthCard", "login", "offer_login"]
 
 log = logging.getLogger(__name__)
 
-_ACTIONS = ("refresh", "start", "cancel", "submit_code", "save_key", "forget_key", "logout")
+_ACTIONS = tuple(AuthActionArgs.__required_keys__)
+"""The card's actions, as the wire contract names them."""
 
 
 def _auth_kind(value: object) -> AuthKind:
@@ -70,6 +72,7 @@ class ProviderAuthCard(BundledWidget, bundle="auth"):
             {action: self._act for action in _ACTIONS},
             workers=2,
             thread_name="lab-widget-auth",
+            contract=AuthActionArgs,
         )
         self._refreshing = threading.Lock()
         super().__init__(

@@ -3,7 +3,8 @@
 Every widget of the package (the chat view, the runs table, the login card) takes its
 buttons' actions through one :class:`ActionChannel`; ``js/src/channel.ts`` is the other end.
 
-Protocol, as custom messages of the widget's comm:
+Protocol, as custom messages of the widget's comm (typed in
+:mod:`~lab_widget._widgets._protocol`):
 
 - front end → kernel: ``{"kind": "action", "id", "action", ...arguments}``, and
   ``{"kind": "cancel", "id"}`` once the front end has stopped waiting for that action (its
@@ -29,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ._protocol import ResultMsg
+
 __all__ = ["CANCELLED", "ActionChannel", "ActionHandler", "ActionRequest", "ActionResult"]
 
 log = logging.getLogger(__name__)
@@ -43,7 +46,7 @@ class _Widget(Protocol):
     @property
     def comm(self) -> object | None: ...
 
-    def send(self, content: dict[str, Any], buffers: Any = None) -> None: ...
+    def send(self, content: Mapping[str, object], buffers: Any = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,9 @@ class ActionResult:
         text = error if isinstance(error, str) else (str(error) or type(error).__name__)
         return cls(request_id, ok=False, error=text)
 
-    def to_message(self) -> dict[str, Any]:
+    def to_message(self) -> ResultMsg:
         """The ``result`` custom message."""
-        message: dict[str, Any] = {"kind": "result", "id": self.id, "ok": self.ok}
+        message: ResultMsg = {"kind": "result", "id": self.id, "ok": self.ok}
         if not self.ok:
             message["error"] = self.error or "the action failed"
         elif self.value is not None:
@@ -137,6 +140,10 @@ class ActionChannel:
     on_message
         Called, on the comm thread, with every custom message that is neither an action nor
         a cancel (the chat view's ``sync`` request).
+    contract
+        The ``TypedDict`` of :mod:`~lab_widget._widgets._protocol` that names the widget's
+        actions (``ChatActionArgs``...); ``handlers`` must handle exactly those, so an action
+        the front end may send and nobody handles fails here, when the widget is made.
     """
 
     def __init__(
@@ -147,7 +154,17 @@ class ActionChannel:
         workers: int = 2,
         thread_name: str = "lab-widget-action",
         on_message: Callable[[dict[str, Any]], None] | None = None,
+        contract: type | None = None,
     ) -> None:
+        if contract is not None:
+            declared = set(getattr(contract, "__required_keys__", ())) | set(
+                getattr(contract, "__optional_keys__", ())
+            )
+            if declared != set(handlers):
+                raise ValueError(
+                    f"handlers {sorted(handlers)} differ from the actions {contract.__name__} "
+                    f"declares: {sorted(declared)}"
+                )
         self._widget = widget
         self._handlers = dict(handlers)
         self._on_message = on_message

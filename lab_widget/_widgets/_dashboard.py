@@ -19,9 +19,10 @@ from typing import Any, Generic, TypeVar
 import ipywidgets  # type: ignore[import-untyped]
 import traitlets
 
-from .._live import LiveRun, watch_runs
+from .._run._registry import LiveRun, watch_runs
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
+from ._protocol import RunsActionArgs
 
 __all__ = ["RunList", "RunsDashboard", "RunsTable"]
 
@@ -85,6 +86,7 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
             {"open": self._act_open, "stop": self._act_stop, "close": lambda _r: self._show(None)},
             workers=2,
             thread_name="lab-widget-runs",
+            contract=RunsActionArgs,
         )
         for run in initial:
             self._track(run)

@@ -1,12 +1,14 @@
 """The terminal pane of a run's chat view: the agent's real TUI, streamed while watched.
 
 The front end (``js/src/terminal.ts``) opens the pane with a viewer id and its size; the
-kernel then attaches one :class:`~lab_widget._terminal.PaneStream` for every viewer of the
-run, sends each new viewer its first screen, then the pane's output to all, and detaches
+kernel then attaches one :class:`~lab_widget._runtime._pane_stream.PaneStream` for every viewer
+of the run, sends each new viewer its first screen, then the pane's output to all, and detaches
 when the last viewer goes. Closed, the pane costs nothing: no tmux client, no thread, no
 byte to the browser.
 
 Protocol, as custom messages of the chat view's comm (``kind: "term"``):
+
+Their shapes are typed in :mod:`~lab_widget._widgets._protocol` (``Term*Msg``):
 
 - front end → kernel: ``open`` / ``ping`` (``viewer``, ``cols``, ``rows``), ``resize``
   (same), ``close`` (``viewer``), ``input`` (``viewer``, ``data``: what the terminal sends
@@ -29,13 +31,21 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
-from .._runner import TmuxTerminal
-from .._screen import Screen, clamp_size, final_screen
-from .._terminal import PaneStream
-from ..errors import LabWidgetError
+from .._runtime._pane_stream import PaneStream
+from .._runtime._screen import Screen, clamp_size, final_screen
+from .._runtime._tmux import TmuxTerminal
+from ..errors import NoTerminalError
+from ._protocol import (
+    TermEndedMsg,
+    TermErrorMsg,
+    TermOutputMsg,
+    TermScreenMsg,
+    TermSizeMsg,
+)
 
 __all__ = ["LEASE", "PING", "PaneSource", "TerminalFeed"]
 
@@ -60,7 +70,11 @@ class _Widget(Protocol):
     @property
     def comm(self) -> object | None: ...
 
-    def send(self, content: dict[str, Any], buffers: Any = None) -> None: ...
+    def send(self, content: Mapping[str, object], buffers: Any = None) -> None: ...
+
+
+_KernelTermMsg = TermScreenMsg | TermOutputMsg | TermSizeMsg | TermEndedMsg | TermErrorMsg
+"""What the kernel sends the pane."""
 
 
 class TerminalFeed:
@@ -178,12 +192,13 @@ class TerminalFeed:
             handler(viewer, content)
         except Exception as exc:
             log.debug("terminal %s failed", content.get("op"), exc_info=True)
-            self._send({"op": "error", "viewer": viewer, "message": str(exc) or type(exc).__name__})
+            message = str(exc) or type(exc).__name__
+            self._send(TermErrorMsg(kind="term", op="error", viewer=viewer, message=message))
 
     def _open(self, viewer: str, content: dict[str, Any]) -> None:
         terminal = self._terminal
         if terminal is None:
-            raise LabWidgetError("this view has no terminal to show")
+            raise NoTerminalError("this view has no terminal to show")
         cols, rows = _size(content)
         if not terminal.alive():
             self._drop(viewer)
@@ -246,7 +261,7 @@ class TerminalFeed:
         with self._lock:
             worker = self._worker
             self._viewers.clear()
-        self._send({"op": "ended", "reason": "The agent's terminal has ended."})
+        self._send(TermEndedMsg(kind="term", op="ended", reason="The agent's terminal has ended."))
         if worker is not None:
             try:
                 worker.submit(self._stop_stream)
@@ -305,18 +320,21 @@ class TerminalFeed:
             screen = Screen(cols=200, rows=max(len(lines), 1), lines=lines)
         if screen is not None:
             self.send_screen(viewer, screen, live=False)
-        self._send({"op": "ended", "reason": "The run has ended; this is its last screen."})
+        reason = "The run has ended; this is its last screen."
+        self._send(TermEndedMsg(kind="term", op="ended", reason=reason))
 
     def send_screen(self, viewer: str, screen: Screen, *, live: bool) -> None:
         """Send one viewer its screen (every front end hears it; only that viewer draws it)."""
-        header = {"op": "screen", "viewer": viewer, "cols": screen.cols, "rows": screen.rows}
-        self._send({**header, "live": live}, screen.replay())
+        message = TermScreenMsg(
+            kind="term", op="screen", viewer=viewer, cols=screen.cols, rows=screen.rows, live=live
+        )
+        self._send(message, screen.replay())
 
-    def _send(self, content: dict[str, Any], data: bytes | None = None) -> None:
+    def _send(self, content: _KernelTermMsg, data: bytes | None = None) -> None:
         if self._widget.comm is None:
             return  # closed, or never shown
         try:
-            self._widget.send({"kind": "term", **content}, [data] if data is not None else None)
+            self._widget.send(content, [data] if data is not None else None)
         except Exception:  # a broken front-end channel must not stop the stream
             log.exception("sending to the terminal view failed")
 
@@ -331,10 +349,10 @@ class _Listener:
         self._feed.send_screen(str(tag), screen, live=True)
 
     def on_output(self, data: bytes) -> None:
-        self._feed._send({"op": "output"}, data)
+        self._feed._send(TermOutputMsg(kind="term", op="output"), data)
 
     def on_size(self, cols: int, rows: int) -> None:
-        self._feed._send({"op": "size", "cols": cols, "rows": rows})
+        self._feed._send(TermSizeMsg(kind="term", op="size", cols=cols, rows=rows))
 
     def on_end(self, reason: str) -> None:
         if reason != "closed":

@@ -30,16 +30,27 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import traitlets
 
-from .._chat import ChatEvent, Epoch
-from .._context import expand, kernel_namespace, list_variables
-from .._export_parts import message_line
+from .._chat._mentions import expand, kernel_namespace, list_variables
+from .._chat._session import ChatEvent, Epoch
+from .._export._tree import message_line
 from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
+from ._protocol import (
+    ChatActionArgs,
+    CommandJSON,
+    DeltaMsg,
+    DialogJSON,
+    MessageJSON,
+    SessionJSON,
+    SnapshotJSON,
+    SnapshotMsg,
+    VariableJSON,
+)
 from ._terminal import PaneSource, TerminalFeed
 
 __all__ = ["ChatSource", "RunView"]
@@ -97,7 +108,7 @@ class ChatSource(Protocol):
     def clear(self) -> None: ...
 
 
-def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def _dump(messages: Sequence[Message]) -> list[MessageJSON]:
     dumped = [m.model_dump(mode="json", exclude_none=True) for m in messages]
     try:
         # What the kernel does with widget messages; a lone surrogate (valid in a
@@ -105,7 +116,7 @@ def _dump(messages: Sequence[Message]) -> list[dict[str, Any]]:
         json.dumps(dumped, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         text = json.dumps(dumped, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        repaired: list[dict[str, Any]] = json.loads(text.decode("utf-8", "replace"))
+        repaired: list[MessageJSON] = json.loads(text.decode("utf-8", "replace"))
         return repaired
     return dumped
 
@@ -132,7 +143,7 @@ class RunView(BundledWidget, bundle="widget"):
     clear_command = traitlets.Unicode("").tag(sync=True)
     """The provider's command that starts a new conversation (``role="clear"``)."""
 
-    commands: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    commands: traitlets.List[CommandJSON] = traitlets.List().tag(sync=True)
     """The run's chat-safe slash commands, for the composer's autocomplete."""
 
     pending_dialog = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
@@ -178,6 +189,7 @@ class RunView(BundledWidget, bundle="widget"):
             workers=4,
             thread_name="lab-widget-action",
             on_message=self._on_message,
+            contract=ChatActionArgs,
         )
         pane = source.pane if isinstance(source, PaneSource) else None
         self._terminal = TerminalFeed(self, pane)
@@ -246,7 +258,7 @@ class RunView(BundledWidget, bundle="widget"):
 
     # -- Python → browser ----------------------------------------------------------------
 
-    def _snapshot_payload(self) -> dict[str, Any]:
+    def _snapshot_payload(self) -> SnapshotJSON:
         return {
             "transcript_id": self._source.transcript_id,
             "version": self._version,
@@ -257,7 +269,7 @@ class RunView(BundledWidget, bundle="widget"):
             ],
         }
 
-    def _commands_payload(self) -> list[dict[str, Any]]:
+    def _commands_payload(self) -> list[CommandJSON]:
         try:
             specs = self._source.commands
         except Exception:  # a broken command folder must not break the chat
@@ -265,30 +277,17 @@ class RunView(BundledWidget, bundle="widget"):
             return []
         return [c.model_dump(mode="json") for c in specs if c.chat_safe]
 
-    def _session_payload(self) -> dict[str, Any] | None:
+    def _session_payload(self) -> SessionJSON | None:
         try:
             summary = self._source.session
         except Exception:  # facts are decoration: never let them break the chat
             log.exception("reading the session summary failed")
             return None
-        return summary.model_dump(
-            mode="json",
-            include={
-                "model",
-                "model_requested",
-                "usage",
-                "cost_usd_estimate",
-                "vendor_cost_usd",
-                "currency",
-                "price_table",
-                "rate_limits",
-                "context_tokens",
-                "context_window",
-                "branch",
-            },
-        )
+        # The contract's keys are the include set: one list of what the meter gets.
+        keys = SessionJSON.__required_keys__ | SessionJSON.__optional_keys__
+        return cast(SessionJSON, summary.model_dump(mode="json", include=set(keys)))
 
-    def _dialog_payload(self) -> dict[str, Any] | None:
+    def _dialog_payload(self) -> DialogJSON | None:
         dialog = self._source.pending_dialog
         return dialog.model_dump(mode="json", exclude_none=True) if dialog else None
 
@@ -306,7 +305,7 @@ class RunView(BundledWidget, bundle="widget"):
             if not event.changed and not event.reset:
                 return
             base, self._version = self._version, self._version + 1
-            delta: dict[str, Any] = {
+            delta: DeltaMsg = {
                 "kind": "delta",
                 "version": self._version,
                 "base": base,
@@ -320,7 +319,7 @@ class RunView(BundledWidget, bundle="widget"):
                 delta["past"] = [e.transcript_id for e in self._source.past_conversations]
             self._push(delta)
 
-    def _push(self, content: dict[str, Any]) -> None:
+    def _push(self, content: DeltaMsg | SnapshotMsg) -> None:
         if self.comm is None:
             return  # closed, or never shown
         try:
@@ -339,7 +338,8 @@ class RunView(BundledWidget, bundle="widget"):
             self._terminal.receive(content)
         elif content.get("kind") == "sync":
             with self._lock:
-                self._push({"kind": "snapshot", **self._snapshot_payload()})
+                snapshot: SnapshotMsg = {"kind": "snapshot", **self._snapshot_payload()}
+                self._push(snapshot)
 
     def _act_send(self, request: ActionRequest) -> None:
         text = request.text("text")
@@ -348,9 +348,14 @@ class RunView(BundledWidget, bundle="widget"):
         namespace = kernel_namespace()
         self._source.send(expand(text, namespace) if namespace is not None else text)
 
-    def _act_variables(self, _request: ActionRequest) -> list[dict[str, Any]]:
+    def _act_variables(self, _request: ActionRequest) -> list[VariableJSON]:
         namespace = kernel_namespace()
-        return [v.to_json() for v in list_variables(namespace)] if namespace is not None else []
+        if namespace is None:
+            return []
+        return [
+            VariableJSON(name=v.name, type=v.type, size=v.size, secret=v.secret)
+            for v in list_variables(namespace)
+        ]
 
     def _act_answer(self, request: ActionRequest) -> None:
         answers = request.args.get("answers")

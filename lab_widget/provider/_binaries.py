@@ -1,7 +1,7 @@
 """Where a pinned agent CLI's executable is found: the project's tools folder, then PATH.
 
 Adapters find their binary here (an auth flow runs the CLI's own login); installing the
-CLIs is the command line's job (:mod:`lab_widget._tools`).
+CLIs is the command line's job (:mod:`lab_widget._install`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..compat import PINS
-from ..errors import LabWidgetError
+from ..errors import DialogNotAnswerableError
 from ..schema import Dialog, DialogAnswer, ScrubPattern, SeedMeta
 from ._dialogs import APPROVE, APPROVE_ALWAYS, REJECT
 from ._seam import Terminal
@@ -232,7 +232,7 @@ class ApprovalKeys(Coupling):
     def key_for(self, dialog: Dialog, answer: DialogAnswer) -> str:
         """The key for ``answer``; anything but an offered approval rejects."""
         if dialog.kind != "approval":
-            raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+            raise DialogNotAnswerableError(f"no recipe for {dialog.kind} dialogs")
         choice = (
             answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
         )

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .._inotify import Inotify, inotify_available
 from ._hook_signals import spool_entries
+from ._inotify import Inotify, inotify_available
 from ._seam import SubmitWatch
 
 __all__ = ["SpoolWatch", "SubmitWatch"]

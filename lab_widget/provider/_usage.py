@@ -74,7 +74,7 @@ class UsageLedger:
                 continue
             usage, requests = groups.get((entry.scope, entry.model), (Usage(), 0))
             groups[(entry.scope, entry.model)] = (usage + entry.usage, requests + 1)
-        order = {"main": 0, "subagent": 1}
+        order = {"main": 0, "subagent": 1, "compaction": 2}
         return [
             ModelUsage(model=model, scope=scope, usage=usage, requests=requests)
             for (scope, model), (usage, requests) in sorted(

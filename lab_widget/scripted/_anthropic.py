@@ -232,8 +232,8 @@ def _usage(figures: Tokens, output: int, beta: Collection[str]) -> dict[str, Any
 def _full_usage(figures: Tokens, output: int, beta: Collection[str]) -> dict[str, Any]:
     usage = _usage(figures, output, beta)
     usage["cache_creation"] = {
-        "ephemeral_5m_input_tokens": figures.cache_write,
-        "ephemeral_1h_input_tokens": 0,
+        "ephemeral_5m_input_tokens": figures.cache_write - figures.cache_write_1h,
+        "ephemeral_1h_input_tokens": figures.cache_write_1h,
     }
     usage["service_tier"] = "standard"
     return usage

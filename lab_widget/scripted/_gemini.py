@@ -4,7 +4,9 @@
 A request carries the whole conversation as ``contents`` (``role`` ``user`` or ``model``,
 each a list of ``parts``: ``text``, ``functionCall``, ``functionResponse``). The agent's
 own context rides along as a user text part wrapped in ``<session_context>``; it is never
-the user's text. Tools are ``functionDeclarations`` with a ``parametersJsonSchema``.
+the user's text (the pinned CLI's prefixes, which its reader leaves out too, come as
+``context``: :data:`lab_widget.compat.GEMINI_CONTEXT_PREFIXES`). Tools are
+``functionDeclarations`` with a ``parametersJsonSchema``.
 
 A request without tools (Gemini CLI's model-routing classifier, which asks for JSON) is a
 side query: answered with JSON shaped by its ``responseJsonSchema``, never consuming the
@@ -44,9 +46,6 @@ from ._wire import tokens as estimate
 
 __all__ = ["conversation", "function_call", "is_side_query", "respond", "side_json"]
 
-_CONTEXT_PREFIXES = ("<session_context>",)
-"""User text parts the agent writes itself."""
-
 _TOOL_ALIASES: dict[str, tuple[str, ...]] = {
     "Bash": ("run_shell_command",),
     "Task": ("invoke_agent",),
@@ -68,7 +67,7 @@ _CALL_WEIGHT = 40
 """How much a function call weighs against a character of text in the running usage."""
 
 
-def _user_text(content: Any) -> str | None:
+def _user_text(content: Any, context: tuple[str, ...]) -> str | None:
     """The user's own text in one ``contents`` entry, or ``None`` when it has none."""
     if not isinstance(content, dict) or content.get("role") != "user":
         return None
@@ -79,14 +78,15 @@ def _user_text(content: Any) -> str | None:
         if isinstance(p, dict)
         and isinstance(p.get("text"), str)
         and not p.get("thought")
-        and not str(p["text"]).lstrip().startswith(_CONTEXT_PREFIXES)
+        and not str(p["text"]).lstrip().startswith(context)
     ]
     return "\n".join(texts) if texts else None
 
 
-def conversation(body: dict[str, Any]) -> Conversation:
-    """The latest user text of the request's ``contents`` (the CLI's own context left out),
-    and how many ``model`` entries answered it so far.
+def conversation(body: dict[str, Any], context: tuple[str, ...]) -> Conversation:
+    """The latest user text of the request's ``contents`` (the CLI's own parts, those that
+    begin with a ``context`` prefix, left out), and how many ``model`` entries answered it so
+    far.
 
     Examples
     --------
@@ -95,13 +95,16 @@ def conversation(body: dict[str, Any]) -> Conversation:
     ...     {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command"}}]},
     ...     {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command"}}]},
     ... ]
-    >>> c = conversation({"contents": contents})
+    >>> c = conversation({"contents": contents}, context=("<session_context>",))
     >>> c.user_text, c.step
     ('hi', 1)
     """
     subagent = _FINISH_TOOL in _declarations(body)
     return _wire.conversation_in(
-        body.get("contents"), _user_text, _wire.count_role("model"), subagent=subagent
+        body.get("contents"),
+        lambda content: _user_text(content, context),
+        _wire.count_role("model"),
+        subagent=subagent,
     )
 
 

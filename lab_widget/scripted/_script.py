@@ -160,6 +160,10 @@ class Reply:
         Usage figures reported on the wire; ``None`` derives a deterministic estimate.
         ``output_tokens`` counts text and tool calls, ``reasoning_tokens`` the reasoning:
         each wire adds them up the way its API does.
+    cache_write_1h_tokens
+        The part of ``cache_write_tokens`` written to the one-hour cache: the Anthropic wire
+        reports it apart from the five-minute writes (``usage.cache_creation``), as the API
+        does; the other wires have one kind of cache write.
     delay
         Seconds to wait before the response starts (to hold the agent in ``working``).
     block_delay
@@ -199,6 +203,7 @@ class Reply:
     reasoning_tokens: int | None = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
     delay: float = 0.0
     block_delay: float | None = None
     chunk_delay: float | None = None
@@ -210,6 +215,11 @@ class Reply:
     def __post_init__(self) -> None:
         if self.blocks and (self.text or self.tools):
             raise ValueError("a Reply takes blocks= or text=/tools=, not both")
+        if not 0 <= self.cache_write_1h_tokens <= self.cache_write_tokens:
+            raise ValueError(
+                "cache_write_1h_tokens is the part of cache_write_tokens written to the "
+                f"one-hour cache: 0 to {self.cache_write_tokens}, not {self.cache_write_1h_tokens}"
+            )
         if self.thinking and self.reasoning and self.thinking != self.reasoning:
             raise ValueError("thinking= and reasoning= name the same reasoning: give one")
         for block in self.blocks:

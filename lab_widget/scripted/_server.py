@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import _anthropic, _chat, _gemini, _responses
+from ._dialects import Dialect, Request, dialect_for
 from ._http import handler_for
 from ._script import (
     DEFAULT_FALLBACK,
@@ -26,13 +27,12 @@ from ._script import (
     TurnSpec,
 )
 from ._wire import BURST, Conversation, Pace, WireResponse, delegated_prompt
-from ._wire_errors import ErrorBody, generate_content_error, messages_error, openai_error
 
 __all__ = ["RecordedRequest", "ScriptedModel"]
 
-# Requests that carry no tool list are the agent's side queries (titles, probes,
-# summaries): answered with this, never consuming the script.
-_SIDE_REPLY = Reply("Scripted session")
+# The agent's side queries (titles, probes, summaries), and requests in no turn, are
+# answered with this (shaped as each asks), never consuming the script.
+_SIDE_TEXT = "Scripted session"
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ class ScriptedModel:
         )
         return reply, pace, subagent
 
-    def _failure(self, conv: Conversation, reply: Reply, wire: ErrorBody) -> WireResponse | None:
+    def _failure(self, conv: Conversation, reply: Reply, dialect: Dialect) -> WireResponse | None:
         """The error this request gets instead of ``reply``, if its step still fails."""
         error: ApiError | None = reply.error
         if error is None:
@@ -274,7 +274,7 @@ class ScriptedModel:
             if error.times is not None and failed >= error.times:
                 return None
             self._failures[key] = failed + 1
-        return self._with_headers(wire(error), reply, True)
+        return self._with_headers(dialect.error(error), reply, True)
 
     def handle(
         self,
@@ -283,90 +283,36 @@ class ScriptedModel:
         body: dict[str, Any],
         headers: Mapping[str, str] | None = None,
     ) -> WireResponse:
-        """Answer one request (the HTTP layer calls this; tests may too)."""
-        route = urlsplit(path).path.rstrip("/")
-        if route.endswith("/v1/messages"):
-            beta = _anthropic.betas(headers or {})
+        """Answer one request (the HTTP layer calls this; tests may too).
 
-            def messages(reply: Reply, pace: Pace) -> WireResponse:
-                reply = _anthropic.delivered(reply, body)
-                tool_ids = [self._next_id("toolu") for _ in reply.calls]
-                model = _as_model(reply, body)
-                return _anthropic.respond(reply, model, self._next_id("msg"), tool_ids, pace, beta)
-
-            conv = _anthropic.conversation(body)
-            side = not body.get("tools")
-            return self._turn(method, path, body, conv, side, _SIDE_REPLY, messages_error, messages)
-        if route.endswith("/v1/responses"):
-
-            def responses(reply: Reply, pace: Pace) -> WireResponse:
-                call_ids = [self._next_id("call") for _ in reply.calls]
-                item_ids = iter(self._next_id("item") for _ in itertools.count())
-                model = _as_model(reply, body)
-                return _responses.respond(
-                    reply, model, self._next_id("resp"), item_ids, call_ids, pace
-                )
-
-            conv = _responses.conversation(body)
-            side = _responses.is_side_query(body)
-            side_reply = _responses.side_reply(body, _SIDE_REPLY.text)
-            return self._turn(method, path, body, conv, side, side_reply, openai_error, responses)
-        if route.endswith("/v1/chat/completions"):
-
-            def chat(reply: Reply, pace: Pace) -> WireResponse:
-                call_ids = [self._next_id("call") for _ in reply.calls]
-                model = _as_model(reply, body)
-                created = int(time.time())
-                return _chat.respond(
-                    reply, model, self._next_id("chatcmpl"), call_ids, created, pace
-                )
-
-            conv = _chat.conversation(body)
-            side = _chat.is_side_query(body)
-            return self._turn(method, path, body, conv, side, _SIDE_REPLY, openai_error, chat)
-        if route.endswith((":generateContent", ":streamGenerateContent")):
-            model, _, verb = route.rpartition("/")[2].partition(":")
-
-            def generate(reply: Reply, pace: Pace) -> WireResponse:
-                call_ids = [self._next_id("call") for _ in reply.calls]
-                stream = verb == "streamGenerateContent"
-                return _gemini.respond(reply, body, model, call_ids, stream, pace)
-
-            conv = _gemini.conversation(body)
-            side = _gemini.is_side_query(body)
-            side_reply = Reply(_gemini.side_json(body, _SIDE_REPLY.text))
-            error = generate_content_error
-            return self._turn(method, path, body, conv, side, side_reply, error, generate)
-        if route.endswith("/v1/messages/count_tokens"):
-            self._record(method, path, body, False, None, False)
-            return WireResponse(json_body={"input_tokens": 1})
-        self._record(method, path, body, False, None, False)
-        return WireResponse(
-            json_body={"type": "error", "error": {"type": "not_found_error", "message": route}},
-            status=404,
-        )
-
-    def _turn(
-        self,
-        method: str,
-        path: str,
-        body: dict[str, Any],
-        conv: Conversation,
-        side: bool,
-        side_reply: Reply,
-        wire_error: ErrorBody,
-        respond: Callable[[Reply, Pace], WireResponse],
-    ) -> WireResponse:
-        """Answer and record a request: its scripted step in the API's ``respond`` (or the
-        API's error where the script still fails the step), or ``side_reply`` for a side
-        query or a request in no turn.
+        The path picks the wire API's dialect. A request in a turn gets its scripted step
+        (or the API's error where the script still fails the step); a side query, or a
+        request in no turn, gets the side reply and leaves the script as it is. Either is
+        recorded.
         """
-        scripted = not side and bool(conv.key)
-        reply, pace, subagent = self._play(conv) if scripted else (side_reply, BURST, False)
+        route = urlsplit(path).path.rstrip("/")
+        dialect = dialect_for(route)
+        if dialect is None:
+            self._record(method, path, body, False, None, False)
+            return WireResponse(
+                json_body={"type": "error", "error": {"type": "not_found_error", "message": route}},
+                status=404,
+            )
+        request = Request(route, body, dict(headers or {}))
+        conv = dialect.conversation(request)
+        scripted = not dialect.is_side_query(request) and bool(conv.key)
+        if scripted:
+            reply, pace, subagent = self._play(conv)
+        else:
+            reply, pace, subagent = dialect.side_reply(request, _SIDE_TEXT), BURST, False
         self._record(method, path, body, scripted, conv, subagent)
-        if scripted and (failed := self._failure(conv, reply, wire_error)):
+        if scripted and (failed := self._failure(conv, reply, dialect)):
             return failed
-        return self._with_headers(respond(reply, pace), reply, scripted)
+        if reply.model is not None:  # the model the response reports, not the one asked
+            request = dataclasses.replace(request, body={**body, "model": reply.model})
+        return self._with_headers(
+            dialect.respond(reply, request, self._next_id, pace), reply, scripted
+        )
 
     def _with_headers(self, answer: WireResponse, reply: Reply, scripted: bool) -> WireResponse:
         # Side queries carry the model's headers too: a CLI may read quotas from any answer.
@@ -389,8 +335,3 @@ class ScriptedModel:
             self._requests.append(
                 RecordedRequest(method, path, body, scripted, text, step, time.time(), subagent)
             )
-
-
-def _as_model(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-    """The request as the dialects read it, naming the model ``reply`` answers as."""
-    return body if reply.model is None else {**body, "model": reply.model}

@@ -156,6 +156,8 @@ class Tokens:
     reasoning: int
     cache_read: int
     cache_write: int
+    cache_write_1h: int = 0
+    """The part of ``cache_write`` written to the one-hour cache."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -197,6 +199,7 @@ def tokens(reply: Reply, prompt: str) -> Tokens:
         reasoning=reply.reasoning_tokens if reply.reasoning_tokens is not None else thought,
         cache_read=reply.cache_read_tokens,
         cache_write=reply.cache_write_tokens,
+        cache_write_1h=reply.cache_write_1h_tokens,
     )
 
 

@@ -6,15 +6,10 @@ bodies), like the compat pins: the vendors' names in it are wire identifiers, ne
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ._script import ApiError
 from ._wire import WireResponse
 
-__all__ = ["ErrorBody", "generate_content_error", "messages_error", "openai_error"]
-
-ErrorBody = Callable[[ApiError], WireResponse]
-"""How one wire API answers with an error."""
+__all__ = ["generate_content_error", "messages_error", "openai_error"]
 
 _OPENAI_CODES = {
     "rate_limit": "rate_limit_exceeded",

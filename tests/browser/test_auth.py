@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from lab_widget.provider.claude_code import _compat
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 from tests.support.paths import ROOT

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import lab_widget
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 from tests.support.paths import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 
 CELL = """

@@ -14,7 +14,7 @@ from typing import Any
 
 import nbformat
 
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.support.browser import (
     Lab,
     chromium_page,

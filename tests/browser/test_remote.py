@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import lab_widget
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.live.test_remote import host_kwargs
 from tests.support import sshd
 from tests.support.browser import (
@@ -41,8 +41,8 @@ run = Run("claude-code", cwd={cwd!r}, model=model, host=host)
 run
 """
 
-KILL = "run._connection._proc.kill()  # the connection drops; the agent lives on"
-COUNT = "print(f'reconnects: {run._connection.reconnects}, messages: {len(run.messages)}')"
+KILL = "run._backend.connection._proc.kill()  # the connection drops; the agent lives on"
+COUNT = "print(f'reconnects: {run._backend.connection.reconnects}, messages: {len(run.messages)}')"
 
 
 def wait_count(page: Any, count: int, timeout: float = 90_000) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lab_widget
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until

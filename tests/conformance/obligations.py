@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab_widget import Seed
-from lab_widget._scrub import scrub_text
-from lab_widget._seed import prepare_workspace
+from lab_widget._workspace._scrub import scrub_text
+from lab_widget._workspace._seed import prepare_workspace
 from lab_widget.provider import (
     AgentProvider,
     Endpoint,

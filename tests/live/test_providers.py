@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse, history
-from lab_widget._launch import runner
+from lab_widget._run._launch import runner
 from lab_widget.compat import PINS
 from lab_widget.schema import Message, SessionSummary, State
 from lab_widget.scripted import RecordedRequest
 from tests.support.binaries import pinned_binary
+from tests.support.local import local_parts
 from tests.support.processes import run_processes
 from tests.support.waiting import retry_until
 
@@ -270,7 +271,7 @@ def played(
         model = script(row, workdir)
         run = Run(provider_id, cwd=workdir, model=model)
         try:
-            ready = run.provider.is_ready(run._context)
+            ready = run.provider.is_ready(local_parts(run).context)
             run.send("hello", ready_timeout=row.ready_timeout or 120)
             assert run.wait(timeout=row.timeout) == "idle", run.screen()
             shared = Played(
@@ -447,7 +448,7 @@ def test_a_killed_session_ends_the_run_within_two_seconds(played: Played) -> Non
     # in file order): it ends the run, which the checks above read only as their snapshots.
     run = played.run
     assert run.state == "idle"
-    socket = str(run._terminal.runner.socket_path)
+    socket = str(local_parts(run).terminal.runner.socket_path)
     subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
     started = time.monotonic()
     assert run.wait_for(lambda r: r.state == "ended", timeout=2.0)

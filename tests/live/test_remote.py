@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Host, Reply, Rule, Run, ScriptedModel, ToolUse, runs
-from lab_widget._chat import ChatEvent
+from lab_widget._chat._session import ChatEvent
 from lab_widget._remote import _connection
-from lab_widget._terminal import PaneStream
+from lab_widget._runtime._pane_stream import PaneStream
 from tests.support import sshd
 from tests.support.paths import ROOT
 from tests.support.questions import DATABASE

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-from lab_widget._sandbox import bwrap_binary
+from lab_widget._workspace._sandbox import bwrap_binary
 from lab_widget.errors import SandboxError
 from tests.support.questions import DATABASE
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, ScriptedModel
+from tests.support.local import local_parts
 from tests.support.recording import RecordingComm
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
@@ -62,7 +63,7 @@ def test_api_key_never_leaks(
             [
                 "tmux",
                 "-S",
-                str(run._terminal.runner.socket_path),
+                str(local_parts(run).terminal.runner.socket_path),
                 "list-panes",
                 "-a",
                 "-F",
@@ -85,7 +86,7 @@ def test_api_key_never_leaks(
 
         # Files: nothing beside the socket (the env file is read and deleted at start), and
         # in the run's folder only the CLI's own home may hold it.
-        assert not files_holding(run._terminal.runner.socket_path.parent, needle)
+        assert not files_holding(local_parts(run).terminal.runner.socket_path.parent, needle)
         runtime = lab_home / "runs" / run.id
         outside_home = [p for p in files_holding(runtime, needle) if "home" not in p.parts]
         assert not outside_home

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, ScriptedModel, Seed
-from lab_widget._scrub import scrub_text
+from lab_widget._workspace._scrub import scrub_text
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Rule, Run, ScriptedModel
-from lab_widget._runner import sanitize_input
+from lab_widget._runtime._tmux import sanitize_input
 from lab_widget.compat import PINS
 from tests.support.binaries import pinned_binary
 from tests.support.cpu_hog import cpu_hog

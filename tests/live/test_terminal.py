@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, ScriptedModel
-from lab_widget._screen import Screen, final_screen
-from lab_widget._terminal import PaneStream
+from lab_widget._runtime._pane_stream import PaneStream
+from lab_widget._runtime._screen import Screen, final_screen
+from tests.support.local import local_parts
 from tests.support.waiting import retry_until
 
 pytestmark = [pytest.mark.usefixtures("claude_binary")]
@@ -54,7 +55,7 @@ def test_watch_and_type_into_the_real_tui(lab_home: Path, workdir: Path) -> None
     watcher = Watcher()
     stream = PaneStream(run.pane, watcher)
     try:
-        run._chat.wait_ready(60)
+        local_parts(run).chat.wait_ready(60)
         stream.start(110, 35)
         stream.request_screen("v")
         assert retry_until(lambda: watcher.seen("Claude Code"), 30), watcher.output[-2000:]

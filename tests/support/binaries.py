@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from lab_widget._tools import find_tool
+from lab_widget._install import find_tool
 from lab_widget.compat import ORACLE
 from lab_widget.schema import Usage
 

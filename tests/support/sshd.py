@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab_widget import SshHost
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
 
 from .paths import ROOT
 from .remote import FAKE
@@ -113,7 +113,7 @@ class SshServer:
             self.as_user(
                 SYSTEM_PYTHON,
                 "-c",
-                "from lab_widget._launch import runner; runner().kill_server()",
+                "from lab_widget._run._launch import runner; runner().kill_server()",
             )
         self.process.terminate()
         try:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import lab_widget
+import lab_widget._run._launch
 from lab_widget._widgets import _auth_card
 from lab_widget._widgets._auth_card import ProviderAuthCard, login
 from lab_widget.errors import (
@@ -196,7 +197,7 @@ def test_run_without_endpoint_refuses_to_start_logged_out(
     register("fake-gate", KEY)
     with pytest.raises(AuthRequiredError, match=r"lab_widget.login\('fake-gate'\)"):
         lab_widget.Run("fake-gate", cwd=workdir)
-    assert lab_widget._launch.runner().sessions() == []  # nothing was spawned
+    assert lab_widget._run._launch.runner().sessions() == []  # nothing was spawned
 
 
 def test_in_a_kernel_the_refused_run_shows_the_login_card(

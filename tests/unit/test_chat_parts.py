@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget._chat_dialogs import DialogOverlay
-from lab_widget._chat_epochs import EpochFollow
-from lab_widget._chat_work import PENDING_GRACE, WorkMarks
+from lab_widget._chat._dialogs import DialogOverlay
+from lab_widget._chat._epochs import EpochFollow
+from lab_widget._chat._pending import PENDING_GRACE, WorkMarks
 from lab_widget.provider import RunContext
 from lab_widget.schema import Dialog, Message, ToolCall, ToolStatus
 from tests.support.fake_provider import FakeProvider

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lab_widget._chat import ChatSession
+from lab_widget._chat._session import ChatSession
 from lab_widget.provider import LiveSignals, RunContext
 from lab_widget.schema import Dialog
 from tests.support.fake_provider import FakeProvider

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lab_widget._context import (
+from lab_widget._chat._mentions import (
     CONTEXT_HEADER,
     MAX_CONTEXT_CHARS,
     MAX_DESCRIPTION_CHARS,

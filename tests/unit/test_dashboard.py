@@ -8,7 +8,8 @@ from typing import Any
 
 import lab_widget
 from lab_widget import Run
-from lab_widget._dashboard import RunList, RunsDashboard
+from lab_widget._widgets._dashboard import RunList, RunsDashboard
+from tests.support.local import local_parts
 from tests.support.recording import RecordingComm
 
 
@@ -65,7 +66,7 @@ def test_rows_follow_runs_and_their_events(
         # A run started later joins the table.
         second = Run("fake", cwd=workdir, name="second")
         assert [r["id"] for r in board.table.rows] == ["first", "second"]
-        second._chat.wait_ready(10)
+        local_parts(second).chat.wait_ready(10)
         second.send("hello")
         second.wait(timeout=10)
         assert first.wait_for(
@@ -113,7 +114,7 @@ def test_two_busy_runs_and_sync_requests_never_deadlock(
     views = [run.view for run in runs]
     try:
         for run in runs:
-            run._chat.wait_ready(10)
+            local_parts(run).chat.wait_ready(10)
         stop = threading.Event()
 
         def sync_requests(view: Any) -> None:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab_widget import FreeText
-from lab_widget._answers import normalise_answer
+from lab_widget import FreeText, read_transcript
+from lab_widget._chat._answers import normalise_answer
+from lab_widget._reading._frames import to_dataframe
 from lab_widget.errors import InvalidAnswerError
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest
 from lab_widget.provider.claude_code import ClaudeCodeProvider
@@ -251,3 +252,95 @@ def test_sweeping_the_spool_never_changes_an_answer(
     left = len(list((swept.runtime_dir / "signals").iterdir()))
     # What stays: session records, open calls and the newest of each kind looked back for.
     assert left <= kinds.count("SessionStart") + kinds.count("PreToolUse") + 3
+
+
+REJECTION = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+    "it was a file edit, the new_string was NOT written to the file). To tell you how to "
+    "proceed, the user said:\n"
+)
+"""The pinned Claude Code's rejection text, as its binary writes it before the user's words
+(``${rejection}${feedback}``, 2.1.332)."""
+
+
+def rejected_plan_session(tmp_path: Path, feedback: str) -> Path:
+    """A plan-mode session whose plan the user rejects, saying why: the transcript entries
+    of the pinned Claude Code's grammar (an ``ExitPlanMode`` call; an error result)."""
+    session = str(uuid.uuid4())
+    base = {"sessionId": session, "cwd": "/w", "version": "2.1.332", "isSidechain": False}
+    entries = [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "plan it"}},
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "requestId": "req_1",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-opus-5-5",
+                "stop_reason": "tool_use",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_plan",
+                        "name": "ExitPlanMode",
+                        "input": {"plan": "# Plan\n1. Drop the table."},
+                    }
+                ],
+                "usage": {"input_tokens": 10, "output_tokens": 5},
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": "u2",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_plan",
+                        "is_error": True,
+                        "content": REJECTION + feedback
+                        if feedback
+                        else REJECTION.split(" To", maxsplit=1)[0],
+                    }
+                ],
+            },
+            "toolUseResult": "Error: " + (REJECTION + feedback if feedback else "rejected"),
+        },
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries))
+    return path
+
+
+def test_a_rejected_plan_keeps_the_users_feedback(tmp_path: Path) -> None:
+    words = "Keep the table; add a column instead."
+    chat = read_transcript(rejected_plan_session(tmp_path, words), "claude-code")
+    dialog = next(m.dialog for m in chat.messages if m.dialog is not None)
+    assert dialog.kind == "plan" and dialog.status == "rejected"
+    assert dialog.answers is not None
+    assert [(a.selected, a.text) for a in dialog.answers] == [(["Reject"], words)]
+    assert dialog.outcome == f"rejected: {words}"
+    # The export and the frame carry the words too.
+    text = chat.export(tmp_path / "chat.md").read_text()
+    assert words in text
+    frame = to_dataframe(chat)
+    answers = frame.loc[frame["dialog_status"] == "rejected", "dialog_answers"].iloc[0]
+    assert answers == [{"selected": ["Reject"], "text": words}]
+
+
+def test_a_plan_rejected_without_words_has_no_feedback(tmp_path: Path) -> None:
+    chat = read_transcript(rejected_plan_session(tmp_path, ""), "claude-code")
+    dialog = next(m.dialog for m in chat.messages if m.dialog is not None)
+    assert dialog.status == "rejected" and dialog.outcome == "rejected"
+    assert dialog.answers is not None and dialog.answers[0].text is None
+
+
+def test_a_declined_tool_keeps_the_users_feedback() -> None:
+    bash = ask(DB).model_copy(update={"kind": "approval"})
+    status, outcome, answers = outcome_for_result(bash, None, REJECTION + "Use rg.", True)
+    assert (status, outcome) == ("rejected", "rejected: Use rg.")
+    assert answers is not None and answers[0].text == "Use rg."

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from lab_widget import ExportFormatError, SessionInfo, read_transcript
-from lab_widget._export import export
+from lab_widget._export._export import export
 from lab_widget.schema import (
     Answer,
     Attachment,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run, RunEndedError
-from lab_widget._chat import ChatSession
-from lab_widget._tailer import Tailer
+from lab_widget._chat._session import ChatSession
+from lab_widget._runtime._tailer import Tailer
 from lab_widget.provider import (
     JsonlTail,
     RunContext,
@@ -29,6 +29,7 @@ from lab_widget.provider import (
     get_provider,
 )
 from tests.support.fake_provider import FakeProvider
+from tests.support.local import local_parts
 from tests.support.paths import FIXTURES, ROOT
 
 
@@ -154,7 +155,7 @@ def test_rotation_storm_ends_on_the_last_epoch(tmp_path: Path) -> None:
 
 def fake_run(workdir: Path) -> Run:
     run = Run("fake", cwd=workdir)
-    run._chat.wait_ready(10)
+    local_parts(run).chat.wait_ready(10)
     run.send("before the fault")
     assert run.wait(timeout=10) == "idle"
     return run
@@ -164,8 +165,8 @@ def assert_ends_cleanly(run: Run) -> None:
     started = time.monotonic()
     assert run.wait_for(lambda r: r.state == "ended", 2.0), run.state
     assert time.monotonic() - started < 2.0
-    run._tailer._thread.join(2.0)
-    assert not run._tailer.running
+    local_parts(run).tailer._thread.join(2.0)
+    assert not local_parts(run).tailer.running
     with pytest.raises(RunEndedError):
         run.send("anyone?")
     assert run.wait(timeout=1) == "ended"  # never blocks on an ended run
@@ -175,7 +176,7 @@ def assert_ends_cleanly(run: Run) -> None:
 
 def test_agent_crash_ends_the_run(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
-    pid = run._terminal.pid()
+    pid = local_parts(run).terminal.pid()
     assert pid is not None
     # The pane's first process is the launcher that exec'd the agent: this is the agent.
     os.kill(pid, signal.SIGKILL)
@@ -184,14 +185,14 @@ def test_agent_crash_ends_the_run(lab_home: Path, workdir: Path) -> None:
 
 def test_tmux_server_killed_ends_the_run(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
-    socket = str(run._terminal.runner.socket_path)
+    socket = str(local_parts(run).terminal.runner.socket_path)
     subprocess.run(["tmux", "-S", socket, "kill-server"], check=True)
     assert_ends_cleanly(run)
 
 
 def test_tmux_session_killed_ends_the_run(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
-    socket = str(run._terminal.runner.socket_path)
+    socket = str(local_parts(run).terminal.runner.socket_path)
     subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
     assert_ends_cleanly(run)
 
@@ -199,7 +200,7 @@ def test_tmux_session_killed_ends_the_run(lab_home: Path, workdir: Path) -> None
 def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
     try:
-        path = run._context.runtime_dir / "transcript.jsonl"
+        path = local_parts(run).context.runtime_dir / "transcript.jsonl"
         path.unlink()
         run.send("after the delete")
         assert run.wait_for(
@@ -208,10 +209,10 @@ def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: 
             ),
             5,
         ), [m.text for m in run.messages]
-        assert run._tailer.running and run.state == "idle"
+        assert local_parts(run).tailer.running and run.state == "idle"
     finally:
         run.stop()
-    assert not run._tailer.running
+    assert not local_parts(run).tailer.running
 
 
 def test_tail_notices_a_replaced_file_of_the_same_size(tmp_path: Path) -> None:
@@ -248,7 +249,7 @@ def test_kernel_restart_readopts_every_run_with_full_history(lab_home: Path, wor
     runs = [Run("fake", cwd=workdir) for _ in range(3)]
     try:
         for k, run in enumerate(runs):
-            run._chat.wait_ready(10)
+            local_parts(run).chat.wait_ready(10)
             for i in range(3):
                 run.send(f"run {k} message {i}")
                 assert run.wait(timeout=10) == "idle"
@@ -279,7 +280,7 @@ def test_kernel_restart_readopts_every_run_with_full_history(lab_home: Path, wor
 def test_tailer_follows_a_folder_created_later_and_stops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inotify: bool
 ) -> None:
-    monkeypatch.setattr("lab_widget._tailer.inotify_available", lambda: inotify)
+    monkeypatch.setattr("lab_widget._runtime._tailer.inotify_available", lambda: inotify)
     target = tmp_path / "a" / "b"
     calls = threading.Event()
     tailer = Tailer(lambda: [target], calls.set).start()

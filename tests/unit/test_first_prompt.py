@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Run
-from lab_widget._runner import COMMAND_LIMIT, TmuxRunner, sanitize_input
+from lab_widget._runtime._tmux import COMMAND_LIMIT, TmuxRunner, sanitize_input
 from lab_widget.compat import PINS
 from lab_widget.provider import TuiProvider, get_provider
+from tests.support.local import local_parts
 from tests.support.waiting import retry_until
 
 HOSTILE = '-x it\'s "q" $(touch pwned) `id`\n\x1b[31mline\x03 two\ttab'
@@ -86,7 +87,7 @@ def test_a_start_up_screen_answered_in_the_terminal_gets_the_prompt_once_ready(
     run = Run("fake", cwd=workdir, ask=True, prompt="after the screen")
     try:
         assert retry_until(lambda: "Trust this folder?" in run.screen(), 10)
-        run._terminal.keys("y")  # what the terminal view's take-over sends
+        local_parts(run).terminal.keys("y")  # what the terminal view's take-over sends
         assert retry_until(
             lambda: [m.text for m in run.messages if m.role == "user"] == ["after the screen"], 15
         )

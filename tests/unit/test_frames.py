@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from lab_widget import LabWidgetError, MissingDependencyError, read_transcript, to_dataframe
-from lab_widget._frames import COLUMNS
-from lab_widget._pricing import estimate_cost
+from lab_widget._reading._frames import COLUMNS
+from lab_widget._reading._pricing import estimate_cost
 from tests.support.paths import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"

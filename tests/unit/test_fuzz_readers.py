@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lab_widget._view import _dump
+from lab_widget._widgets._view import _dump
 from lab_widget.provider import TranscriptRef, get_provider
 from lab_widget.schema import Message
 from tests.support.paths import FIXTURES

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import SessionInfo, history, read_transcript
-from lab_widget._history import SessionList
+from lab_widget._reading._history import SessionList
 from lab_widget.provider import get_provider
 from lab_widget.provider.claude_code import project_slug
 from lab_widget.provider.claude_code._transcript import peek_session

@@ -13,6 +13,7 @@ import pytest
 
 from lab_widget import Run
 from tests.support.hostile import CORPUS, printable
+from tests.support.local import local_parts
 
 
 @pytest.mark.parametrize("name", list(CORPUS))
@@ -21,7 +22,7 @@ def test_fake_agent_gets_each_prompt_once_and_exact(
 ) -> None:
     run = Run("fake", cwd=workdir)
     try:
-        run._chat.wait_ready(10)
+        local_parts(run).chat.wait_ready(10)
         run.send(CORPUS[name])
         assert run.wait(timeout=20) == "idle"
         assert run.wait_for(lambda r: len(r.messages) >= 2, 5)

@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import lab_widget
 from lab_widget import Run
-from lab_widget._remote._proxy import RemoteRun
+from lab_widget._remote._backend import RemoteBackend
 from tests.support.remote import close_connections, local_host
 
 
@@ -108,7 +108,7 @@ def test_cells_reach_runs_on_another_host(
     try:
         cell(shell, f"far --provider fake --cwd {workdir} --host box --wait 20", "over there")
         run = shell.user_ns["far"]
-        assert isinstance(run, RemoteRun) and run.host == shell.user_ns["box"]
+        assert isinstance(run._backend, RemoteBackend) and run.host == shell.user_ns["box"]
         assert [m.text for m in run.messages] == ["over there", "echo: over there"]
         cell(shell, "far --wait 20", "and back")
         assert [m.text for m in run.messages][-1] == "echo: and back"

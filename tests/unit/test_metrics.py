@@ -14,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from lab_widget import MissingDependencyError, providers, read_transcript, runs, serve_metrics
-from lab_widget._metrics import DURATION_BUCKETS, Sample, _live_runs, collect
+from lab_widget._reading._metrics import DURATION_BUCKETS, Sample, _live_runs, collect
 from lab_widget.provider import AgentProvider, TranscriptRef, get_provider
 from lab_widget.schema import Chat, SessionSummary, State, Turn
 from tests.support.paths import FIXTURES

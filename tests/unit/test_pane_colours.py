@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from libtmux.test.retry import retry_until
 
-from lab_widget._launch import runner as _runner
-from lab_widget._pane_colours import VIEW_COLOURS
+from lab_widget._run._launch import runner as _runner
+from lab_widget._runtime._pane_colours import VIEW_COLOURS
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
 from tests.support.paths import ROOT
 

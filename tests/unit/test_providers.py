@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import _providers, providers
-from lab_widget._providers import ProviderTable
+from lab_widget import _provider_table, providers
+from lab_widget._provider_table import ProviderTable
 from lab_widget.compat import install_command
 from lab_widget.errors import AuthNotSupportedError, UnknownProviderError
 from lab_widget.provider import _registry, credentials, get_provider
@@ -156,6 +156,6 @@ def test_a_version_probe_that_timed_out_is_asked_again(
     cli = tmp_path / "slow-cli"
     cli.write_text(f"#!/bin/sh\n[ -e {marker} ] || {{ touch {marker}; sleep 5; }}\necho 1.2.3\n")
     cli.chmod(0o755)
-    monkeypatch.setattr(_providers, "VERSION_TIMEOUT", 0.5)
-    assert _providers._probe_version(cli) == (None, "--version gave no answer in 0.5 s")
-    assert _providers._probe_version(cli) == ("1.2.3", "")
+    monkeypatch.setattr(_provider_table, "VERSION_TIMEOUT", 0.5)
+    assert _provider_table._probe_version(cli) == (None, "--version gave no answer in 0.5 s")
+    assert _provider_table._probe_version(cli) == ("1.2.3", "")

@@ -28,12 +28,15 @@ from lab_widget import (
     WorkerVersionError,
     runs,
 )
-from lab_widget._chat import ChatEvent
-from lab_widget._dashboard import RunsDashboard
+from lab_widget._chat._session import ChatEvent
 from lab_widget._remote import _connection
+from lab_widget._remote._backend import RemoteBackend
 from lab_widget._remote._protocol import PROTOCOL, hello
-from lab_widget._remote._proxy import RemoteRun
-from lab_widget._terminal import PaneStream
+from lab_widget._run._backend import RunBackend
+from lab_widget._run._local import LocalBackend
+from lab_widget._runtime._pane_stream import PaneStream
+from lab_widget._widgets._dashboard import RunsDashboard
+from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.remote import close_connections, local_host
@@ -56,39 +59,48 @@ def remote_fake(host: Host, workdir: Path, **kwargs: Any) -> Run:
     return run
 
 
-def test_a_run_on_a_host_is_a_run_with_the_whole_surface() -> None:
-    # Every public member of Run is the proxy's own, or written only in terms of the
-    # public surface (so it works on the mirror as it is).
-    inherited_ok = {
-        "subagents",
-        "usage",
-        "to_dataframe",
-        "export",
-        "answer_dialog",
-        "clear",
-        "display_name",
-        "clear_command",
-        "provider",
-        "view",
-    }
-    public = {n for n in dir(Run) if not n.startswith("_")}
-    layers = RemoteRun.__mro__[: RemoteRun.__mro__.index(Run)]  # the proxy and its bases
-    own = {n for n in public if any(n in layer.__dict__ for layer in layers)}
-    assert public - own == inherited_ok
-    for name in inherited_ok:
+def test_one_run_class_over_two_backends() -> None:
+    # No subclass per place: Run is one façade, and each backend is the whole seam.
+    # No subclass per place: Run is one façade (mypy holds both backends to RunBackend).
+    assert Run.__subclasses__() == []
+    seam = {n for n in vars(RunBackend) if not n.startswith("_")}
+    for backend in (LocalBackend, RemoteBackend):
+        built = inspect.getsource(backend.__init__)
+        missing = {n for n in seam if n not in dir(backend) and f"self.{n}" not in built}
+        assert missing == set(), backend
+    # The derived members are written once, in terms of the public surface.
+    for name in ("subagents", "usage", "turns", "chat", "to_dataframe", "clear", "view"):
         member = getattr(Run, name)
         target = member.fget if isinstance(member, property) else member
         assert target is not None, name
         source = inspect.getsource(target)
-        for private in ("_chat", "_terminal", "_context", "_record", "_workspace"):
-            assert f"self.{private}" not in source, (name, private)
+        assert "self._backend" not in source, name
+
+
+def test_run_shows_its_real_parameters() -> None:
+    # What Shift-Tab, help() and Run? show in a notebook.
+    parameters = inspect.signature(Run).parameters
+    assert list(parameters) == [
+        "provider",
+        "cwd",
+        "model",
+        "endpoint",
+        "name",
+        "seed",
+        "worktree",
+        "sandbox",
+        "host",
+        "prompt",
+        "options",
+    ]
+    assert parameters["cwd"].default == "." and parameters["host"].default is None
 
 
 def test_send_and_wait_through_the_worker(host: LocalHost, workdir: Path) -> None:
     run = remote_fake(host, workdir)
     try:
         assert isinstance(run, Run)
-        assert isinstance(run, RemoteRun)
+        assert isinstance(run._backend, RemoteBackend)
         assert run.host == host and run.connected
         seen: list[ChatEvent] = []
         run.subscribe(seen.append)
@@ -180,11 +192,11 @@ def test_a_run_started_elsewhere_is_readopted_by_the_hosts_worker(
 ) -> None:
     local = Run("fake", cwd=workdir)  # an agent on the "host", started by another kernel
     try:
-        assert local._chat.wait_for(lambda: local._chat.ready, 10)
+        assert local_parts(local).chat.wait_for(lambda: local_parts(local).chat.ready, 10)
         local.send("before")
         assert local.wait(timeout=10) == "idle"
         [remote] = runs(host=host)
-        assert isinstance(remote, RemoteRun) and remote.id == local.id
+        assert isinstance(remote._backend, RemoteBackend) and remote.id == local.id
         assert [m.text for m in remote.messages] == ["before", "echo: before"]
         remote.send("through the worker")
         assert remote.wait(timeout=10) == "idle"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab_widget._chat import ChatEvent
+from lab_widget._chat._session import ChatEvent
 from lab_widget._remote._mirror import Mirror
 
 

@@ -11,15 +11,17 @@ import nbformat
 import pytest
 
 import lab_widget
+import lab_widget._run._launch
 from lab_widget import CLINotFoundError, Run, RunEndedError, UnknownProviderError, runs
-from lab_widget._runner import sanitize_input
+from lab_widget._runtime._tmux import sanitize_input
+from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
 
 def fake_run(workdir: Path) -> Run:
     run = Run("fake", cwd=workdir)
-    run._chat.wait_ready(10)
+    local_parts(run).chat.wait_ready(10)
     return run
 
 
@@ -35,6 +37,15 @@ def test_send_echo_and_idle(lab_home: Path, workdir: Path) -> None:
         assert run.transcript_id == "fake"
     finally:
         run.stop()
+
+
+def test_a_with_block_stops_the_agent_even_when_it_fails(lab_home: Path, workdir: Path) -> None:
+    with pytest.raises(ZeroDivisionError), fake_run(workdir) as run:
+        run.send("hello")
+        assert run.wait(timeout=10) == "idle"
+        1 / 0  # noqa: B018 - the block fails; the agent must not outlive it
+    assert run.state == "ended"
+    assert not lab_widget._run._launch.runner().server.has_session(run.id)
 
 
 HOSTILE = "a; $(rm -rf /) `x` C-c Enter\n\x03\x1b[201~tail\x1b\x07\r\nline3\ttab"
@@ -80,7 +91,7 @@ def test_events_are_pushed_to_subscribers(lab_home: Path, workdir: Path) -> None
 
 def test_killed_session_ends_within_two_seconds(lab_home: Path, workdir: Path) -> None:
     run = fake_run(workdir)
-    socket = str(run._terminal.runner.socket_path)
+    socket = str(local_parts(run).terminal.runner.socket_path)
     subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
     started = time.monotonic()
     assert run.wait_for(lambda r: r.state == "ended", 2.0)
@@ -107,7 +118,7 @@ def test_agent_that_fails_to_start_says_why(
     assert run.state_reason.endswith("continue.\nfatal: no such model 'x'")
     assert run.view.state_reason == run.state_reason
     # The kept pane is dropped once read: no session of the run is left behind.
-    runner = lab_widget._launch.runner()
+    runner = lab_widget._run._launch.runner()
     assert not runner.server.has_session(run.id)
     assert runs() == []
 
@@ -116,7 +127,7 @@ def test_a_pane_kept_without_a_watcher_is_not_live_and_frees_its_name(
     lab_home: Path, workdir: Path
 ) -> None:
     # No kernel watches this agent (as after a restart): when it ends, its pane stays.
-    runner = lab_widget._launch.runner()
+    runner = lab_widget._run._launch.runner()
     terminal = runner.spawn("kept", ["sh", "-c", "echo last words"], {}, workdir)
     assert retry_until(lambda: "kept" not in runner.sessions(), 5)
     assert "kept" in runner.tmux("list-sessions", "-F", "#{session_name}").split()

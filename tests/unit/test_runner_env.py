@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from libtmux.test.retry import retry_until
 
-from lab_widget._launch import runner as _runner
+from lab_widget._run._launch import runner as _runner
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
 from lab_widget.provider.claude_code import _compat
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import Endpoint, Sandbox, SandboxError
-from lab_widget._launch import _sandboxed
-from lab_widget._sandbox import bwrap_binary, confine
+from lab_widget._run._launch import _sandboxed
+from lab_widget._workspace._sandbox import bwrap_binary, confine
 from lab_widget.provider import RunContext, SpawnPlan, SpawnRequest, get_provider
 from lab_widget.provider._seam_records import SandboxPaths
 

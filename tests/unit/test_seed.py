@@ -17,11 +17,12 @@ from lab_widget import (
     SeedMetaError,
     WorkspaceError,
 )
-from lab_widget._scrub import scrub_diff, scrub_text
-from lab_widget._seed import prepare_workspace
+from lab_widget._workspace._scrub import scrub_diff, scrub_text
+from lab_widget._workspace._seed import prepare_workspace
 from lab_widget.provider import _registry, get_provider, register
 from lab_widget.schema import ScrubPattern, SeedMeta
 from tests.support.fake_provider import FakeProvider
+from tests.support.local import local_parts
 
 CLAUDE_COMMIT = (
     "Add the parser\n\nIt reads JSONL.\n\n"
@@ -255,7 +256,7 @@ def test_parallel_worktree_runs_get_their_own_folder_and_branch(
     (first.cwd / "src" / "app.py").write_text("print('one')\n")
     assert (second.cwd / "src" / "app.py").read_text() == "print('hi')\n"
     # The agent sees its worktree as its folder.
-    first._chat.wait_ready(10)
+    local_parts(first).chat.wait_ready(10)
     diff = first.diff()
     assert diff.count("diff --git") == 1 and "+print('one')" in diff
 

@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lab_widget import Run, read_transcript
-from lab_widget._pricing import PRICES, PRICES_VERSION, enrich_summary, estimate_cost, price_for
+from lab_widget._reading._pricing import (
+    GENAI_PRICES_URL,
+    PRICES,
+    PRICES_VERSION,
+    enrich_summary,
+    estimate_cost,
+    price_for,
+)
 from lab_widget.schema import SessionSummary, Usage
+from tests.support.local import local_parts
 from tests.support.paths import FIXTURES
 
 CLAUDE = FIXTURES / "claude-code"
@@ -38,7 +47,7 @@ def session(name: str) -> SessionSummary:
 
 @pytest.mark.parametrize("name", ALL)
 def test_usage_totals_count_each_api_message_once(name: str) -> None:
-    per_id: dict[str, dict[str, int]] = {}
+    per_id: dict[str, dict[str, Any]] = {}
     for e in with_subagents(name):
         message = e.get("message")
         if e.get("type") == "assistant" and isinstance(message, dict) and "usage" in message:
@@ -49,6 +58,9 @@ def test_usage_totals_count_each_api_message_once(name: str) -> None:
         output_tokens=sum(u["output_tokens"] for u in per_id.values()),
         cache_read_tokens=sum(u["cache_read_input_tokens"] for u in per_id.values()),
         cache_write_tokens=sum(u["cache_creation_input_tokens"] for u in per_id.values()),
+        cache_write_1h_tokens=sum(
+            u.get("cache_creation", {}).get("ephemeral_1h_input_tokens", 0) for u in per_id.values()
+        ),
     )
     assert session(name).usage == expected
 
@@ -145,34 +157,59 @@ def test_unknown_model_has_no_estimate_or_window() -> None:
     assert enrich_summary(SessionSummary()).cost_usd_estimate is None
 
 
-def test_price_table_longest_prefix_wins() -> None:
-    assert price_for("claude-opus-4-1-20250805") == PRICES["claude-opus-4-1"]
-    assert price_for("claude-opus-4-20250514") == PRICES["claude-opus-4-20250514"]
-    assert price_for("claude-opus-4-5-20251101") == PRICES["claude-opus-4-5"]
-    assert price_for("claude-opus-5-5") == PRICES["claude-opus-5-5"] != PRICES["claude-opus-5"]
-    assert price_for("claude-sonnet-4-5") == PRICES["claude-sonnet-4-5"]
-    assert price_for("claude-haiku-4-5-20251001") == PRICES["claude-haiku-4-5"]
-    assert price_for("claude-3-5-haiku-latest") == PRICES["claude-3-5-haiku"]
+def test_prices_come_from_genai_prices_and_our_table_only_fills_its_gaps() -> None:
+    # Dated ids resolve to their model's price; genai-prices knows all these.
+    assert price_for("claude-opus-4-1-20250805") == price_for("claude-opus-4-1")
+    assert price_for("claude-opus-4-5-20251101") == price_for("claude-opus-4-5")
+    assert price_for("claude-haiku-4-5-20251001") == price_for("claude-haiku-4-5")
+    assert price_for("claude-3-5-haiku-latest") == price_for("claude-3-5-haiku")
+    opus = price_for("claude-opus-5-5")
+    assert opus is not None and opus.url == GENAI_PRICES_URL
+    assert opus != price_for("claude-opus-5")
+    # The models the pinned CLIs answer as, of every vendor.
+    for model in ("gpt-5.1-codex", "gemini-2.5-pro", "gemini-3-pro-preview"):
+        price = price_for(model)
+        assert price is not None and price.url == GENAI_PRICES_URL, model
+    # Our own table holds only what genai-prices lacks, and is consulted for it.
+    assert set(PRICES) == {"claude-mythos-5", "claude-mythos-5-1"}
+    assert price_for("claude-mythos-5-1-20261101") == PRICES["claude-mythos-5-1"]
+    assert price_for("claude-mythos-5-2") != PRICES["claude-mythos-5"]  # genai-prices' own
     assert price_for(None) is None
-    assert price_for("gpt-5") is None
+    assert price_for("local-llama") is None
 
 
 def test_every_price_says_where_it_comes_from_and_when() -> None:
     for prefix, price in PRICES.items():
         assert price.source and price.url.startswith("https://"), prefix
         assert len(price.as_of) == 10 and price.as_of[4] == "-", prefix
-        for value in (price.input, price.output, price.cache_read, price.cache_write):
+        for value in (
+            price.input,
+            price.output,
+            price.cache_read,
+            price.cache_write,
+            price.cache_write_1h,
+        ):
             assert isinstance(value, Decimal)
             assert value >= 0, prefix
+    assert PRICES_VERSION.startswith("genai-prices 0.2.3; lab_widget ")
 
 
-def test_the_table_matches_the_pinned_clis_catalog() -> None:
-    # Claude Code computes its own cost (the status line, cost-state) from this catalog.
-    assert PRICES["claude-opus-5-5"].input == Decimal("4")
-    assert PRICES["claude-opus-5-5"].cache_read == Decimal("0.2")
-    assert PRICES["claude-opus-5"].input == Decimal("5")
-    assert PRICES["claude-sonnet-5"].output == Decimal("10")
-    assert PRICES["claude-haiku-5-5"].input == Decimal("0.1")
+def test_prices_match_the_pinned_clis_catalog() -> None:
+    # Claude Code computes its own cost (the status line, cost-state) from its catalog; the
+    # two sources agree on the models both list (checked on all 27 at 2.1.332).
+    opus = price_for("claude-opus-5-5")
+    assert opus is not None
+    assert (opus.input, opus.cache_read, opus.cache_write, opus.cache_write_1h) == (
+        Decimal("4"),
+        Decimal("0.2"),
+        Decimal("5"),
+        Decimal("8"),
+    )
+    assert price_for("claude-opus-5").input == Decimal("5")  # type: ignore[union-attr]
+    assert price_for("claude-sonnet-5").output == Decimal("10")  # type: ignore[union-attr]
+    assert price_for("claude-haiku-5-5").input == Decimal("0.1")  # type: ignore[union-attr]
+    mythos = PRICES["claude-mythos-5"]
+    assert (mythos.cache_write, mythos.cache_write_1h) == (Decimal("12.5"), Decimal("20"))
 
 
 def test_estimate_cost_prices_every_token_kind() -> None:
@@ -183,6 +220,11 @@ def test_estimate_cost_prices_every_token_kind() -> None:
         cache_write_tokens=1_000_000,
     )
     assert estimate_cost("claude-sonnet-4-5", usage) == Decimal("22.05")  # 3 + 15 + 0.3 + 3.75
+    # A one-hour write costs 2x the input price, a five-minute one 1.25x.
+    hour = usage.model_copy(update={"cache_write_1h_tokens": 400_000})
+    assert estimate_cost("claude-sonnet-4-5", hour) == Decimal("22.05") + Decimal("0.9")
+    only_1h = Usage(cache_write_tokens=1_000_000, cache_write_1h_tokens=1_000_000)
+    assert estimate_cost("claude-mythos-5", only_1h) == 20
     assert estimate_cost("claude-sonnet-4-5", None) is None
     assert estimate_cost("unknown", usage) is None
 
@@ -190,7 +232,7 @@ def test_estimate_cost_prices_every_token_kind() -> None:
 def test_run_usage_and_session_facts(lab_home: Path, workdir: Path) -> None:
     run = Run("fake", cwd=workdir, model="claude-sonnet-4-5")
     try:
-        run._chat.wait_ready(10)
+        local_parts(run).chat.wait_ready(10)
         run.send("hello")
         assert run.wait(timeout=10) == "idle"
         assert run.usage == run.session.usage

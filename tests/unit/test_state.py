@@ -10,7 +10,7 @@ from typing import Any, get_args
 import pytest
 
 from lab_widget import read_transcript
-from lab_widget._state import StateFacts, derive_state
+from lab_widget._chat._state import StateFacts, derive_state
 from lab_widget.provider import get_provider
 from lab_widget.provider._seam import AgentProvider
 from lab_widget.provider.opencode._transcript import OpenCodeTranscriptReader

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab_widget._runner import TmuxTerminal, input_commands
-from lab_widget._screen import MODES_FORMAT, Screen, clamp_size, final_screen
-from lab_widget._tmux_control import (
+from lab_widget._runtime._control import (
     ControlParser,
     Exit,
     Notification,
@@ -15,6 +13,8 @@ from lab_widget._tmux_control import (
     layout_size,
     unescape,
 )
+from lab_widget._runtime._screen import MODES_FORMAT, Screen, clamp_size, final_screen
+from lab_widget._runtime._tmux import TmuxTerminal, input_commands
 
 # What tmux 3.3a's control client printed, by hand, for an attach, a resize, a command and
 # a typed line (see docs/adr/0047-terminal-view-through-tmux-control-mode.md).

@@ -17,12 +17,13 @@ import pytest
 
 import lab_widget._widgets._terminal as feed_module
 from lab_widget import Run
-from lab_widget._dashboard import RunsDashboard
-from lab_widget._launch import runner
-from lab_widget._runner import TmuxTerminal
-from lab_widget._screen import Screen
-from lab_widget._terminal import PaneStream
-from lab_widget._view import RunView
+from lab_widget._run._launch import runner
+from lab_widget._runtime._pane_stream import PaneStream
+from lab_widget._runtime._screen import Screen
+from lab_widget._runtime._tmux import TmuxTerminal
+from lab_widget._widgets._dashboard import RunsDashboard
+from lab_widget._widgets._view import RunView
+from tests.support.local import local_parts
 from tests.support.paths import ROOT
 from tests.support.recording import RecordingComm
 from tests.support.waiting import retry_until
@@ -67,7 +68,7 @@ class Recorder:
 def fake_run(workdir: Path, **options: Any) -> Run:
     run = Run("fake", cwd=workdir, **options)
     if not options.get("ask"):
-        run._chat.wait_ready(10)
+        local_parts(run).chat.wait_ready(10)
     return run
 
 
@@ -165,8 +166,8 @@ WATCHER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from lab_widget._runner import TmuxRunner
-    from lab_widget._terminal import PaneStream
+    from lab_widget._runtime._tmux import TmuxRunner
+    from lab_widget._runtime._pane_stream import PaneStream
 
     class Quiet:
         def on_screen(self, tag, screen): pass

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lab_widget import read_transcript, to_dataframe, turns_dataframe
-from lab_widget._pricing import enrich_summary, estimate_cost
-from lab_widget._turns import derive_turns
+from lab_widget._reading._pricing import enrich_summary, estimate_cost
+from lab_widget._reading._turns import derive_turns
 from lab_widget._widgets import RunView
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
 from lab_widget.provider.claude_code import _compat as claude_compat

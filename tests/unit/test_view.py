@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from lab_widget._chat import ChatEvent, Epoch
-from lab_widget._view import RunView
+from lab_widget._chat._session import ChatEvent, Epoch
+from lab_widget._widgets._view import RunView
 from lab_widget.provider import get_provider
 from lab_widget.schema import (
     CommandSpec,

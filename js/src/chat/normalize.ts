@@ -1,6 +1,6 @@
-// The wire format as typed values. The kernel (or a recording) may omit defaults and a
-// newer Python side may send kinds this front end does not know: fill them in once
-// here instead of guarding every read in the view.
+// The wire format as typed values. The kernel (or a recording) may omit defaults: fill
+// them in once here instead of guarding every read in the view. A message of a kind
+// this front end does not know becomes a warning that says so (unsupported.ts).
 import { isObj, list, num, oneOf, optStr, str } from "../shared/guards";
 import type {
   Attachment,
@@ -17,6 +17,7 @@ import type {
   ToolStatus,
   Usage,
 } from "../types";
+import { unsupportedMessage } from "../unsupported";
 
 const KINDS: readonly MessageKind[] = ["text", "tool", "dialog", "lifecycle"];
 const ROLES: readonly Role[] = ["user", "assistant", "system"];
@@ -104,9 +105,9 @@ function normalizeUsage(v: unknown): Usage | null {
 /** A message with every default filled in, or null when it has no usable seq. */
 export function normalizeMessage(v: unknown): Message | null {
   if (!isObj(v) || typeof v.seq !== "number" || !Number.isInteger(v.seq)) return null;
+  if (!KINDS.includes(v.kind as MessageKind)) return unsupportedMessage(v.seq, v.kind);
   return {
     seq: v.seq,
-    // An unknown kind from a newer Python side still shows its text.
     kind: oneOf(v.kind, KINDS, "text"),
     role: oneOf(v.role, ROLES, "system"),
     native_id: optStr(v.native_id),

@@ -12,6 +12,7 @@ from . import _compat
 from ._dialogs import dialog_for_tool
 from ._entries import block_text, timestamp
 from ._reader_state import ReaderState
+from ._usage_scan import cache_writes
 
 __all__ = ["AssistantEntries"]
 
@@ -137,11 +138,13 @@ class AssistantEntries(ReaderState):
             value = raw.get(name)
             return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
+        writes, hour = cache_writes(raw)
         usage = Usage(
             input_tokens=count("input_tokens"),
             output_tokens=count("output_tokens"),
             cache_read_tokens=count("cache_read_input_tokens"),
-            cache_write_tokens=count("cache_creation_input_tokens"),
+            cache_write_tokens=writes,
+            cache_write_1h_tokens=hour,
         )
         model = message.get("model")
         model = model if isinstance(model, str) and model != "<synthetic>" else None

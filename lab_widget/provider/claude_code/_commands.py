@@ -23,7 +23,7 @@ Clashes
     For one name the CLI runs exactly one definition, and the catalog offers that one: a
     user skill, then a project skill, then a user command, then a project command, then
     the builtin; among project folders the one nearest the run's folder wins. Every loser
-    is dropped with a :class:`~lab_widget._commands.CommandFileWarning` naming both,
+    is dropped with a :class:`~lab_widget._chat._commands.CommandFileWarning` naming both,
     because a file that hides a builtin (a project ``clear.md`` runs instead of
     ``/clear``) is rarely meant.
 Malformed files

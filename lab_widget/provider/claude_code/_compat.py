@@ -179,6 +179,10 @@ REJECTED_RESULT = "rejected"
 """A word of the error ``tool_result`` of a call declined at that prompt: 2.1.332 writes
 "The user doesn't want to proceed with this tool use. The tool use was rejected (...)"."""
 
+REJECTED_FEEDBACK = "To tell you how to proceed, the user said:"
+"""What ends the rejection text of 2.1.332 when the user typed why (a plan or a tool
+declined): the user's words follow it, as typed (the CLI's ``${rejection}${feedback}``)."""
+
 PLAN_APPROVE = "Approve"
 PLAN_REJECT = "Reject"
 PLAN_QUESTION = Question(

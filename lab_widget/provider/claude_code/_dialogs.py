@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import LabWidgetError
+from ...errors import DialogNotAnswerableError
 from ...schema import Answer, Dialog, DialogAnswer, DialogStatus, Question
 from .. import APPROVE, REJECT, Terminal, approval_dialog, describe_answers, picker_questions
 from . import _compat
@@ -164,17 +164,39 @@ def _recorded_answers(dialog: Dialog, result: Any, content: str) -> list[Answer]
     return out
 
 
+def rejection_feedback(content: str) -> str | None:
+    r"""The words the user typed when rejecting a plan or a tool, if any.
+
+    Examples
+    --------
+    >>> rejection_feedback("The tool use was rejected. To tell you how to proceed, "
+    ...     "the user said:\nKeep the old schema.")
+    'Keep the old schema.'
+    >>> rejection_feedback("The tool use was rejected.") is None
+    True
+    """
+    _, marker, said = content.partition(_compat.REJECTED_FEEDBACK)
+    return said.strip() or None if marker else None
+
+
+def _rejected(label: str, content: str) -> tuple[DialogStatus, str, list[Answer]]:
+    # The user's reason is the answer's free text: the export and the frames show it.
+    said = rejection_feedback(content)
+    outcome = f"rejected: {said}" if said else "rejected"
+    return "rejected", outcome, [Answer(selected=[label], text=said)]
+
+
 def outcome_for_result(
     dialog: Dialog, result: Any, content: str, is_error: bool
 ) -> tuple[DialogStatus, str, list[Answer] | None]:
     """How a dialog ended, read from its ``tool_result`` (and ``toolUseResult``)."""
     if dialog.kind == "approval":
         if is_error and _compat.REJECTED_RESULT in content:
-            return "rejected", "rejected", [Answer(selected=[REJECT])]
+            return _rejected(REJECT, content)
         return "answered", "approved", [Answer(selected=[APPROVE])]
     if dialog.kind == "plan":
         if is_error:
-            return "rejected", "rejected", [Answer(selected=[_compat.PLAN_REJECT])]
+            return _rejected(_compat.PLAN_REJECT, content)
         return "answered", "approved", [Answer(selected=[_compat.PLAN_APPROVE])]
     if is_error:
         return "rejected", "dismissed in the terminal", None
@@ -235,7 +257,7 @@ def recipe(dialog: Dialog, answer: DialogAnswer) -> list[Step]:
     if dialog.kind == "approval":
         return [Step(key=_compat.APPROVAL.key_for(dialog, answer))]
     if dialog.kind != "question":
-        raise LabWidgetError(f"no recipe for {dialog.kind} dialogs")
+        raise DialogNotAnswerableError(f"no recipe for {dialog.kind} dialogs")
     steps: list[Step] = []
     for question, given in zip(dialog.questions, answer.answers, strict=True):
         steps += _question_steps(question, given)

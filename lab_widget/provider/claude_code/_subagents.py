@@ -7,6 +7,11 @@ versions, all read: the call's result (``toolUseResult.agentId``; 2.1.332 return
 ``progress`` entries of type ``agent_progress`` (``parentToolUseID``, ``data.agentId``), the
 ``agent-<id>.meta.json`` beside the file (``toolUseId``), and, for versions that wrote none of
 these while the sub-agent ran, the sub-agent's first prompt matched to the call's ``prompt``.
+
+A compaction is written in the same folder (``agent-acompact-<id>.jsonl``): a billed request
+no call started. Its usage counts in the session with scope ``compaction``; its messages (the
+summary prompt and the summary) are not folded in, since the session's own file already shows
+the compaction and its summary.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...schema import Message
+from ...schema import AgentScope, Message
 from .. import ReadResult, TranscriptRef, UsageLedger, json_lines, load_json, read_head
 from ._entries import prompt_text
 from ._files import subagent_dir, subagent_file
+from ._usage_scan import scope_of
 
 __all__ = ["Subagents"]
 
@@ -51,7 +57,7 @@ class _Root(_Reader, Protocol):
     def unlinked_agent_calls(self, linked: set[str]) -> dict[str, str]: ...
 
 
-ChildFactory = Callable[[TranscriptRef, UsageLedger], _Reader]
+ChildFactory = Callable[[TranscriptRef, UsageLedger, AgentScope], _Reader]
 
 _PEEK_BYTES = 64 << 10
 _MISSING = "The sub-agent's transcript is missing: its work cannot be shown"
@@ -79,6 +85,8 @@ class Subagents:
         self._unlinked: dict[str, Path] = {}
         """Files found in the folder whose call is not known yet, by agent id."""
         self._warned: set[str] = set()
+        self._compactions: dict[str, _Reader] = {}
+        """Compactions' readers, by file name: read for their usage only."""
 
     @property
     def watch(self) -> Path:
@@ -90,6 +98,11 @@ class Subagents:
         self._discover()
         for child in list(self._children.values()):
             self._read_child(child)
+        for reader in self._compactions.values():
+            try:
+                reader.read()  # into the shared ledger; the messages stay out
+            except OSError:
+                pass  # read again at the next change; the usage only counts once it reads
 
     # -- finding them ------------------------------------------------------------------
 
@@ -120,6 +133,11 @@ class Subagents:
         except OSError:
             return
         for path in files:
+            if scope_of(path) == "compaction":
+                if path.name not in self._compactions:
+                    ref = TranscriptRef(transcript_id=path.stem, path=path)
+                    self._compactions[path.name] = self._child(ref, self._root.ledger, "compaction")
+                continue
             agent_id = path.stem.removeprefix("agent-")
             if agent_id in self._children or agent_id in self._unlinked:
                 continue
@@ -149,7 +167,8 @@ class Subagents:
         if path is None or not path.is_file():
             self._warn_missing(agent_id, tool_id)
             return
-        reader = self._child(TranscriptRef(transcript_id=agent_id, path=path), self._root.ledger)
+        ref = TranscriptRef(transcript_id=agent_id, path=path)
+        reader = self._child(ref, self._root.ledger, "subagent")
         self._children[agent_id] = _Child(agent_id, tool_id, reader)
         self._unlinked.pop(agent_id, None)
         self._root.link_agent(tool_id, agent_id)

@@ -59,7 +59,8 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
     change the state.
 
     Sub-agents' messages follow in the same list, each with the id of the call that started
-    it as ``parent_tool_id``; their usage counts in the session with scope ``subagent``.
+    it as ``parent_tool_id``; their usage counts in the session with scope ``subagent``, and
+    compactions' with scope ``compaction``.
     """
 
     def __init__(
@@ -274,5 +275,7 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
             self._lifecycle(str(content or "API error"), "error", entry)
 
 
-def _child_reader(ref: TranscriptRef, ledger: UsageLedger) -> ClaudeTranscriptReader:
-    return ClaudeTranscriptReader(ref, scope="subagent", ledger=ledger)
+def _child_reader(
+    ref: TranscriptRef, ledger: UsageLedger, scope: AgentScope
+) -> ClaudeTranscriptReader:
+    return ClaudeTranscriptReader(ref, scope=scope, ledger=ledger)

@@ -4,7 +4,8 @@ session summaries over many transcripts.
 Only lines that can carry an API response's usage are parsed (an ``assistant`` entry with
 ``usage``: a byte test before any JSON), and they count exactly as the full reader counts
 them (:class:`~lab_widget.provider.UsageLedger`, keyed by the response's id, final figures
-once; sub-agents' transcripts with scope ``subagent``), so the totals are the reader's.
+once; sub-agents' transcripts with scope ``subagent``, compactions' with scope
+``compaction``), so the totals are the reader's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ...schema import AgentScope, SessionSummary, Usage
 from .. import UsageLedger, loads_or_none
 from ._files import subagent_dir
 
-__all__ = ["usage_summary"]
+__all__ = ["COMPACTION_PREFIX", "cache_writes", "scope_of", "usage_summary"]
 
 _USAGE = b'"usage"'
 _ASSISTANT = b'"assistant"'
@@ -28,8 +29,54 @@ def _count(raw: dict[str, Any], name: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-_Counts = tuple[int, int, int, int]
-"""Input, output, cache-read and cache-write tokens of one response."""
+def cache_writes(raw: dict[str, Any]) -> tuple[int, int]:
+    """All cache writes of a response's ``usage``, and the part of them with a one-hour life.
+
+    The API reports the writes whole (``cache_creation_input_tokens``) and split by cache
+    lifetime (``cache_creation.ephemeral_5m_input_tokens`` / ``ephemeral_1h_input_tokens``):
+    the one-hour writes are billed higher, so they are kept apart.
+
+    Examples
+    --------
+    >>> cache_writes({"cache_creation_input_tokens": 30,
+    ...     "cache_creation": {"ephemeral_5m_input_tokens": 10, "ephemeral_1h_input_tokens": 20}})
+    (30, 20)
+    >>> cache_writes({"cache_creation_input_tokens": 30})
+    (30, 0)
+    """
+    split = raw.get("cache_creation")
+    split = split if isinstance(split, dict) else {}
+    five, hour = (
+        _count(split, "ephemeral_5m_input_tokens"),
+        _count(split, "ephemeral_1h_input_tokens"),
+    )
+    whole = (
+        _count(raw, "cache_creation_input_tokens")
+        if "cache_creation_input_tokens" in raw
+        else five + hour
+    )
+    return whole, min(hour, whole)
+
+
+def scope_of(path: Path) -> AgentScope:
+    """A file of the session's ``subagents/`` folder: a sub-agent's, or a compaction's.
+
+    Claude Code writes a compaction, a billed request of its own, as
+    ``agent-acompact-<id>.jsonl`` beside the sub-agents.
+
+    Examples
+    --------
+    >>> scope_of(Path("agent-acompact-1f2e.jsonl")), scope_of(Path("agent-a1bbc5.jsonl"))
+    ('compaction', 'subagent')
+    """
+    return "compaction" if path.name.startswith(COMPACTION_PREFIX) else "subagent"
+
+
+COMPACTION_PREFIX = "agent-acompact-"
+"""The file name a compaction's transcript starts with, in the session's ``subagents/``."""
+
+_Counts = tuple[int, int, int, int, int]
+"""Input, output, cache-read, cache-write and one-hour cache-write tokens of one response."""
 _Best = dict[str, tuple[_Counts, str | None, AgentScope]]
 
 
@@ -77,7 +124,7 @@ def _scan_bytes(data: mmap.mmap, best: _Best, scope: AgentScope) -> str | None:
             _count(raw, "input_tokens"),
             _count(raw, "output_tokens"),
             _count(raw, "cache_read_input_tokens"),
-            _count(raw, "cache_creation_input_tokens"),
+            *cache_writes(raw),
         )
         old = best.get(key)
         if old is None or not (counts[1] < old[0][1] or counts == old[0]):
@@ -108,16 +155,17 @@ def usage_summary(path: Path, transcript_id: str | None = None) -> SessionSummar
     folder = subagent_dir(path)
     if folder.is_dir():
         for child in sorted(folder.glob("agent-*.jsonl")):
-            _scan(child, best, "subagent")
+            _scan(child, best, scope_of(child))
     # Into the reader's own ledger once per response, with its final figures: the same
     # totals and per-model rows as a full read.
     ledger = UsageLedger()
-    for key, ((inputs, outputs, reads, writes), named, scope) in best.items():
+    for key, ((inputs, outputs, reads, writes, hour), named, scope) in best.items():
         usage = Usage(
             input_tokens=inputs,
             output_tokens=outputs,
             cache_read_tokens=reads,
             cache_write_tokens=writes,
+            cache_write_1h_tokens=hour,
         )
         ledger.record(key, usage, named, scope)
     return SessionSummary(

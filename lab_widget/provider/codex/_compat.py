@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ... import provider as kit
+from ...compat import CODEX_CONTEXT_PREFIXES
 from ...schema import DialogKind, RateLimitKind, ScrubPattern
 from ._native import PlatformBinary
 
@@ -310,19 +311,9 @@ DECLINED_OUTPUT = "aborted by user"
 The reader marks such a call failed and its output ``(rejected)``, the wording the chat
 reads as a declined approval."""
 
-CONTEXT_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "<skills_instructions>",
-    "<turn_aborted>",
-    "<user_shell_command>",
-    "<subagent_notification>",
-    "# AGENTS.md instructions",
-)
-"""User-role rollout messages that Codex writes itself (context, interrupt notes, and the
-note a parent thread gets when a sub-agent finishes:
-``<subagent_notification>{"agent_path": <thread id>, "status": {"completed": ...}}``)."""
+CONTEXT_PREFIXES = CODEX_CONTEXT_PREFIXES
+"""User-role rollout messages that Codex writes itself (context, interrupt notes, a finished
+sub-agent's note); pinned in :mod:`lab_widget.compat`, which the scripted model reads too."""
 
 EXIT_CODE = r"(?:Process exited with code|^Exit code:) (-?\d+)"
 """How a shell call's output reports the exit status: ``exec_command`` (0.150.1, 0.171.0)

@@ -5,6 +5,7 @@ re-pinning: ``docs/compat/gemini.md``).
 from __future__ import annotations
 
 from ... import provider as kit
+from ...compat import GEMINI_CONTEXT_PREFIXES
 from ...schema import DialogKind
 
 VERSION = kit.pinned("gemini", "0.61.0")
@@ -154,8 +155,9 @@ LEGACY_PROJECT_DIR = "sha256"
 (no ``projects.json``); later versions use the slug registry and migrate the old folder
 when they run there (``Storage.performMigration``)."""
 
-CONTEXT_PREFIXES = ("<session_context>",)
-"""User text parts Gemini CLI writes itself (its session context) at a session's start."""
+CONTEXT_PREFIXES = GEMINI_CONTEXT_PREFIXES
+"""User text parts Gemini CLI writes itself (its session context) at a session's start;
+pinned in :mod:`lab_widget.compat`, which the scripted model reads too."""
 
 CANCELLED_INFO = "Request cancelled."
 """The ``info`` record an interrupted or declined turn ends with."""

@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from ...errors import DialogChangedError, LabWidgetError
+from ...errors import AnswerNotDeliveredError, DialogChangedError, InvalidAnswerError
 from ...schema import Answer, Dialog, DialogAnswer, Option, Question
 from .. import RunContext, as_dict, picker_questions
 from .. import approval_dialog as permission
@@ -76,7 +76,7 @@ def answer_plan(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> No
     chosen = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
     reply = _compat.PLAN_REPLIES.get(chosen)
     if reply is None:
-        raise LabWidgetError(f"no reply for {chosen!r}")
+        raise InvalidAnswerError(f"no reply for {chosen!r}")
     answer_question(context, dialog, DialogAnswer(answers=[Answer(selected=[reply])]))
 
 
@@ -224,7 +224,7 @@ def answer_permission(
     chosen = answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
     reply = _compat.PERMISSION_REPLIES.get(chosen)
     if reply is None:
-        raise LabWidgetError(f"no reply for {chosen!r}")
+        raise InvalidAnswerError(f"no reply for {chosen!r}")
     url = base + _compat.PERMISSION_REPLY_PATH.format(id=urllib.parse.quote(str(request["id"])))
     _post(url, {"reply": reply})
 
@@ -237,4 +237,4 @@ def _post(url: str, payload: dict[str, Any]) -> None:
         with urllib.request.urlopen(req, timeout=_compat.SERVER_TIMEOUT * 5) as response:
             response.read()
     except (OSError, urllib.error.URLError) as exc:
-        raise LabWidgetError(f"the agent's server did not take the answer: {exc}") from exc
+        raise AnswerNotDeliveredError(f"the agent's server did not take the answer: {exc}") from exc

@@ -20,9 +20,9 @@ import pytest
 
 import lab_widget
 from lab_widget import AuthRequiredError, Run, ScriptedModel
-from lab_widget._auth_card import login
-from lab_widget._launch import runner as _runner
-from lab_widget._tools import tools_dir
+from lab_widget._install import tools_dir
+from lab_widget._run._launch import runner as _runner
+from lab_widget._widgets._auth_card import login
 from lab_widget.errors import InvalidCodeError, LoginFailedError, NoLoginInProgressError
 from lab_widget.provider import credentials, get_provider
 from lab_widget.provider.claude_code import _auth as claude_auth

@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from lab_widget import Rule, Run, ScriptedModel
-from lab_widget._commands import CommandFileWarning
+from lab_widget._chat._commands import CommandFileWarning
 from lab_widget.provider import get_provider
 from lab_widget.provider.claude_code import _commands, _compat
 from lab_widget.schema import CommandSpec
+from tests.support.local import local_parts
 
 PINNED = {c.name for c in _commands.BUILTIN_COMMANDS}
 GREET_BODY = "Say hello to $ARGUMENTS in one short sentence."
@@ -130,7 +131,7 @@ def menu_row(screen: str) -> str | None:
 
 def read_menu(run: Run, limit: int = 200) -> list[str]:
     """Every row of the ``/`` menu, walked with Down until it wraps (capture-pane)."""
-    terminal = run._terminal
+    terminal = local_parts(run).terminal
     deadline = time.monotonic() + 30
     while (first := menu_row(run.screen())) is None:
         assert time.monotonic() < deadline, run.screen()
@@ -158,7 +159,7 @@ def read_menu(run: Run, limit: int = 200) -> list[str]:
 def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
     run = Run("claude-code", cwd=workdir, model=ScriptedModel(fallback="ok"))
     try:
-        run._chat.wait_ready(60)
+        local_parts(run).chat.wait_ready(60)
         rows = read_menu(run)
     finally:
         run.stop()

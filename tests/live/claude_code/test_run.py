@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lab_widget import AgentNotReadyError, Reply, Rule, Run, ScriptedModel, ToolUse
-from lab_widget._chat import ChatEvent
+from lab_widget._chat._session import ChatEvent
 from tests.support.waiting import retry_until
 
 TOOL_TURN = [

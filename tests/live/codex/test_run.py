@@ -17,10 +17,11 @@ import pytest
 from comm import DummyComm
 
 from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-from lab_widget._chat import ChatEvent
+from lab_widget._chat._session import ChatEvent
 from lab_widget.provider import get_provider
 from lab_widget.provider.codex import _commands, _compat
 from lab_widget.schema import Usage
+from tests.support.local import local_parts
 from tests.support.waiting import retry_until
 
 TOOL_TURN = [
@@ -179,8 +180,8 @@ def menu_row(screen: str) -> tuple[str, str] | None:
 def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> None:
     run = Run("codex", cwd=workdir, model=script())
     try:
-        run._chat.wait_ready(60)
-        terminal = run._terminal
+        local_parts(run).chat.wait_ready(60)
+        terminal = local_parts(run).terminal
         terminal.paste("/")
         assert retry_until(lambda: menu_row(run.screen()) is not None, timeout=10), run.screen()
         first = menu_row(run.screen())

@@ -11,6 +11,7 @@ import pytest
 
 from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse, history
 from lab_widget.provider.opencode import _commands
+from tests.support.local import local_parts
 from tests.support.processes import run_processes
 from tests.support.waiting import retry_until
 
@@ -77,7 +78,7 @@ def test_pinned_builtins_match_the_tui_menu(lab_home: Path, workdir: Path) -> No
         # Session commands (/fork, /undo, ...) are listed once a session exists.
         run.send("hello", ready_timeout=90)
         assert run.wait(timeout=90) == "idle", run.screen()
-        terminal = run._terminal
+        terminal = local_parts(run).terminal
         terminal.type_text("/")
         assert retry_until(lambda: bool(_MENU_ROW.findall(run.screen())), timeout=10), run.screen()
         # The menu shows a window of rows; walking down past the end shows them all.

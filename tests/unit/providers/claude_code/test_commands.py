@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lab_widget._commands import CommandCatalog, CommandFileWarning, source_signature
+from lab_widget._chat._commands import CommandCatalog, CommandFileWarning, source_signature
 from lab_widget.provider import get_provider, walk_files
 from lab_widget.provider.claude_code import _commands, _compat
 from lab_widget.provider.claude_code._commands import catalog, command_sources

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab_widget import history
-from lab_widget._view import _dump
+from lab_widget._widgets._view import _dump
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, TranscriptRef, get_provider
 from lab_widget.provider.opencode import _compat
 from lab_widget.provider.opencode._server import STATE_FILE

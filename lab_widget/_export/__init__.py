@@ -1,0 +1,1 @@
+"""Conversations written to a file: ``.ipynb``, Markdown, HTML."""

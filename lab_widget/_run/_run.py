@@ -1,0 +1,513 @@
+"""``Run``: one agent CLI in its own tmux session, read through into the universal schema.
+
+``Run`` is a façade over a backend (:mod:`~lab_widget._run._backend`): a
+:class:`~lab_widget._run._local.LocalBackend` for an agent on this machine, a
+:class:`~lab_widget._remote._backend.RemoteBackend` for one on another host. What a backend
+knows (the conversation, the state, acting on the agent) it answers; what follows from that
+(usage, turns, a snapshot, DataFrames, the view, export) is written here, once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .._chat._answers import UserAnswer
+from .._chat._mentions import expand
+from .._chat._session import ChatEvent, Epoch
+from .._reading._frames import By, to_dataframe
+from .._reading._turns import derive_turns
+from .._remote._backend import RemoteBackend
+from .._remote._transports import Host
+from .._runtime._tmux import TmuxTerminal
+from .._widgets import RunView
+from .._workspace._git import Workspace
+from .._workspace._sandbox import Sandbox
+from .._workspace._seed import Seed
+from ..provider import AgentProvider, Endpoint, TranscriptRef, default_provider
+from ..schema import (
+    Chat,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    Message,
+    SessionSummary,
+    State,
+    Turn,
+    Usage,
+    subagent_threads,
+)
+from ..schema._session import Exportable
+from ..scripted import ScriptedModel
+from ._backend import RunBackend
+from ._local import LocalBackend
+from ._registry import announce, register
+
+__all__ = ["Run"]
+
+
+class Run(Exportable):
+    """A live agent: its real TUI under tmux, its transcript read into Python objects.
+
+    ``with Run(...) as run:`` stops the agent when the block ends.
+
+    Parameters
+    ----------
+    provider
+        A provider id (``"claude-code"``); ``None`` takes the default provider.
+    cwd
+        The folder the agent works in.
+    model
+        A :class:`ScriptedModel` to run offline against, or a model name to request.
+    endpoint
+        A model server (``Endpoint(base_url=..., api_key=...)``) to use instead of the
+        agent's default. With neither a ScriptedModel nor an endpoint, the agent uses the
+        user's own environment and credentials.
+    name
+        A readable run id (default: provider and a short random suffix).
+    seed
+        A :class:`Seed` (project instructions, skills) written into the run's folder
+        before the agent starts, where the provider's CLI reads them; the provider's
+        exclude lines keep them out of ``git status``.
+    worktree
+        Give the run its own ``git worktree`` on the branch ``lab/<run id>`` under the
+        lab home, so parallel runs on one repository never collide; ``cwd`` must be in a
+        git repository. ``stop(cleanup=True)`` removes it.
+    sandbox
+        Run the agent under bubblewrap (``True``, or a :class:`Sandbox` that shows it more):
+        it sees its working folder, its run folder, the system's folders and its CLI, and
+        an empty home (or the run's isolated one), never the user's home and keys. Needs a
+        scripted model or an endpoint unless the :class:`Sandbox` names the CLI's config.
+    host
+        Run the agent on another host: ``"ssh://user@host"``, ``"kubectl://namespace/pod"``,
+        ``"podman://container"``, or a :class:`Host` (``SshHost``, ``KubectlHost``,
+        ``ContainerHost``, ``LocalHost``). A worker there (``python -m lab_widget worker``)
+        runs the agent; this object mirrors it and has the same surface. ``cwd`` is a
+        folder on the host (``~`` is the home of the host's user); a scripted model stays
+        in this kernel and is reached through the connection; an ``endpoint`` must be
+        reachable from the host. Paths (``cwd``, ``transcript_path``, ``past_epochs``) are
+        paths on the host, and ``attach_command`` opens the TUI through the same transport.
+    prompt
+        A first message, sent as the run starts: on the CLI's own command line where it
+        takes one (as ``claude "..."`` does), so it costs no wait for the TUI; else typed
+        once the TUI is ready (a slash command, a very long prompt). ``Run(...)`` returns
+        once the agent has taken it, as :meth:`send` does; with a start-up screen to
+        accept first, :meth:`accept` sends it.
+    **options
+        Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
+    """
+
+    def __init__(
+        self,
+        provider: str | None = None,
+        cwd: str | os.PathLike[str] = ".",
+        *,
+        model: ScriptedModel | str | None = None,
+        endpoint: Endpoint | None = None,
+        name: str | None = None,
+        seed: Seed | None = None,
+        worktree: bool = False,
+        sandbox: bool | Sandbox = False,
+        host: str | Host | None = None,
+        prompt: str | None = None,
+        **options: Any,
+    ) -> None:
+        provider_id = provider or default_provider()
+        self._view: RunView | None = None
+        self._view_lock = threading.Lock()
+        self.scripted_model: ScriptedModel | None = None
+        """The scripted model this run was started against, if any (started with the run)."""
+        model_name = model if isinstance(model, str) else None
+        if isinstance(model, ScriptedModel):
+            self.scripted_model = model.start()
+        self._backend: RunBackend
+        if host is not None:
+            self._backend = RemoteBackend.start(
+                provider_id,
+                cwd,
+                self._announce,
+                host=host,
+                scripted_model=self.scripted_model,
+                endpoint=endpoint,
+                model=model_name,
+                name=name,
+                seed=seed,
+                worktree=worktree,
+                sandbox=sandbox,
+                prompt=prompt,
+                options=options,
+            )
+            self._announce(True)
+            return
+        if self.scripted_model is not None:
+            endpoint = Endpoint(
+                base_url=self.scripted_model.base_url, api_key=self.scripted_model.api_key
+            )
+        local = LocalBackend.start(
+            provider_id,
+            cwd,
+            self._announce,
+            endpoint=endpoint,
+            model=model_name,
+            name=name,
+            seed=seed,
+            worktree=worktree,
+            sandbox=sandbox,
+            prompt=prompt,
+            options=options,
+        )
+        self._backend = local
+        self._announce(True)
+        local.begin()
+
+    @classmethod
+    def _over(cls, build: Callable[[Callable[[bool], None]], RunBackend]) -> Run:
+        """A run over the backend ``build`` makes, given the run's announce."""
+        run = cls.__new__(cls)
+        run._view = None
+        run._view_lock = threading.Lock()
+        run.scripted_model = None
+        run._backend = build(run._announce)
+        run._announce(True)
+        return run
+
+    def _announce(self, live: bool) -> None:
+        # The registry and the dashboards know the whole run, not its backend.
+        if "_backend" not in vars(self):
+            return  # it ended before this object held it: it is announced next, as ended
+        if live:
+            register(self)
+        announce(self, live)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- what the run is ---------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """The run's id (also its tmux session name)."""
+        return self._backend.id
+
+    @property
+    def provider(self) -> AgentProvider:
+        """The provider behind this run (its ``meta`` names it)."""
+        return self._backend.provider
+
+    @property
+    def display_name(self) -> str:
+        """The provider's display name."""
+        return self.provider.meta.display_name
+
+    @property
+    def clear_command(self) -> str:
+        """The provider's command that starts a new conversation."""
+        return self.provider.meta.clear_command
+
+    @property
+    def cwd(self) -> Path:
+        """The folder the agent works in (on the host, for a run elsewhere)."""
+        return self._backend.cwd
+
+    @property
+    def host(self) -> Host | None:
+        """Where the agent runs: ``None`` on this machine, else the :class:`Host`."""
+        return self._backend.host
+
+    @property
+    def connected(self) -> bool:
+        """Whether the pipe to the host's worker is up now (it reconnects by itself);
+        always ``True`` on this machine.
+        """
+        return self._backend.connected
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock the run's reading happens under; its events are delivered holding it."""
+        return self._backend.lock
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The agent's own transcript file for the current epoch."""
+        return self._backend.transcript_path
+
+    @property
+    def attach_command(self) -> str:
+        """A copyable command that opens the agent's real TUI in a terminal."""
+        return self._backend.attach_command
+
+    @property
+    def pane(self) -> TmuxTerminal:
+        """The agent's tmux session: what the chat view's terminal pane shows.
+
+        A view of the TUI, never read for state or content.
+        """
+        return self._backend.pane
+
+    def __repr__(self) -> str:
+        # No ids, paths or addresses: notebooks compare text output across runs.
+        return f"Run({self.display_name})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    # -- what the run shows ------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """``idle | working | needs_input | question | ended``."""
+        return self._backend.state
+
+    @property
+    def messages(self) -> list[Message]:
+        """The current conversation (the current epoch), oldest first."""
+        return self._backend.messages
+
+    @property
+    def subagents(self) -> dict[str, list[Message]]:
+        """Each sub-agent's messages, keyed by the id of the call that started it (the
+        call's ``tool.agent_id`` names the sub-agent); ``messages`` holds them too.
+        """
+        return subagent_threads(self.messages)
+
+    @property
+    def session(self) -> SessionSummary:
+        """Model, token totals, costs (the estimate and the CLI's own, exact decimals in
+        USD), rate limits and quotas, context use, cwd and branch of the current epoch.
+        """
+        return self._backend.session
+
+    @property
+    def usage(self) -> Usage:
+        """Token totals of the current epoch (``run.session.usage``)."""
+        return self.session.usage
+
+    @property
+    def turns(self) -> list[Turn]:
+        """The current conversation's turns, one per user prompt: requested and answering
+        model, times, tokens by kind, estimated and vendor cost, tools and errors.
+        """
+        return self.chat().turns
+
+    def chat(self) -> Chat:
+        """A snapshot: messages, state, session summary and turns."""
+        with self.lock:
+            messages, state, session = self.messages, self.state, self.session
+        return Chat(
+            messages=messages,
+            state=state,
+            session=session,
+            turns=derive_turns(messages, session, state),
+        )
+
+    def to_dataframe(self, by: By = "message") -> Any:
+        """The current conversation as a pandas DataFrame: one row per message (``by=
+        "message"``), per turn (``"turn"``) or per rate limit (``"rate_limit"``).
+
+        See :func:`lab_widget.to_dataframe`; needs ``pip install 'lab_widget[pandas]'``.
+        """
+        return to_dataframe(self.chat() if by != "message" else self.messages, by=by)
+
+    @property
+    def transcript_id(self) -> str | None:
+        """The id of the current epoch; it changes when the conversation is cleared."""
+        return self._backend.transcript_id
+
+    @property
+    def needs_input_reason(self) -> str | None:
+        """Why the run is ``needs_input``, when it is."""
+        return self._backend.needs_input_reason
+
+    @property
+    def state_reason(self) -> str:
+        """Why the run needs input or has ended; empty otherwise."""
+        return self._backend.state_reason
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        """The dialog the agent waits on (state ``question``), if any."""
+        return self._backend.pending_dialog
+
+    @property
+    def commands(self) -> list[CommandSpec]:
+        """The slash commands this run offers (re-scanned when a command file changes)."""
+        return self._backend.commands
+
+    @property
+    def view(self) -> RunView:
+        """The run's chat widget (one per run; every display shows it)."""
+        with self._view_lock:
+            if self._view is None:
+                self._view = RunView(self)
+            return self._view
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.view._repr_mimebundle_(**kwargs)
+
+    def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` with every change; returns an unsubscribe function."""
+        return self._backend.subscribe(listener)
+
+    def screen(self) -> str:
+        """The TUI's visible screen as text, for diagnostics."""
+        return self._backend.screen()
+
+    # -- the conversations before this one ----------------------------------------------
+
+    def history(self) -> list[Chat]:
+        """The conversations this run had before each clear, oldest first (read again)."""
+        return self._backend.history()
+
+    @property
+    def past_epochs(self) -> list[TranscriptRef]:
+        """The transcripts of the conversations before each clear, oldest first."""
+        return self._backend.past_epochs
+
+    @property
+    def past_conversations(self) -> list[Epoch]:
+        """The conversations before each clear as this run read them, oldest first (what the
+        chat shows collapsed above the current one); :meth:`history` reads them again.
+        """
+        return self._backend.past_conversations
+
+    def _exported(self) -> tuple[list[Chat], str | None]:
+        return [*self.history(), self.chat()], f"{self.display_name} run {self.id}"
+
+    # -- acting ------------------------------------------------------------------------
+
+    def send(
+        self,
+        text: str,
+        *,
+        context: Mapping[str, object] | None = None,
+        ready_timeout: float = 60.0,
+    ) -> None:
+        """Type ``text`` into the agent and submit it (a prompt or a slash command).
+
+        Parameters
+        ----------
+        text
+            The prompt, or a slash command.
+        context
+            Variables ``@name`` may refer to, e.g. ``globals()`` in a notebook. Each ``@name``
+            the mapping holds reaches the agent as ```name``` with a compact description of
+            the value below the prompt: a DataFrame's shape, dtypes and first rows, an
+            array's shape and dtype, a short repr of anything else, size-capped. Values
+            whose names or contents look like secrets are never described; the prompt says
+            so instead. Without ``context`` (or for names it does not hold) ``@`` stays as
+            typed. The chat's composer does the same with the kernel's variables.
+        ready_timeout
+            Seconds to wait for the TUI to take input first.
+        """
+        if context is not None:
+            text = expand(text, context)  # described here, from this kernel's variables
+        self._backend.send(text, ready_timeout)
+
+    def wait(self, timeout: float | None = 120.0) -> State:
+        """Block until the agent is no longer ``working``; return the state.
+
+        Raises :class:`~lab_widget.errors.WaitTimeoutError` when ``timeout`` passes first.
+        """
+        return self._backend.wait(timeout)
+
+    def wait_for(self, predicate: Callable[[Run], bool], timeout: float = 60.0) -> bool:
+        """Block until ``predicate(run)`` holds (re-checked on every change); False if
+        ``timeout`` passes first.
+        """
+        return self._backend.wait_for(lambda: predicate(self), timeout)
+
+    def answer(
+        self,
+        answers: UserAnswer,
+        *,
+        feedback: str | None = None,
+        timeout: float = 60.0,
+    ) -> Dialog:
+        """Answer the pending dialog, in the live TUI, and check what the agent recorded.
+
+        Parameters
+        ----------
+        answers
+            For questions: a mapping from each question's header (or text) to an option
+            label, a list of labels (multi-select), or :class:`FreeText`. For a plan:
+            ``"approve"`` or ``"reject"``. A :class:`~lab_widget.schema.DialogAnswer` is taken
+            as is (its ``tool_id`` must match the pending dialog).
+        feedback
+            With ``"reject"`` on a plan: sent as the next message once the plan is rejected.
+        timeout
+            Seconds to wait for the agent to record the answer.
+
+        Returns
+        -------
+        Dialog
+            The dialog as resolved, with the recorded answers and outcome.
+
+        Raises
+        ------
+        NoDialogError, DialogChangedError
+            Nothing (or another dialog) is pending: nothing is typed.
+        InvalidAnswerError
+            The answer does not fit the dialog: nothing is typed.
+        """
+        return self._backend.answer(answers, feedback, timeout)
+
+    def answer_dialog(self, answer: DialogAnswer) -> None:
+        """Answer with a complete :class:`DialogAnswer` (the widget's form uses this)."""
+        self.answer(answer)
+
+    def clear(self) -> None:
+        """Start a new conversation with the provider's own clear command."""
+        self.send(self.clear_command)
+
+    def interrupt(self) -> None:
+        """Stop the current turn (the agent keeps running)."""
+        self._backend.interrupt()
+
+    def accept(self, timeout: float = 30.0) -> None:
+        """Accept what the agent asks before it starts (e.g. trusting the folder)."""
+        self._backend.accept(timeout)
+
+    def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
+        """End the agent and its tmux session. The transcript stays on disk.
+
+        With ``cleanup=True`` the run's workspace is undone as well (see
+        :meth:`Workspace.cleanup`): its worktree is removed, but only when it has no
+        uncommitted change or ``discard=True`` (else :class:`~lab_widget.errors.WorkspaceError`
+        after the agent has stopped); its branch is deleted only when it has no commits of
+        its own (a kept branch is named in a warning); without a worktree, seeded files
+        are deleted unless they were edited.
+        """
+        self._backend.stop(cleanup, discard)
+
+    # -- the workspace -----------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Workspace:
+        """The run's folder as git sees it: start commit, worktree, branch, seeded files."""
+        return self._backend.workspace
+
+    def diff(self) -> str:
+        """The workspace's changes since the run started, as a unified diff.
+
+        Untracked files count; excluded (seeded) files do not. Lines matching the
+        provider's attribution patterns are scrubbed from added lines.
+        """
+        return self._backend.diff()
+
+    def commit(self, message: str) -> str:
+        """Commit every change in the workspace; the message is scrubbed of attribution
+        lines first. Returns the commit id.
+        """
+        return self._backend.commit(message)

@@ -1,0 +1,1 @@
+"""The agent's folder: the seed, the git workspace, attribution scrubbing and the sandbox."""
