@@ -7,7 +7,7 @@ TOOLS  := tools/.lab-widget-installed
 # lab_widget/static/<name>.js and .css.
 BUNDLES := $(shell python3 -c 'import json; print(*json.load(open("js/bundles.json")))')
 BUNDLE := $(foreach b,$(BUNDLES),lab_widget/static/$(b).js lab_widget/static/$(b).css)
-JS_SRC := $(wildcard js/src/*.ts js/src/*.css) js/package.json js/package-lock.json js/build.mjs \
+JS_SRC := $(shell find js/src -name "*.ts" -o -name "*.css") js/package.json js/package-lock.json js/build.mjs \
 	js/bundles.json
 
 .PHONY: lab test setup system lint typecheck docs unit conformance live live-loaded notebooks \

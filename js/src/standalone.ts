@@ -1,8 +1,8 @@
 // A recorded conversation on a plain page, without Jupyter: every element with
 // `data-lw-conversation="<url of a JSON recording>"` becomes a read-only chat.
-import "./styles.css";
+import "./styles/chat.css";
 import type { Traits } from "./types";
-import { ChatView } from "./view";
+import { ChatView } from "./chat/view";
 
 /** The widget's traits, as a saved notebook's widget state holds them. */
 export type Recording = Partial<Traits>;

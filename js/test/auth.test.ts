@@ -1,8 +1,8 @@
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AuthCardView, safeUrl, type AuthActions, type AuthCardState } from "../src/auth";
-import authWidget, { type AuthTraits } from "../src/auth-widget";
-import { deferred, flush } from "./harness";
+import { AuthCardView, safeUrl, type AuthActions, type AuthCardState } from "../src/auth/card";
+import authWidget, { type AuthTraits } from "../src/widgets/auth";
+import { deferred, FakeModel as Model, flush } from "./harness";
 
 const CODE_AND_KEY = {
   kind: "oauth-code",
@@ -160,47 +160,17 @@ describe("login card view", () => {
   });
 });
 
-type Handler = (...args: unknown[]) => void;
-
-class FakeModel {
-  readonly attrs: Record<string, unknown>;
-  readonly handlers = new Map<string, Set<Handler>>();
-  readonly sent: Record<string, unknown>[] = [];
-
+/** The login card's model, logged out. */
+class FakeModel extends Model {
   constructor() {
-    this.attrs = {
+    super({
       provider_name: "Agent X",
       descriptor: CODE_AND_KEY,
       status: LOGGED_OUT,
       status_error: "",
       pending_login: null,
       has_stored_key: false,
-    };
-  }
-  get(key: string): unknown {
-    return this.attrs[key];
-  }
-  set(key: string, value: unknown): void {
-    this.attrs[key] = value;
-    this.emit(`change:${key}`);
-  }
-  on(event: string, handler: Handler): void {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)!.add(handler);
-  }
-  off(event: string, handler: Handler): void {
-    this.handlers.get(event)?.delete(handler);
-  }
-  send(msg: Record<string, unknown>): void {
-    this.sent.push(msg);
-  }
-  emit(event: string, ...args: unknown[]): void {
-    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
-  }
-  listeners(): number {
-    let n = 0;
-    for (const set of this.handlers.values()) n += set.size;
-    return n;
+    });
   }
 }
 
@@ -253,7 +223,7 @@ describe("login card widget adapter", () => {
       await vi.advanceTimersByTimeAsync(30_000);
       expect(q(".lw-auth-error").textContent).toBe("no answer from the kernel");
       cleanup();
-      expect(model.listeners()).toBe(0);
+      expect(model.listenerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }

@@ -1,7 +1,7 @@
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ACTION_TIMEOUT_MS, ActionChannel, ActionError, newActionId } from "../src/channel";
-import runsWidget from "../src/runs-widget";
+import { ACTION_TIMEOUT_MS, ActionChannel, ActionError, newActionId } from "../src/kernel/channel";
+import runsWidget from "../src/widgets/runs";
 import type { ChatActionArgs } from "../src/types";
 import { flush } from "./harness";
 
@@ -80,9 +80,9 @@ describe("action ids", () => {
     // Another tab: a fresh copy of the module, so its counter starts over at the same
     // time; the random part still tells them apart.
     vi.resetModules();
-    const otherTab = await import("../src/channel");
+    const otherTab = await import("../src/kernel/channel");
     vi.resetModules();
-    const thirdTab = await import("../src/channel");
+    const thirdTab = await import("../src/kernel/channel");
     const a = otherTab.newActionId();
     const b = thirdTab.newActionId();
     expect(a.split("-").slice(0, 2)).toEqual(b.split("-").slice(0, 2));

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { blockCode, cellSource, decorateCodeBlocks, type CodeHost } from "../src/codeblocks";
-import { renderMarkdown } from "../src/markdown";
+import { blockCode, cellSource, decorateCodeBlocks, type CodeHost } from "../src/chat/codeblocks";
+import { renderMarkdown } from "../src/chat/markdown";
 import { flush, mount } from "./harness";
 import { text } from "./fixtures";
 

@@ -1,7 +1,12 @@
 // @vitest-environment node
 // The slash-command autocomplete as pure logic: what is offered, when, in which order.
 import { describe, expect, it } from "vitest";
-import { commandQuery, completeCommand, normalizeCommands, rankCommands } from "../src/commands";
+import {
+  commandQuery,
+  completeCommand,
+  normalizeCommands,
+  rankCommands,
+} from "../src/chat/commands";
 import type { CommandSpec } from "../src/types";
 
 const cmd = (name: string, over: Partial<CommandSpec> = {}): CommandSpec => ({

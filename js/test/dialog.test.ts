@@ -14,7 +14,7 @@ import {
   typeText,
   validateDraft,
   type QuestionDraft,
-} from "../src/dialog";
+} from "../src/chat/dialog";
 import type { Question } from "../src/types";
 import { dialogOf } from "./fixtures";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { h, syncChildren } from "../src/dom";
+import { h, syncChildren } from "../src/shared/dom";
 
 function parentWith(...ids: string[]) {
   const parent = document.createElement("div");

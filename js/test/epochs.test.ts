@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pastLabel, PastConversations } from "../src/epochs";
-import { ConversationStore } from "../src/store";
+import { pastLabel, PastConversations } from "../src/chat/epochs";
+import { ConversationStore } from "../src/chat/store";
 import type { Message } from "../src/types";
 import { delta, text, tool } from "./fixtures";
 import { mount } from "./harness";

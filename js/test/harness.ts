@@ -1,10 +1,86 @@
-// Mounting a ChatView in jsdom with fake actions, for the DOM tests.
+// Mounting a ChatView in jsdom with fake actions, for the DOM tests; and a fake
+// anywidget model for the adapters' tests.
 import { afterEach, vi } from "vitest";
-import { ConversationStore } from "../src/store";
+import { ConversationStore } from "../src/chat/store";
 import type { Message } from "../src/types";
-import { ChatView, type ChatActions, type ChatViewOptions, type RunInfo } from "../src/view";
+import { ChatView, type ChatActions, type ChatViewOptions, type RunInfo } from "../src/chat/view";
 
 export const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+type Handler = (...args: unknown[]) => void;
+
+/** The chat widget's run traits, for a FakeModel. */
+export const CHAT_TRAITS = {
+  provider_name: "Agent X",
+  state: "idle",
+  state_reason: "",
+  attach_command: "tmux attach -t run-1",
+  clear_command: "/clear",
+};
+
+/** Just enough of an ipywidgets model: traits, events, custom messages. */
+export class FakeModel {
+  readonly attrs: Record<string, unknown>;
+  readonly handlers = new Map<string, Set<Handler>>();
+  readonly sent: Record<string, unknown>[] = [];
+  saves = 0;
+
+  constructor(traits: Record<string, unknown> = {}) {
+    this.attrs = { ...traits };
+  }
+
+  get(key: string): unknown {
+    return this.attrs[key];
+  }
+
+  set(key: string, value: unknown): void {
+    const old = this.attrs[key];
+    this.attrs[key] = value;
+    if (old !== value) this.emit(`change:${key}`);
+  }
+
+  on(event: string, handler: Handler): void {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event)!.add(handler);
+  }
+
+  off(event?: string | null, handler?: Handler | null): void {
+    if (event && handler) this.handlers.get(event)?.delete(handler);
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.sent.push(msg);
+  }
+
+  save_changes(): void {
+    this.saves += 1;
+  }
+
+  emit(event: string, ...args: unknown[]): void {
+    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
+  }
+
+  /** The kernel sends a custom message. */
+  fromKernel(msg: Record<string, unknown>): void {
+    this.emit("msg:custom", msg, []);
+  }
+
+  /** The kernel changes a trait. */
+  kernelSets(key: string, value: unknown): void {
+    this.set(key, value);
+  }
+
+  listenerCount(): number {
+    let n = 0;
+    for (const set of this.handlers.values()) n += set.size;
+    return n;
+  }
+
+  /** The messages sent of one kind ("action", "sync", "term"). */
+  sentOf(kind: string): Record<string, unknown>[] {
+    return this.sent.filter((m) => m.kind === kind);
+  }
+}
 
 export interface Deferred {
   promise: Promise<void>;

@@ -2,7 +2,7 @@
 // plan text, question options, outcomes, header fields) renders inert: nothing runs, no
 // active element or attribute appears, and the text is still shown.
 import { afterEach, describe, expect, it } from "vitest";
-import { ConversationStore } from "../src/store";
+import { ConversationStore } from "../src/chat/store";
 import type { CommandSpec } from "../src/types";
 import { dialog, dialogOf, lifecycle, text, tool } from "./fixtures";
 import { flush, mount, type } from "./harness";

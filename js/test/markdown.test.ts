@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, renderMarkdown } from "../src/markdown";
+import { escapeHtml, renderMarkdown } from "../src/chat/markdown";
 
 function parse(html: string): HTMLElement {
   const el = document.createElement("div");

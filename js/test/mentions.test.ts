@@ -5,7 +5,7 @@ import {
   normalizeVariables,
   rankVariables,
   splitContext,
-} from "../src/mentions";
+} from "../src/chat/mentions";
 import type { Variable } from "../src/types";
 import { text } from "./fixtures";
 import { flush, mount, press, type } from "./harness";

@@ -6,7 +6,7 @@ import {
   quotaLabel,
   quotaLevel,
   SessionMeter,
-} from "../src/meter";
+} from "../src/chat/meter";
 
 const SESSION = {
   model: "model-b",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { notebookHost, sharedNotebook, type SharedCell } from "../src/notebook";
+import { notebookHost, sharedNotebook, type SharedCell } from "../src/kernel/notebook";
 
 const VIEW = "application/vnd.jupyter.widget-view+json";
 

@@ -2,7 +2,7 @@
 // widget adds when it sends: checked by the compiler (npm run typecheck), both ways.
 import { describe, expect, it } from "vitest";
 import type { TermFrontendMsg } from "../src/protocol";
-import type { TermOutMsg } from "../src/terminal";
+import type { TermOutMsg } from "../src/terminal/pane";
 
 type WithoutKind<T> = T extends unknown ? Omit<T, "kind"> : never;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { RunsTableView } from "../src/runs";
+import { RunsTableView } from "../src/runs/table";
 
 const row = { id: "run-a", provider: "Agent X", folder: "repo", path: "/w/repo", state: "idle" };
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ago, normalizeRows, RunsTableView, type RunsActions } from "../src/runs";
+import { ago, normalizeRows, RunsTableView, type RunsActions } from "../src/runs/table";
 
 const ROW = {
   id: "run-a",

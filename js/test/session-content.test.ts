@@ -1,7 +1,7 @@
 // Thinking, sub-agents, progress, attachments and collapsed details, as real sessions have them.
 import { describe, expect, it } from "vitest";
-import { normalizeMessage } from "../src/store";
-import { HIDDEN_THINKING_LABEL, THINKING_LABEL } from "../src/render";
+import { normalizeMessage } from "../src/chat/normalize";
+import { HIDDEN_THINKING_LABEL, THINKING_LABEL } from "../src/chat/message";
 import { mount } from "./harness";
 import { delta, lifecycle, PLAIN, text, tool } from "./fixtures";
 import type { Message } from "../src/types";

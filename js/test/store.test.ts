@@ -4,11 +4,9 @@ import { describe, expect, it } from "vitest";
 import {
   commandLine,
   composerState,
-  ConversationStore,
   formatInput,
   groupMessages,
   moreLabel,
-  normalizeMessage,
   plainOutput,
   QUESTION_NOTICE,
   stateLabel,
@@ -16,8 +14,9 @@ import {
   toolSummary,
   truncateText,
   type ComposerInput,
-  type StoreChange,
-} from "../src/store";
+} from "../src/chat/format";
+import { normalizeMessage } from "../src/chat/normalize";
+import { ConversationStore, type StoreChange } from "../src/chat/store";
 import type { ActionKind } from "../src/types";
 import { delta, lifecycle, text, tool } from "./fixtures";
 

@@ -3,9 +3,8 @@
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Traits } from "../src/types";
-import widget from "../src/widget";
-
-type Handler = (...args: unknown[]) => void;
+import widget from "../src/widgets/chat";
+import { CHAT_TRAITS, FakeModel as Model, flush } from "./harness";
 
 // What jsdom lacks and xterm.js asks for when it opens (a browser has it).
 window.matchMedia ??= ((query: string) => ({
@@ -19,53 +18,23 @@ window.matchMedia ??= ((query: string) => ({
   dispatchEvent: () => false,
 })) as typeof window.matchMedia;
 
-class FakeModel {
-  readonly attrs: Record<string, unknown>;
-  readonly handlers = new Map<string, Set<Handler>>();
-  readonly sent: Record<string, unknown>[] = [];
-
+/** The chat widget's model, for a run with a terminal. */
+class FakeModel extends Model {
   constructor(traits: Record<string, unknown> = {}) {
-    this.attrs = {
-      provider_name: "Agent X",
-      state: "idle",
-      state_reason: "",
-      attach_command: "tmux attach -t run-1",
-      clear_command: "/clear",
+    super({
+      ...CHAT_TRAITS,
       has_terminal: true,
       terminal_reveal: "",
       _terminal_screen: {},
       _snapshot: { transcript_id: "t-1", version: 0, messages: [] },
       ...traits,
-    };
-  }
-  get(key: string): unknown {
-    return this.attrs[key];
-  }
-  set(key: string, value: unknown): void {
-    const old = this.attrs[key];
-    this.attrs[key] = value;
-    if (old !== value) this.emit(`change:${key}`);
-  }
-  on(event: string, handler: Handler): void {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)!.add(handler);
-  }
-  off(event?: string | null, handler?: Handler | null): void {
-    if (event && handler) this.handlers.get(event)?.delete(handler);
-  }
-  send(msg: Record<string, unknown>): void {
-    this.sent.push(msg);
-  }
-  save_changes(): void {}
-  emit(event: string, ...args: unknown[]): void {
-    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
+    });
   }
   terms() {
-    return this.sent.filter((m) => m.kind === "term");
+    return this.sentOf("term");
   }
 }
 
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 const cleanups: (() => unknown)[] = [];
 
 async function show(model: FakeModel) {

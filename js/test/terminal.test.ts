@@ -9,8 +9,8 @@ import {
   TerminalPane,
   type TermOutMsg,
   type TerminalLike,
-} from "../src/terminal";
-import { hardenParser } from "../src/terminal-xterm";
+} from "../src/terminal/pane";
+import { hardenParser } from "../src/terminal/xterm";
 
 /** A terminal emulator that records what the pane asks of it. */
 class FakeTerminal implements TerminalLike {

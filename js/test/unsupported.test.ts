@@ -1,7 +1,7 @@
 // A message kind this front end does not know is shown as "unsupported" and logged, never
 // rendered as if it were text: the gap must be visible, not papered over.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { normalizeMessage } from "../src/store";
+import { normalizeMessage } from "../src/chat/normalize";
 import type { Message } from "../src/types";
 import { UNSUPPORTED_TEXT } from "../src/unsupported";
 import { delta, text } from "./fixtures";

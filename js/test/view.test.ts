@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConversationStore } from "../src/store";
+import { ConversationStore } from "../src/chat/store";
 import { deferred, flush, INFO, mount, press, type } from "./harness";
 import { delta, lifecycle, PLAIN, text, tool } from "./fixtures";
 

@@ -1,88 +1,30 @@
 import type { AnyModel, InitializeProps, RenderProps } from "@anywidget/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ACTION_TIMEOUT_MS } from "../src/channel";
+import { ACTION_TIMEOUT_MS } from "../src/kernel/channel";
 import type { Snapshot, Traits } from "../src/types";
-import widget from "../src/widget";
+import widget from "../src/widgets/chat";
 import { delta, dialog, dialogOf, text } from "./fixtures";
+import { CHAT_TRAITS, FakeModel as Model, flush } from "./harness";
 
-type Handler = (...args: unknown[]) => void;
-
-/** Just enough of an ipywidgets model: traits, events, custom messages. */
-class FakeModel {
-  readonly attrs: Record<string, unknown>;
-  readonly handlers = new Map<string, Set<Handler>>();
-  readonly sent: Record<string, unknown>[] = [];
-  saves = 0;
-
+/** The chat widget's model, with a conversation of one message. */
+class FakeModel extends Model {
   constructor(traits: Partial<Traits> = {}) {
-    this.attrs = {
-      provider_name: "Agent X",
-      state: "idle",
-      state_reason: "",
-      attach_command: "tmux attach -t run-1",
-      clear_command: "/clear",
+    super({
+      ...CHAT_TRAITS,
       _snapshot: { transcript_id: "t-1", version: 0, messages: [text(0, "user", "hi")] },
       ...traits,
-    };
-  }
-
-  get(key: string): unknown {
-    return this.attrs[key];
-  }
-
-  set(key: string, value: unknown): void {
-    const old = this.attrs[key];
-    this.attrs[key] = value;
-    if (old !== value) this.emit(`change:${key}`);
-  }
-
-  on(event: string, handler: Handler): void {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)!.add(handler);
-  }
-
-  off(event?: string | null, handler?: Handler | null): void {
-    if (event && handler) this.handlers.get(event)?.delete(handler);
-  }
-
-  send(msg: Record<string, unknown>): void {
-    this.sent.push(msg);
-  }
-
-  save_changes(): void {
-    this.saves += 1;
-  }
-
-  emit(event: string, ...args: unknown[]): void {
-    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
-  }
-
-  /** The kernel sends a custom message. */
-  fromKernel(msg: Record<string, unknown>): void {
-    this.emit("msg:custom", msg, []);
-  }
-
-  /** The kernel changes a trait. */
-  kernelSets(key: string, value: unknown): void {
-    this.set(key, value);
-  }
-
-  listenerCount(): number {
-    let n = 0;
-    for (const set of this.handlers.values()) n += set.size;
-    return n;
+    });
   }
 
   actions() {
-    return this.sent.filter((m) => m.kind === "action");
+    return this.sentOf("action");
   }
 
   syncs() {
-    return this.sent.filter((m) => m.kind === "sync").length;
+    return this.sentOf("sync").length;
   }
 }
 
-const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 const cleanups: (() => unknown)[] = [];
 
 async function start(model = new FakeModel()) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 from pathlib import Path
 
@@ -590,7 +591,7 @@ def test_the_js_string_scanner_sees_literals() -> None:
 
 def test_js_user_facing_text_never_names_a_provider() -> None:
     # The front end shows provider names only from the traits (provider metadata).
-    sources = sorted(JS_SOURCES.glob("*.ts"))
+    sources = sorted(JS_SOURCES.rglob("*.ts"))
     assert sources, f"no TypeScript sources under {JS_SOURCES}"
     pattern = re.compile("|".join(re.escape(n) for n in provider_names()), re.IGNORECASE)
     offenders = [
@@ -693,17 +694,29 @@ def test_the_chat_brain_never_reads_the_terminal_view() -> None:
     assert graph["lab_widget._widgets._terminal"] & CHAT_BRAIN == set()
 
 
-_JS_IMPORT = re.compile(r"""^import[^"']*["']\./([\w-]+)["']""", re.MULTILINE)
+_JS_IMPORT = re.compile(r"""^import[^"']*["'](\.\.?/[\w./-]+)["']""", re.MULTILINE)
+
+
+def _js_imports(path: Path) -> set[str]:
+    """The js/src modules `path` imports, as paths without suffix ("chat/store")."""
+    here = path.parent.relative_to(JS_SOURCES).as_posix()
+    return {
+        posixpath.normpath(posixpath.join(here, target)).removesuffix(".ts")
+        for target in _JS_IMPORT.findall(path.read_text())
+    }
 
 
 def test_the_front_ends_terminal_never_feeds_the_conversation() -> None:
     # The chat's store is fed by the kernel's deltas only; the terminal pane is a picture.
     imports = {
-        path.stem: set(_JS_IMPORT.findall(path.read_text())) for path in JS_SOURCES.glob("*.ts")
+        path.relative_to(JS_SOURCES).with_suffix("").as_posix(): _js_imports(path)
+        for path in JS_SOURCES.rglob("*.ts")
     }
-    terminal = {name for name in imports if name.startswith("terminal")}
+    terminal = {name for name in imports if name.startswith("terminal/")}
     assert terminal, "no terminal view in js/src"
+    conversation = {"chat/store", "chat/normalize", "chat/format", "kernel/sync"}
+    rendering = {"chat/view", "chat/message", "chat/dialog", "chat/dialog-form"}
     for name in terminal:
-        assert imports[name] & {"store", "sync", "view", "render", "dialog"} == set(), name
-    for name in ("store", "sync", "render", "dialog"):
+        assert imports[name] & (conversation | rendering) == set(), name
+    for name in conversation | {"chat/message", "chat/dialog", "chat/dialog-form"}:
         assert imports[name] & terminal == set(), name

@@ -208,5 +208,5 @@ def test_variables_offered_are_data_with_names_and_kinds_only() -> None:
 
 def test_the_chat_knows_the_header_that_opens_the_descriptions() -> None:
     # The chat folds a prompt's descriptions away under it, found by this line.
-    source = (ROOT / "js" / "src" / "mentions.ts").read_text()
+    source = (ROOT / "js" / "src" / "chat" / "mentions.ts").read_text()
     assert json.dumps(CONTEXT_HEADER) in source

@@ -60,7 +60,7 @@ def test_a_pane_without_colours_answers_only_the_device_attributes(
 
 
 def test_the_answered_colours_are_the_terminal_views() -> None:
-    css = (ROOT / "js" / "src" / "terminal.css").read_text()
+    css = (ROOT / "js" / "src" / "styles" / "terminal.css").read_text()
     fg = re.search(r"--lw-term-fg:\s*(#[0-9a-fA-F]{6})", css)
     bg = re.search(r"--lw-term-bg:\s*(#[0-9a-fA-F]{6})", css)
     assert fg and bg

@@ -1,0 +1,202 @@
+// The runs dashboard's table: one row per live run with open / stop buttons.
+// Knows nothing about Jupyter; widgets/runs.ts adapts it to the RunsTable model.
+import { h, syncChildren } from "../shared/dom";
+import { str } from "../shared/guards";
+import { compactCount, decimal, dollars } from "../chat/meter";
+import { stateLabel } from "../chat/format";
+
+export interface RunRow {
+  id: string;
+  provider: string;
+  folder: string;
+  path: string;
+  state: string;
+  lastActivity: string;
+  tokens: number;
+  /** An exact decimal (USD), as the kernel sends it. */
+  cost: string | null;
+}
+
+export interface RunsActions {
+  open(id: string): Promise<void>;
+  stop(id: string): Promise<void>;
+  close(): Promise<void>;
+  /** Open the run with its terminal pane showing (the agent's real TUI). */
+  terminal?(id: string): Promise<void>;
+}
+
+export function normalizeRows(raw: unknown): RunRow[] {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((r): r is Record<string, unknown> => r !== null && typeof r === "object")
+    .map((r) => ({
+      id: str(r.id),
+      provider: str(r.provider),
+      folder: str(r.folder),
+      path: str(r.path),
+      state: str(r.state) || "idle",
+      lastActivity: str(r.last_activity),
+      tokens: typeof r.tokens === "number" ? r.tokens : 0,
+      cost: decimal(r.cost_usd_estimate),
+    }))
+    .filter((r) => r.id !== "");
+}
+
+/** "just now", "42 s ago", "5 min ago", "3 h ago", else the date. */
+export function ago(iso: string, now: number = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 5) return "just now";
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+export class RunsTableView {
+  readonly #root: HTMLElement;
+  readonly #actions: RunsActions;
+  readonly #body = h("tbody");
+  readonly #empty = h("p", { class: "lw-runs-empty" }, "No live runs.");
+  readonly #error = h("div", { class: "lw-runs-error", role: "alert", hidden: true });
+  readonly #rows = new Map<string, HTMLTableRowElement>();
+  #data: RunRow[] = [];
+  #opened = "";
+  readonly #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(root: HTMLElement, actions: RunsActions) {
+    this.#root = root;
+    this.#actions = actions;
+    root.classList.add("lw-runs");
+    root.replaceChildren(
+      this.#error,
+      h(
+        "table",
+        { class: "lw-runs-table" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ...[
+              "Run",
+              "Agent",
+              "Folder",
+              "State",
+              "Last activity",
+              "Tokens",
+              "Cost (est.)",
+              "",
+            ].map((label) => h("th", { scope: "col" }, label)),
+          ),
+        ),
+        this.#body,
+      ),
+      this.#empty,
+    );
+    // "5 s ago" must age even when nothing happens.
+    this.#timer =
+      typeof setInterval === "function" ? setInterval(() => this.#tick(), 10_000) : undefined;
+  }
+
+  setRows(raw: unknown): void {
+    this.#data = normalizeRows(raw);
+    const desired = this.#data.map((row) => this.#render(row));
+    for (const id of [...this.#rows.keys()]) {
+      if (!this.#data.some((r) => r.id === id)) this.#rows.delete(id);
+    }
+    syncChildren(this.#body, desired);
+    this.#empty.hidden = this.#data.length > 0;
+  }
+
+  setOpened(id: string): void {
+    this.#opened = id;
+    for (const [rowId, tr] of this.#rows) {
+      tr.dataset.opened = String(rowId === id);
+      const open = tr.querySelector<HTMLButtonElement>(".lw-runs-open")!;
+      open.textContent = rowId === id ? "Close" : "Open";
+    }
+  }
+
+  destroy(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#root.replaceChildren();
+  }
+
+  #render(row: RunRow): HTMLTableRowElement {
+    let tr = this.#rows.get(row.id);
+    if (!tr) {
+      const open = h("button", { type: "button", class: "lw-runs-open" }, "Open");
+      const stop = h("button", { type: "button", class: "lw-runs-stop" }, "Stop");
+      open.addEventListener("click", () =>
+        this.#act(() =>
+          this.#opened === row.id ? this.#actions.close() : this.#actions.open(row.id),
+        ),
+      );
+      stop.addEventListener("click", () => this.#act(() => this.#actions.stop(row.id)));
+      const terminal = this.#terminalButton(row.id);
+      tr = h(
+        "tr",
+        { "data-run": row.id },
+        h("td", { class: "lw-runs-id" }),
+        h("td", { class: "lw-runs-provider" }),
+        h("td", { class: "lw-runs-folder" }),
+        h("td", {}, h("span", { class: "lw-state" })),
+        h("td", { class: "lw-runs-activity" }),
+        h("td", { class: "lw-runs-tokens" }),
+        h("td", { class: "lw-runs-cost" }),
+        h("td", { class: "lw-runs-buttons" }, open, terminal, stop),
+      );
+      this.#rows.set(row.id, tr);
+    }
+    const cell = (cls: string) => tr.querySelector<HTMLElement>(`.${cls}`)!;
+    cell("lw-runs-id").textContent = row.id;
+    cell("lw-runs-provider").textContent = row.provider;
+    cell("lw-runs-folder").textContent = row.folder;
+    cell("lw-runs-folder").title = row.path;
+    const badge = cell("lw-state");
+    badge.textContent = stateLabel(row.state);
+    badge.dataset.state = row.state;
+    const activity = cell("lw-runs-activity");
+    activity.dataset.at = row.lastActivity;
+    activity.textContent = ago(row.lastActivity);
+    activity.title = row.lastActivity;
+    cell("lw-runs-tokens").textContent = compactCount(row.tokens);
+    cell("lw-runs-cost").textContent = row.cost === null ? "—" : dollars(row.cost);
+    cell("lw-runs-cost").title = row.cost === null ? "" : `${row.cost} USD (estimate)`;
+    tr.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled = row.state === "ended";
+    tr.dataset.opened = String(row.id === this.#opened);
+    return tr;
+  }
+
+  #terminalButton(id: string): HTMLButtonElement | null {
+    const open = this.#actions.terminal;
+    if (!open) return null;
+    const button = h(
+      "button",
+      { type: "button", class: "lw-runs-terminal", title: "Open this run with its terminal" },
+      "Terminal",
+    );
+    button.addEventListener("click", () => this.#act(() => open.call(this.#actions, id)));
+    return button;
+  }
+
+  #tick(): void {
+    for (const el of this.#body.querySelectorAll<HTMLElement>(".lw-runs-activity")) {
+      el.textContent = ago(el.dataset.at ?? "");
+    }
+  }
+
+  async #act(action: () => Promise<void>): Promise<void> {
+    this.#error.hidden = true;
+    try {
+      await action();
+    } catch (error) {
+      // Errors from the kernel are shown, never swallowed.
+      this.#error.textContent = error instanceof Error ? error.message : String(error);
+      this.#error.hidden = false;
+    }
+  }
+}

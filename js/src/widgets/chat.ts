@@ -1,0 +1,163 @@
+// The anywidget entry point: wires RunView's traits and custom messages to a
+// ChatView. The conversation's protocol lives in kernel/sync.ts, actions in
+// kernel/channel.ts, all rendering in chat/view.ts.
+import "../styles/chat.css";
+import type { AnyModel, Initialize, Render } from "@anywidget/types";
+import { ActionChannel } from "../kernel/channel";
+import { notebookHost } from "../kernel/notebook";
+import { ConversationSync } from "../kernel/sync";
+import { pointAtTerminal, TerminalPane } from "../terminal/pane";
+import { createXterm } from "../terminal/xterm";
+import type { ChatActionArgs, Traits } from "../types";
+import { ChatView, type RunInfo } from "../chat/view";
+
+const INFO_TRAITS = [
+  "provider_name",
+  "state",
+  "state_reason",
+  "attach_command",
+  "clear_command",
+] as const;
+
+/** What every view of one model shares. */
+class ModelLink {
+  readonly sync: ConversationSync;
+  readonly actions: ActionChannel<ChatActionArgs>;
+
+  constructor(model: AnyModel<Traits>) {
+    this.sync = new ConversationSync(model);
+    this.actions = new ActionChannel<ChatActionArgs>(model);
+  }
+
+  dispose(): void {
+    this.actions.dispose();
+    this.sync.dispose();
+  }
+}
+
+// One link per model, shared by every view of it (a run displayed twice): each
+// delta is applied, and `_snapshot` updated, once.
+const links = new WeakMap<AnyModel<Traits>, ModelLink>();
+
+function readInfo(model: AnyModel<Traits>): RunInfo {
+  const text = (key: (typeof INFO_TRAITS)[number]) => {
+    const value: unknown = model.get(key);
+    return typeof value === "string" ? value : "";
+  };
+  const state = (text("state") || "idle") as RunInfo["state"];
+  return {
+    providerName: text("provider_name"),
+    state,
+    // When the answer is given in the terminal pane, the reason line says so.
+    stateReason: pointAtTerminal(text("state_reason"), state, model.get("has_terminal") === true),
+    attachCommand: text("attach_command"),
+    clearCommand: text("clear_command"),
+  };
+}
+
+const initialize: Initialize<Traits> = ({ model }) => {
+  const link = new ModelLink(model);
+  links.set(model, link);
+  return () => {
+    links.delete(model);
+    link.dispose();
+  };
+};
+
+// -- the terminal pane (terminal/pane.ts) -----------------------------------------
+
+/** The `terminal_reveal` value each model's views have acted on. */
+const revealed = new WeakMap<AnyModel<Traits>, string>();
+
+function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose(): void } {
+  const pane = new TerminalPane(
+    { send: (msg) => model.send({ kind: "term", ...msg }) },
+    createXterm,
+    {
+      available: model.get("has_terminal") === true,
+      saved: model.get("_terminal_screen"),
+      // Kept for a saved notebook only: the kernel never needs it back.
+      save: (screen) => model.set("_terminal_screen", { ...screen }),
+    },
+  );
+  const onMessage = (msg: unknown, buffers?: unknown[]) => pane.receive(msg, buffers);
+  const onState = () => pane.setRunState(model.get("state"), model.get("pending_dialog"));
+  const onAvailable = () => pane.setAvailable(model.get("has_terminal") === true);
+  const onReveal = () => {
+    const token = model.get("terminal_reveal");
+    if (typeof token !== "string" || token === "" || revealed.get(model) === token) return;
+    revealed.set(model, token);
+    pane.open();
+    pane.el.scrollIntoView?.({ block: "nearest" });
+  };
+  model.on("msg:custom", onMessage);
+  model.on("change:state", onState);
+  model.on("change:pending_dialog", onState);
+  model.on("change:has_terminal", onAvailable);
+  model.on("change:terminal_reveal", onReveal);
+  // After the view is in the page: an xterm.js opened detached has no size to fit.
+  queueMicrotask(() => {
+    onState();
+    onReveal();
+  });
+  return {
+    pane,
+    dispose() {
+      model.off("msg:custom", onMessage);
+      model.off("change:state", onState);
+      model.off("change:pending_dialog", onState);
+      model.off("change:has_terminal", onAvailable);
+      model.off("change:terminal_reveal", onReveal);
+      pane.destroy();
+    },
+  };
+}
+
+const render: Render<Traits> = ({ model, el }) => {
+  // Hosts that never call initialize still get a working view.
+  const borrowed = links.get(model);
+  const link = borrowed ?? new ModelLink(model);
+  const { actions } = link;
+  const terminal = terminalPane(model);
+  const view = new ChatView(
+    el,
+    {
+      send: (text) => actions.request("send", { text }),
+      interrupt: () => actions.request("interrupt"),
+      clear: () => actions.request("clear"),
+      answer: (toolId, answers) => actions.request("answer", { tool_id: toolId, answers }),
+    },
+    {
+      store: link.sync.store,
+      info: readInfo(model),
+      pendingDialog: model.get("pending_dialog"),
+      commands: model.get("commands"),
+      session: model.get("session"),
+      // Asked when an `@` starts a mention; a quick answer or none (no kernel).
+      variables: () => actions.ask("variables", {}, { timeoutMs: 10_000 }),
+      code: notebookHost(model) ?? {},
+      terminal: terminal.pane.el,
+    },
+  );
+  const onInfo = () => view.setInfo(readInfo(model));
+  const onPendingDialog = () => view.setPendingDialog(model.get("pending_dialog"));
+  const onCommands = () => view.setCommands(model.get("commands"));
+  const onSession = () => view.setSession(model.get("session"));
+  for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
+  model.on("change:has_terminal", onInfo);
+  model.on("change:pending_dialog", onPendingDialog);
+  model.on("change:commands", onCommands);
+  model.on("change:session", onSession);
+  return () => {
+    for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
+    model.off("change:has_terminal", onInfo);
+    model.off("change:pending_dialog", onPendingDialog);
+    model.off("change:commands", onCommands);
+    model.off("change:session", onSession);
+    terminal.dispose();
+    view.destroy();
+    if (!borrowed) link.dispose();
+  };
+};
+
+export default { initialize, render };
