@@ -1,7 +1,7 @@
 """Request/response actions between a widget's front end and the kernel.
 
 Every widget of the package (the chat view, the runs table, the login card) takes its
-buttons' actions through one :class:`ActionChannel`; ``js/src/channel.ts`` is the other end.
+buttons' actions through one :class:`ActionChannel`; ``js/src/kernel/channel.ts`` is the other end.
 
 Protocol, as custom messages of the widget's comm (typed in
 :mod:`~lab_widget._widgets._protocol`):

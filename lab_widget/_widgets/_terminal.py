@@ -1,6 +1,6 @@
 """The terminal pane of a run's chat view: the agent's real TUI, streamed while watched.
 
-The front end (``js/src/terminal.ts``) opens the pane with a viewer id and its size; the
+The front end (``js/src/terminal/pane.ts``) opens the pane with a viewer id and its size; the
 kernel then attaches one :class:`~lab_widget._runtime._pane_stream.PaneStream` for every viewer
 of the run, sends each new viewer its first screen, then the pane's output to all, and detaches
 when the last viewer goes. Closed, the pane costs nothing: no tmux client, no thread, no
@@ -52,7 +52,7 @@ __all__ = ["LEASE", "PING", "PaneSource", "TerminalFeed"]
 log = logging.getLogger(__name__)
 
 PING = 20.0
-"""Seconds between a watching front end's pings (``js/src/terminal.ts`` uses the same)."""
+"""Seconds between a watching front end's pings (``js/src/terminal/pane.ts`` uses the same)."""
 
 LEASE = 60.0
 """Seconds a viewer stays without a ping before the kernel stops streaming to it."""
