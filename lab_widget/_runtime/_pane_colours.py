@@ -6,7 +6,8 @@ __all__ = ["VIEW_COLOURS", "colour_answers"]
 
 VIEW_COLOURS = ("#d4d4d4", "#1e1e1e")
 """The terminal view's default foreground and background (``--lw-term-fg`` and
-``--lw-term-bg`` in ``js/src/styles/terminal.css``): what a pane that answers colour queries says."""
+``--lw-term-bg`` in ``js/src/styles/terminal.css``): what a pane that answers colour queries
+says."""
 
 
 def colour_answers(colours: tuple[str, str] = VIEW_COLOURS) -> str:
