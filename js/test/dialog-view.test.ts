@@ -338,3 +338,38 @@ describe("outcome and read-only cards", () => {
     expect(msg(2)).toBe(form);
   });
 });
+
+describe("a pending dialog no message shows yet", () => {
+  // Some CLIs record the call only once it is answered: the form must show all the same.
+  const APPROVAL = dialogOf({ tool_id: "call_shell", kind: "approval" });
+
+  it("is a form of its own at the end of the log, answerable", () => {
+    const { root, view, actions } = mount([text(0, "user", "run it")], { state: "question" });
+    expect(root.querySelector(".lw-dialog-form")).toBeNull();
+    view.setPendingDialog(APPROVAL);
+    const card = root.querySelector<HTMLElement>(".lw-msg.lw-pending-only");
+    expect(card).not.toBeNull();
+    const form = card!.querySelector<HTMLFormElement>(".lw-dialog-form")!;
+    expect(form.dataset.toolId).toBe("call_shell");
+    expect(root.querySelector(".lw-log")!.lastElementChild).toBe(card);
+    expect(actions.answer).not.toHaveBeenCalled();
+  });
+
+  it("gives way to the message once the transcript shows the dialog", () => {
+    const { root, view } = mount([text(0, "user", "run it")], { state: "question" });
+    view.setPendingDialog(APPROVAL);
+    expect(root.querySelectorAll(".lw-dialog-form")).toHaveLength(1);
+    expect(
+      view.applyDelta(delta(0, [dialog(1, { tool_id: "call_shell", kind: "approval" })])),
+    ).toBe("applied");
+    expect(root.querySelector(".lw-pending-only")).toBeNull();
+    expect(root.querySelectorAll(".lw-dialog-form")).toHaveLength(1);
+  });
+
+  it("goes when nothing is pending any more", () => {
+    const { root, view } = mount([text(0, "user", "run it")], { state: "question" });
+    view.setPendingDialog(APPROVAL);
+    view.setPendingDialog(null);
+    expect(root.querySelector(".lw-pending-only")).toBeNull();
+  });
+});

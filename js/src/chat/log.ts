@@ -36,6 +36,8 @@ export class MessageLog {
     "↓ Jump to latest",
   );
   readonly #past: PastConversations;
+  /** The pending dialog's form when no message of the log carries it yet. */
+  #orphan: { key: string; el: HTMLElement } | null = null;
 
   /** `ctx` is the view's: what the user expanded and the dialogs' state. */
   constructor(store: ConversationStore, ctx: RenderContext) {
@@ -84,7 +86,18 @@ export class MessageLog {
         any = true;
       }
     }
-    if (!any) return;
+    const orphan = this.#orphan;
+    const pending = this.#ctx.dialogs.pending;
+    if (orphan && pending && orphan.key === orphanKey(pending, this.#store.messages)) {
+      if (match(pending)) {
+        // Same dialog, new context (sent, an error, the attach command): render it again.
+        this.#orphan = { key: orphan.key, el: this.#orphanElement(pending) };
+        this.#swap(orphan.el, this.#orphan.el);
+      }
+      if (!any) return;
+    } else if (!any && orphanKey(pending, this.#store.messages) === (orphan?.key ?? null)) {
+      return;
+    }
     this.#layout();
     this.#followNewContent();
   }
@@ -125,7 +138,11 @@ export class MessageLog {
     const el = renderMessage(message, this.#ctx);
     const old = this.#messageEls.get(seq);
     this.#messageEls.set(seq, el);
-    if (!old) return;
+    if (old) this.#swap(old, el);
+  }
+
+  /** Put `el` where `old` is, keeping what the user had open and focused in it. */
+  #swap(old: HTMLElement, el: HTMLElement): void {
     if (old instanceof HTMLDetailsElement && el instanceof HTMLDetailsElement) el.open = old.open;
     const active = document.activeElement;
     const focused = active instanceof HTMLElement && old.contains(active) ? active : null;
@@ -206,6 +223,10 @@ export class MessageLog {
         }
         out.push(view.el);
       }
+      if (container === this.#log) {
+        const orphan = this.#orphanForm();
+        if (orphan) out.push(orphan);
+      }
       syncChildren(container, out);
     };
     arrange(this.#log, top);
@@ -217,6 +238,39 @@ export class MessageLog {
         if (p instanceof HTMLDetailsElement && !p.open) p.open = true;
       }
     }
+  }
+
+  /**
+   * The dialog the agent waits on, as a card of its own at the end of the log, while no
+   * message shows it: a CLI may record the call only once it is answered, and a pending
+   * dialog must always be answerable where the user looks.
+   */
+  #orphanForm(): HTMLElement | null {
+    const pending = this.#ctx.dialogs.pending;
+    const key = orphanKey(pending, this.#store.messages);
+    if (key === null || pending === null) {
+      this.#orphan = null;
+      return null;
+    }
+    if (this.#orphan?.key !== key) this.#orphan = { key, el: this.#orphanElement(pending) };
+    return this.#orphan.el;
+  }
+
+  #orphanElement(pending: Dialog): HTMLElement {
+    const message: Message = {
+      seq: -1,
+      kind: "dialog",
+      role: "assistant",
+      text: "",
+      dialog: pending,
+      thinking: false,
+      redacted: false,
+      attachments: [],
+      detail: "",
+    };
+    const el = renderMessage(message, this.#ctx);
+    el.classList.add("lw-pending-only");
+    return el;
   }
 
   // -- scrolling -------------------------------------------------------------
@@ -237,4 +291,11 @@ export class MessageLog {
     this.#atBottom = true;
     this.#jump.hidden = true;
   }
+}
+
+/** What identifies the pending dialog's own card, or null when a message already shows it. */
+function orphanKey(pending: Dialog | null, messages: readonly Message[]): string | null {
+  if (pending === null || pending.tool_id == null || pending.status !== "pending") return null;
+  const shown = messages.some((m) => m.kind === "dialog" && m.dialog?.tool_id === pending.tool_id);
+  return shown ? null : JSON.stringify(pending);
 }
