@@ -1,24 +1,53 @@
-"""The new CLI's live signals, if it has a verified structured channel beside its transcript
-(a hook spool, ``kit.HookSignals``; an embedded server): pending dialogs and blocked reasons.
+"""Copilot CLI's live signals: hook records spooled per run, one JSON file per event.
 
-A provider without one leaves ``live_signals`` unset; its blocked states then show as
-``needs_input`` with the attach command.
+The run's ``<COPILOT_HOME>/settings.json`` names the kit's hook command for every event of
+``_compat.HOOKS``. Copilot CLI's payloads do not name their event, so each event's command
+names it (``{"hook_event_name": <event>, "payload": <stdin>}``). What the spool is for: the
+``userPromptSubmitted`` record confirms a submit. The approval prompt needs no signal: the
+session log itself records it (``permission.requested``) while it is open, so the reader
+reports it, and nothing else the TUI waits on is left to tell.
 """
 
 from __future__ import annotations
 
-from ... import provider as kit
+from pathlib import Path
+from typing import Any
+
 from ...schema import Dialog
-from ._compat import todo
+from .. import HookSignals, RunContext, hook_command
+from . import _compat
 
-__all__ = ["CopilotSignals"]
+__all__ = ["CopilotSignals", "hook_settings"]
 
 
-class CopilotSignals(kit.HookSignals):
-    """Hook records spooled per run (see ``_compat``)."""
+def hook_settings(spool: Path) -> dict[str, Any]:
+    """The ``hooks`` settings that spool every event of ``_compat.HOOKS``.
 
-    def pending_dialog(self, context: kit.RunContext) -> Dialog | None:
-        raise todo("_signals.py pending_dialog", "the dialog the agent waits on, from the records")
+    Examples
+    --------
+    >>> hooks = hook_settings(Path("/run/signals"))
+    >>> sorted(hooks) == sorted(_compat.HOOKS.events)
+    True
+    >>> hooks["agentStop"][0]["type"], hooks["agentStop"][0]["bash"].endswith("agentStop")
+    ('command', True)
+    """
+    return {
+        event: [
+            {
+                "type": "command",
+                "bash": hook_command(spool, event),
+                "timeoutSec": _compat.HOOK_TIMEOUT,
+            }
+        ]
+        for event in _compat.HOOKS.events
+    }
 
-    def blocked(self, context: kit.RunContext) -> str | None:
-        raise todo("_signals.py blocked", "why the agent waits on something no dialog answers")
+
+class CopilotSignals(HookSignals):
+    """Hook records spooled per run (see ``_compat.HOOKS``)."""
+
+    def pending_dialog(self, context: RunContext) -> Dialog | None:
+        return None  # the session log records the approval prompt while it is open
+
+    def blocked(self, context: RunContext) -> str | None:
+        return None

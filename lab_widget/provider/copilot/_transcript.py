@@ -19,8 +19,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...schema import Message, SessionSummary, State, ToolCall, Usage
-from .. import CorruptLine, JsonlTail, ReadResult, TranscriptReader, TranscriptRef, UsageLedger
+from ...schema import Dialog, Message, SessionSummary, State, ToolCall, Usage
+from .. import (
+    CorruptLine,
+    JsonlTail,
+    ReadResult,
+    TranscriptReader,
+    TranscriptRef,
+    UsageLedger,
+    iso_time,
+)
 from . import _compat
 from ._dialogs import approval_dialog
 
@@ -57,8 +65,9 @@ class CopilotTranscriptReader(TranscriptReader):
     State from structure: ``working`` from a prompt until the model call that asks for no
     tool ends (``assistant.turn_end`` after an answer without ``toolRequests``), ``idle``
     after it, an ``abort`` or a ``session.error``; ``question`` while a
-    ``permission.requested`` waits for its ``permission.completed``; ``ended`` after
-    ``session.shutdown``. ``clear_echo`` opens an epoch the clear command started: Copilot
+    ``permission.requested`` waits for its ``permission.completed``; after
+    ``session.shutdown`` (``idle``, nothing pending: the process says whether the run
+    ended). ``clear_echo`` opens an epoch the clear command started: Copilot
     CLI records no command.
     """
 
@@ -79,6 +88,7 @@ class CopilotTranscriptReader(TranscriptReader):
         self._model: str | None = None
         self._facts: dict[str, Any] = {}
         self._echoed = False
+        self._shut = False
 
     # -- TranscriptReader ------------------------------------------------------------------
 
@@ -88,9 +98,20 @@ class CopilotTranscriptReader(TranscriptReader):
 
     @property
     def state(self) -> State:
-        if self._pending and self._state != "ended":
+        if self._pending and not self._shut:
             return "question"
         return self._state
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        if self._shut:
+            return None
+        for call_id in reversed(self._pending.values()):
+            index = self._tools.get(call_id)
+            dialog = self._messages[index].dialog if index is not None else None
+            if dialog is not None:
+                return dialog
+        return None
 
     @property
     def summary(self) -> SessionSummary:
@@ -100,6 +121,9 @@ class CopilotTranscriptReader(TranscriptReader):
             usage=self._usage.total,
             models=self._usage.models(),
             cli_version=self._facts.get("cli_version"),
+            cwd=self._facts.get("cwd"),
+            branch=self._facts.get("branch"),
+            started_at=self._facts.get("started_at"),
         )
 
     def read(self) -> ReadResult:
@@ -145,6 +169,12 @@ class CopilotTranscriptReader(TranscriptReader):
         when = _time(event)
         if kind == "session.start":
             self._facts["cli_version"] = data.get("copilotVersion")
+            context = data.get("context") if isinstance(data.get("context"), dict) else {}
+            assert isinstance(context, dict)
+            for key, field in (("cwd", "cwd"), ("branch", "branch")):
+                if isinstance(context.get(key), str):
+                    self._facts[field] = context[key]
+            self._facts["started_at"] = iso_time(data.get("startTime"))
             model = data.get("selectedModel")
             self._model = model if isinstance(model, str) else self._model
         elif kind == "user.message":
@@ -212,7 +242,9 @@ class CopilotTranscriptReader(TranscriptReader):
                 )
             ]
         elif kind == "session.shutdown":
-            self._state = "ended"
+            # The session is over (/clear, exit): nothing is pending; the process, not the
+            # log, says the run ended.
+            self._state, self._shut = "idle", True
         return []
 
     def _assistant(

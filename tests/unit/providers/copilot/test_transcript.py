@@ -46,7 +46,7 @@ def test_approvals_from_the_log_answered_and_cancelled() -> None:
     assert dialogs[0].tool_id == "call_scripted_000002"
 
 
-def test_interrupts_and_errors_are_lifecycle_notes_and_the_shutdown_ends_the_run() -> None:
+def test_interrupts_and_errors_are_lifecycle_notes_and_the_shutdown_leaves_nothing_open() -> None:
     reader = read("approve_reject_interrupt.jsonl")
     notes = [(m.level, m.text[:40]) for m in reader.messages if m.kind == "lifecycle"]
     assert notes == [
@@ -54,7 +54,8 @@ def test_interrupts_and_errors_are_lifecycle_notes_and_the_shutdown_ends_the_run
         ("error", "Failed to get response from the AI model"),
         ("warning", "Interrupted"),
     ]
-    assert reader.state == "ended"  # the log closes with session.shutdown
+    # The log closes with session.shutdown: idle, nothing pending (the process tells the end).
+    assert (reader.state, reader.pending_dialog) == ("idle", None)
 
 
 def test_usage_counts_each_model_call_once_on_its_first_message() -> None:
@@ -81,7 +82,7 @@ def test_the_state_follows_the_log_line_by_line(tmp_path: Path) -> None:
             if not seen or seen[-1] != reader.state:
                 seen.append(reader.state)
     assert seen[:6] == ["idle", "working", "idle", "working", "question", "working"]
-    assert seen[-2:] == ["idle", "ended"]
+    assert seen[-1] == "idle"
     whole = read("approve_reject_interrupt.jsonl")
     assert reader.messages == whole.messages
 
