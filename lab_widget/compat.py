@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "CODEX_CONTEXT_PREFIXES",
+    "COPILOT_CONTEXT_TAGS",
     "GEMINI_CONTEXT_PREFIXES",
     "ORACLE",
     "PINS",
@@ -58,6 +59,7 @@ PINS: dict[str, CLIPin] = {
         CLIPin("codex", "@openai/codex", "0.171.0", "codex"),
         CLIPin("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
         CLIPin("opencode", "opencode-ai", "1.18.33", "opencode"),
+        CLIPin("copilot", "@github/copilot", "1.0.102", "copilot"),
     )
 }
 
@@ -81,6 +83,11 @@ user typed."""
 GEMINI_CONTEXT_PREFIXES = ("<session_context>",)
 """How the user text parts Gemini CLI writes itself begin (its session context, at a
 session's start): in its session records and in the ``contents`` of its requests alike."""
+
+COPILOT_CONTEXT_TAGS = ("current_datetime",)
+"""The elements Copilot CLI puts before the user's words in the user text it sends
+(``<current_datetime>...</current_datetime>`` and a blank line, its session log's
+``user.message.transformedContent``); its log keeps the words alone (``content``)."""
 
 
 @dataclass(frozen=True)

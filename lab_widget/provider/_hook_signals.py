@@ -33,17 +33,32 @@ __all__ = [
 ]
 
 
-def hook_command(spool: Path) -> str:
+def hook_command(spool: Path, event: str | None = None) -> str:
     """The hook command that spools each event's payload (its stdin) into ``spool``.
+
+    For a CLI whose payload does not name its event, ``event`` names it: the record is
+    then ``{"hook_event_name": event, "payload": <the payload>}``.
 
     Examples
     --------
     >>> hook_command(Path("/run/signals")).startswith("sh -c ")
     True
+    >>> import json, subprocess, tempfile
+    >>> spool = Path(tempfile.mkdtemp())
+    >>> _ = subprocess.run(hook_command(spool, "agentStop"), shell=True, input=b'{"a": 1}')
+    >>> [json.loads(f.read_text()) for f in spool.iterdir()]
+    [{'hook_event_name': 'agentStop', 'payload': {'a': 1}}]
     """
     # One file per event, written then renamed, so a reader never sees half a record.
-    script = 'f="$0/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
-    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+    name = 'f="$0/$(date +%s%N)-$$"; '
+    if event is None:
+        script = name + 'cat > "$f.tmp" && mv "$f.tmp" "$f.json"'
+        return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))}"
+    script = (
+        name + 'p=$(cat); printf \'{"hook_event_name": "%s", "payload": %s}\' "$1" "${p:-null}" '
+        '> "$f.tmp" && mv "$f.tmp" "$f.json"'
+    )
+    return f"sh -c {shlex.quote(script)} {shlex.quote(str(spool))} {shlex.quote(event)}"
 
 
 def open_calls(records: list[dict[str, Any]], closing: Collection[str]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ _BUILTIN: dict[str, str] = {
     "codex": "lab_widget.provider.codex:CodexProvider",
     "opencode": "lab_widget.provider.opencode:OpenCodeProvider",
     "gemini": "lab_widget.provider.gemini:GeminiProvider",
+    "copilot": "lab_widget.provider.copilot:CopilotProvider",
 }
 _registered: dict[str, Callable[[], AgentProvider]] = {}
 _instances: dict[str, AgentProvider] = {}

@@ -1,4 +1,8 @@
-"""The OpenAI Chat Completions API as OpenCode uses it: ``POST /v1/chat/completions``, SSE.
+"""The OpenAI Chat Completions API as OpenCode and Copilot CLI use it:
+``POST /v1/chat/completions``, SSE.
+
+Copilot CLI puts its context (the time) before the user's words in the same text
+(:func:`without_context` takes it off).
 
 A request carries the whole conversation as ``messages`` (``system``, ``user``,
 ``assistant`` with ``tool_calls``, ``tool`` results). A streamed response is a chunk per
@@ -26,6 +30,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ..compat import COPILOT_CONTEXT_TAGS
 from . import _wire
 from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, text_chunks, tokens
@@ -51,11 +56,29 @@ def _texts(content: Any) -> list[str]:
     ]
 
 
+def without_context(text: str) -> str:
+    r"""The user's words without the context elements an agent put before them
+    (:data:`lab_widget.compat.COPILOT_CONTEXT_TAGS`).
+
+    Examples
+    --------
+    >>> without_context("<current_datetime>2026-12-03</current_datetime>\n\nhello")
+    'hello'
+    >>> without_context("<other>x</other> hi")
+    '<other>x</other> hi'
+    """
+    for tag in COPILOT_CONTEXT_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
+        if text.startswith(opening) and closing in text:
+            text = text.split(closing, 1)[1].lstrip()
+    return text
+
+
 def _user_text(message: Any) -> str | None:
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
     texts = _texts(message.get("content"))
-    return "\n".join(texts) if texts else None
+    return without_context("\n".join(texts)) if texts else None
 
 
 def conversation(body: dict[str, Any]) -> Conversation:

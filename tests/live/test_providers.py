@@ -165,6 +165,17 @@ def _gemini_interrupt(run: Run) -> None:
     assert [m.text for m in run.messages] == ["be slow", "Request cancelled."]
 
 
+def _copilot_reply(played: Played) -> None:
+    # The model gets the words without the CLI's <current_datetime> context.
+    assert [r.user_text for r in played.scripted_after_hello] == ["hello"]
+
+
+def _copilot_tool(played: Played) -> None:
+    tool = next(m.tool for m in played.after_tool if m.tool is not None)
+    assert tool.input["command"] == "echo tool-output-42"
+    assert played.run.pending_dialog is None  # echo runs unasked
+
+
 def _opencode_tool(played: Played) -> None:
     assert (played.workdir / "made.txt").exists()
 
@@ -205,6 +216,17 @@ LIVE: dict[str, Live] = {
         check_reply=_gemini_reply,
         check_tool=_gemini_tool,
         check_interrupt=_gemini_interrupt,
+    ),
+    "copilot": Live(
+        tool_turn=_shell("echo tool-output-42"),
+        tool_name="bash",
+        timeout=90,
+        cli_version=True,
+        echo_alone=True,
+        # A notebook started from a CI job: the run unsets CI and GITHUB_ACTIONS.
+        env={"CI": "true", "GITHUB_ACTIONS": "true"},
+        check_reply=_copilot_reply,
+        check_tool=_copilot_tool,
     ),
     "opencode": Live(
         tool_turn=_shell("echo tool-output-42 && touch {workdir}/made.txt", description="x"),

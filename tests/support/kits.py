@@ -25,6 +25,8 @@ from lab_widget.provider.claude_code import _commands as claude_commands
 from lab_widget.provider.claude_code._transcript import project_dir
 from lab_widget.provider.codex import _commands as codex_commands
 from lab_widget.provider.codex import _compat as codex_compat
+from lab_widget.provider.copilot import _commands as copilot_commands
+from lab_widget.provider.copilot import _compat as copilot_compat
 from lab_widget.provider.gemini import _commands as gemini_commands
 from lab_widget.provider.opencode import _commands as opencode_commands
 from tests.support.fake_provider import CURATED_OUT
@@ -443,12 +445,59 @@ def _gemini_kit() -> ConformanceKit:
     )
 
 
+# -- GitHub Copilot CLI ---------------------------------------------------------------------
+
+_COPILOT_CWD = b"/fixture/work"
+"""The placeholder the recorded session logs hold for the run's folder."""
+
+
+def _copilot_kit() -> ConformanceKit:
+    def write(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        # What Copilot CLI leaves in the run's COPILOT_HOME for one session (the run's
+        # first, or the one /clear opened at once): session-state/<id>/ with workspace.yaml
+        # naming the run's folder and its start, the lock while the CLI has it open, and
+        # with the first prompt events.jsonl.
+        state = json.loads((context.runtime_dir / "copilot.json").read_text())
+        sessions = Path(state["home"]) / copilot_compat.SESSIONS_DIR
+        header = json.loads(data.splitlines()[0])
+        session_id = str(header["data"]["sessionId"])
+        later = len(list(sessions.iterdir())) if sessions.is_dir() else 0
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() + later))
+        for old in sessions.glob(f"*/{copilot_compat.LOCK_PREFIX}*"):
+            old.unlink()  # the clear shut the previous session
+        folder = sessions / session_id
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / copilot_compat.WORKSPACE_FILE).write_text(
+            f"id: {session_id}\ncwd: {context.cwd}\ncreated_at: {started}.000Z\n"
+        )
+        (folder / f"{copilot_compat.LOCK_PREFIX}1.lock").touch()
+        (folder / copilot_compat.EVENTS_FILE).write_bytes(
+            data.replace(_COPILOT_CWD, str(context.cwd).encode())
+        )
+
+    second = _fixture("copilot", "after_clear.jsonl")
+    names = ("approve_reject_interrupt.jsonl", "after_clear.jsonl")
+    return ConformanceKit(
+        samples={name: _fixture("copilot", name) for name in names},
+        first_epoch=_fixture("copilot", "approve_reject_interrupt.jsonl"),
+        second_epoch=second,
+        # Copilot CLI records no slash command in its session log: the only echo is the one
+        # the adapter opens a /clear epoch with.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(copilot_commands.CURATED_OUT),
+        start_epoch=write,
+        clear_epoch=write,
+    )
+
+
 KITS: dict[str, Callable[[], ConformanceKit]] = {
     "claude-code": _claude_kit,
     "codex": _codex_kit,
     "opencode": _opencode_kit,
     "fake": _fake_kit,
     "gemini": _gemini_kit,
+    "copilot": _copilot_kit,
 }
 """Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""
 

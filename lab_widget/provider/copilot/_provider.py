@@ -1,0 +1,189 @@
+"""GitHub Copilot CLI behind the seam: its TUI driven by the records in ``_compat.py``.
+
+A run on a scripted model or an endpoint keeps all of Copilot CLI's state in its own
+``COPILOT_HOME`` (``config.json`` trusting the run's folder, ``settings.json`` with the run's
+hooks, ``session-state/``) and talks to the endpoint offline, as a BYOK provider (chat
+completions). ``HOME`` stays the user's: the CLI unpacks its runtime under ``~/.cache``
+once per user. A run without an endpoint uses the user's own ``COPILOT_HOME`` and login,
+and no hooks (nothing is written into the user's settings): its submits are paced.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities, SessionSummary
+from .. import (
+    ProviderMeta,
+    RunContext,
+    SpawnPlan,
+    SpawnRequest,
+    SubmitWatch,
+    Terminal,
+    TranscriptReader,
+    TranscriptRef,
+    kit,
+)
+from . import _auth, _commands, _compat
+from ._config import isolated_config, user_dir
+from ._files import in_use, peek_session, session_folders, session_ref, sessions
+from ._signals import CopilotSignals, hook_settings
+from ._transcript import CopilotTranscriptReader
+from ._usage_scan import usage_summary
+
+__all__ = ["CopilotProvider"]
+
+_STATE = kit.RunFile("copilot.json")
+"""What the spawn decided: the run's ``COPILOT_HOME``, when, and whether it is isolated."""
+_SIGNALS = CopilotSignals()
+
+
+class CopilotProvider(kit.TuiProvider):
+    """GitHub Copilot CLI, pinned to the version in :data:`lab_widget.compat.PINS`."""
+
+    meta = ProviderMeta(
+        id="copilot",
+        display_name="GitHub Copilot CLI",
+        binary="copilot",
+        clear_command=_compat.CLEAR_COMMAND,
+    )
+    live_signals = _SIGNALS
+    couplings = _compat
+    commands_from = _commands
+    declared = ProviderCapabilities(dialog_kinds=["approval"], model_selection=True)
+
+    def __init__(self) -> None:
+        super().__init__()
+        # The latest isolated run's spool, for waiting on a clear.
+        self._spool: Path | None = None
+
+    # -- spawn -------------------------------------------------------------------------
+
+    def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
+        ctx = request.context
+        ctx.runtime_dir.mkdir(parents=True, exist_ok=True)
+        env: dict[str, str] = {}
+        secret: set[str] = set()
+        unset: frozenset[str] = frozenset()
+        argv = [str(request.binary)]
+        if request.endpoint is not None:
+            home = kit.isolated_home(ctx)
+            spool = _SIGNALS.spool(ctx)
+            spool.mkdir(parents=True, exist_ok=True)
+            self._spool = spool
+            isolated_config(home, ctx.cwd, hook_settings(spool))
+            env.update(_compat.ENV)
+            env.update(
+                {
+                    _compat.ENV_HOME: str(home),
+                    _compat.ENV_BASE_URL: kit.api_base_url(request.endpoint.base_url),
+                    _compat.ENV_MODEL: request.model or _compat.ENDPOINT_MODEL,
+                    _compat.ENV_KEY: request.endpoint.api_key or "none",
+                }
+            )
+            secret.add(_compat.ENV_KEY)
+            unset = _compat.UNSET_ENV
+        else:
+            home = user_dir()
+            if request.model:
+                argv += ["--model", request.model]
+        _STATE.write(
+            ctx,
+            {
+                "home": str(home),
+                "spawned_at": time.time(),
+                "isolated": request.endpoint is not None,
+            },
+        )
+        return SpawnPlan(
+            argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
+        )
+
+    def _home(self, context: RunContext) -> Path:
+        return Path(str(_STATE.read(context).get("home") or user_dir()))
+
+    def _hooked(self, context: RunContext) -> bool:
+        return bool(_STATE.read(context).get("isolated"))
+
+    def _folders(self, context: RunContext) -> list[Path]:
+        """The run's session folders, oldest first (created since its spawn)."""
+        since = float(_STATE.read(context).get("spawned_at") or 0.0) - 1.0
+        return session_folders(self._home(context), context.cwd, since)
+
+    # -- transcript --------------------------------------------------------------------
+
+    def locate_transcript(
+        self, context: RunContext, current: TranscriptRef | None
+    ) -> TranscriptRef | None:
+        folders = self._folders(context)
+        if not folders:
+            return current
+        newest = folders[-1]
+        if current is not None and current.transcript_id == newest.name:
+            return current
+        if len(folders) > 1:
+            # /clear opens a new session folder at once and records no command.
+            self.opened_by_clear(newest.name)
+        return session_ref(newest)
+
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+        return CopilotTranscriptReader(ref, clear_echo=self.clear_echo(ref))
+
+    def usage_summary(self, ref: TranscriptRef) -> SessionSummary:
+        return usage_summary(ref)
+
+    def sessions(self, cwd: Path) -> list[TranscriptRef]:
+        return sessions(user_dir(), cwd)
+
+    def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
+        if not _STATE.read(context).get("isolated"):
+            return []
+        return sessions(self._home(context), context.cwd)
+
+    def preview(self, ref: TranscriptRef) -> tuple[str | None, str | None]:
+        return peek_session(ref.path)
+
+    def watch_paths(self, context: RunContext) -> list[Path]:
+        paths = [self._home(context) / _compat.SESSIONS_DIR]
+        if self._hooked(context):
+            paths.append(_SIGNALS.spool(context))
+        return paths
+
+    def is_ready(self, context: RunContext) -> bool:
+        # The session folder and its lock come before the TUI draws its prompt; the
+        # confirmed submit repeats an Enter taken too early.
+        folders = self._folders(context)
+        if not folders or not in_use(folders[-1]):
+            return False
+        # A fresh COPILOT_HOME gets its IDE folder as the TUI starts, after the session
+        # folder: a paste sent at the session's lock alone was lost under load.
+        return not self._hooked(context) or (self._home(context) / _compat.TUI_STARTED).is_dir()
+
+    # -- input -------------------------------------------------------------------------
+
+    def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
+        if not self._hooked(context):
+            return None  # no hooks in the user's own setup: the reply is paced
+        return kit.SpoolWatch(_SIGNALS.spool(context), (_compat.PROMPT_SUBMITTED,))
+
+    def reply(self, terminal: Terminal, text: str) -> None:
+        paste = self.couplings.PASTE
+        spool = self._spool
+        if text.strip() != _compat.CLEAR_COMMAND or spool is None:
+            paste.submit(terminal, text)
+            return
+        # /clear ends the session at once (its sessionEnd hook) and opens the next; the
+        # next prompt must not reach the TUI before it takes input again.
+        with kit.SpoolWatch(spool, (_compat.SESSION_ENDED,)) as ended:
+            paste.submit(terminal, text)
+            ended.wait(_compat.CLEAR_TIMEOUT)
+        time.sleep(_compat.CLEAR_SETTLE.settle)
+
+    # -- auth --------------------------------------------------------------------------
+
+    def auth(self) -> AuthDescriptor:
+        return _auth.descriptor()
+
+    def auth_status(self) -> AuthStatus:
+        return _auth.status()

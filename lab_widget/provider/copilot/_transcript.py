@@ -1,0 +1,356 @@
+"""GitHub Copilot CLI's session event log mapped to the universal schema, incrementally.
+
+Grammar pinned to Copilot CLI 1.0.102 (see ``_compat.py``; the CLI ships the schema of its
+events as ``schemas/session-events.schema.json``). ``events.jsonl`` is append-only, one
+event ``{type, data, id, timestamp, parentId}`` a line:
+
+- ``user.message`` (``data.content``: what was typed) opens a prompt;
+- ``assistant.message`` (``content``, ``toolRequests[{toolCallId, name, arguments}]``,
+  ``apiCallId``) is one model call's answer, its ``session.usage_record`` written just
+  before it (``usage.apiCallId``);
+- ``tool.execution_complete`` (``toolCallId``, ``success``, ``result.content``) closes a call;
+- ``permission.requested`` / ``permission.completed`` bracket an approval prompt;
+- ``assistant.turn_end`` closes one model call, ``abort`` an interrupted prompt,
+  ``session.error`` a failed one, ``session.shutdown`` the session (``/clear``, exit).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ...schema import Dialog, Message, SessionSummary, State, ToolCall, Usage
+from .. import ReadResult, TranscriptReader, TranscriptRef
+from ..kit import (
+    CorruptLine,
+    JsonlTail,
+    UsageLedger,
+    iso_time,
+)
+from . import _compat
+from ._dialogs import approval_dialog
+
+__all__ = ["CopilotTranscriptReader"]
+
+
+def _time(event: dict[str, Any]) -> datetime | None:
+    stamp = event.get("timestamp")
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def usage_of(data: dict[str, Any]) -> Usage:
+    """One ``session.usage_record``'s ``usage`` as a :class:`Usage` (input less cache reads)."""
+
+    def count(key: str) -> int:
+        value = data.get(key)
+        return value if isinstance(value, int) else 0
+
+    return Usage(
+        input_tokens=max(count("inputTokens") - count("cacheReadTokens"), 0),
+        output_tokens=count("outputTokens"),
+        cache_read_tokens=count("cacheReadTokens"),
+        cache_write_tokens=count("cacheWriteTokens"),
+        reasoning_tokens=count("reasoningTokens"),
+    )
+
+
+def session_facts(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The facts of a ``session.start`` event's data (CLI version, folder, branch, start
+    time) and the model it selected.
+    """
+    facts: dict[str, Any] = {"cli_version": data.get("copilotVersion")}
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    assert isinstance(context, dict)
+    for key in ("cwd", "branch"):
+        if isinstance(context.get(key), str):
+            facts[key] = context[key]
+    facts["started_at"] = iso_time(data.get("startTime"))
+    model = data.get("selectedModel")
+    return facts, model if isinstance(model, str) else None
+
+
+class CopilotTranscriptReader(TranscriptReader):
+    """Maps one Copilot CLI ``events.jsonl`` into messages.
+
+    State from structure: ``working`` from a prompt until the model call that asks for no
+    tool ends (``assistant.turn_end`` after an answer without ``toolRequests``), ``idle``
+    after it, an ``abort`` or a ``session.error``; ``question`` while a
+    ``permission.requested`` waits for its ``permission.completed``; after
+    ``session.shutdown`` (``idle``, nothing pending: the process says whether the run
+    ended). ``clear_echo`` opens an epoch the clear command started: Copilot
+    CLI records no command.
+    """
+
+    def __init__(self, ref: TranscriptRef, clear_echo: str | None = None) -> None:
+        self.ref = ref
+        self._clear_echo = clear_echo
+        self._tail = JsonlTail(ref.path)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._messages: list[Message] = []
+        self._tools: dict[str, int] = {}  # tool call id -> message index
+        self._pending: dict[str, str] = {}  # permission request id -> tool call id
+        self._usage = UsageLedger()
+        self._api_usage: dict[str, tuple[Usage, str | None]] = {}
+        self._state: State = "idle"
+        self._asked_tools = False
+        self._model: str | None = None
+        self._facts: dict[str, Any] = {}
+        self._echoed = False
+        self._shut = False
+
+    # -- TranscriptReader ------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+    @property
+    def state(self) -> State:
+        if self._pending and not self._shut:
+            return "question"
+        return self._state
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        if self._shut:
+            return None
+        for call_id in reversed(self._pending.values()):
+            index = self._tools.get(call_id)
+            dialog = self._messages[index].dialog if index is not None else None
+            if dialog is not None:
+                return dialog
+        return None
+
+    @property
+    def summary(self) -> SessionSummary:
+        return SessionSummary(
+            transcript_id=self.ref.transcript_id,
+            model=self._model,
+            usage=self._usage.total,
+            models=self._usage.models(),
+            cli_version=self._facts.get("cli_version"),
+            cwd=self._facts.get("cwd"),
+            branch=self._facts.get("branch"),
+            started_at=self._facts.get("started_at"),
+        )
+
+    def read(self) -> ReadResult:
+        items = self._tail.read_iter()
+        rewound = self._tail.rewound
+        if rewound:
+            self._reset()
+        changed: dict[int, None] = {}
+        if not self._echoed and self._clear_echo:
+            self._echoed = True
+            changed[
+                self._add(kind="text", role="user", text=self._clear_echo, command=self._clear_echo)
+            ] = None
+        for item in items:
+            if isinstance(item, CorruptLine):
+                index = self._add(
+                    kind="lifecycle",
+                    role="system",
+                    level="warning",
+                    text=f"Skipped unreadable transcript line {item.number}: {item.error}",
+                )
+                changed[index] = None
+            elif isinstance(item.value, dict):
+                for index in self._event(item.value):
+                    changed[index] = None
+        return ReadResult(changed=[self._messages[i] for i in sorted(changed)], reset=rewound)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _add(self, **fields: Any) -> int:
+        self._messages.append(Message(seq=len(self._messages), **fields))
+        return len(self._messages) - 1
+
+    def _update(self, index: int, **fields: Any) -> int:
+        self._messages[index] = self._messages[index].model_copy(update=fields)
+        return index
+
+    def _event(self, event: dict[str, Any]) -> list[int]:
+        kind = event.get("type")
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        assert isinstance(data, dict)
+        native = event.get("id") if isinstance(event.get("id"), str) else None
+        when = _time(event)
+        if kind == "session.start":
+            self._facts, model = session_facts(data)
+            self._model = model or self._model
+        elif kind == "user.message":
+            self._state, self._asked_tools = "working", False
+            text = data.get("content")
+            return [
+                self._add(
+                    kind="text", role="user", text=str(text or ""), native_id=native, timestamp=when
+                )
+            ]
+        elif kind == "session.usage_record":
+            usage = data.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("apiCallId"), str):
+                model = usage.get("model") if isinstance(usage.get("model"), str) else None
+                self._api_usage[usage["apiCallId"]] = (usage_of(usage), model)
+                self._usage.record(usage["apiCallId"], usage_of(usage), model)
+        elif kind == "assistant.message":
+            return self._assistant(data, native, when)
+        elif kind == "assistant.reasoning":
+            text = data.get("content")
+            if isinstance(text, str) and text:
+                return [
+                    self._add(
+                        kind="text",
+                        role="assistant",
+                        text=text,
+                        thinking=True,
+                        native_id=native,
+                        timestamp=when,
+                    )
+                ]
+        elif kind == "tool.execution_complete":
+            return self._tool_done(data)
+        elif kind == "permission.requested":
+            return self._permission(data)
+        elif kind == "permission.completed":
+            return self._permission_done(data)
+        elif kind == "assistant.turn_end":
+            if not self._asked_tools and self._state == "working":
+                self._state = "idle"
+        elif kind == "abort":
+            self._state = "idle"
+            closed = self._close_running("Interrupted")
+            return [
+                *closed,
+                self._add(
+                    kind="lifecycle",
+                    role="system",
+                    level="warning",
+                    text="Interrupted",
+                    native_id=native,
+                    timestamp=when,
+                ),
+            ]
+        elif kind == "session.error":
+            self._state = "idle"
+            return [
+                self._add(
+                    kind="lifecycle",
+                    role="system",
+                    level="error",
+                    text=str(data.get("message") or "Error"),
+                    native_id=native,
+                    timestamp=when,
+                )
+            ]
+        elif kind == "session.shutdown":
+            # The session is over (/clear, exit): nothing is pending; the process, not the
+            # log, says the run ended.
+            self._state, self._shut = "idle", True
+        return []
+
+    def _assistant(
+        self, data: dict[str, Any], native: str | None, when: datetime | None
+    ) -> list[int]:
+        touched: list[int] = []
+        api = data.get("apiCallId") if isinstance(data.get("apiCallId"), str) else None
+        usage, model = self._api_usage.pop(api, (None, None)) if api else (None, None)
+        model = model or (data.get("model") if isinstance(data.get("model"), str) else None)
+        self._model = model or self._model
+        text = data.get("content")
+        if isinstance(text, str) and text:
+            touched.append(
+                self._add(
+                    kind="text",
+                    role="assistant",
+                    text=text,
+                    model=model,
+                    usage=usage,
+                    native_id=native,
+                    timestamp=when,
+                )
+            )
+            usage = None
+        requests = data.get("toolRequests")
+        self._asked_tools = bool(requests)
+        for request in requests if isinstance(requests, list) else []:
+            if not isinstance(request, dict) or not isinstance(request.get("toolCallId"), str):
+                continue
+            call_id = request["toolCallId"]
+            arguments = request.get("arguments")
+            tool = ToolCall(
+                id=call_id,
+                name=str(request.get("name") or "tool"),
+                input=arguments if isinstance(arguments, dict) else {},
+            )
+            index = self._add(
+                kind="tool",
+                role="assistant",
+                tool=tool,
+                model=model,
+                usage=usage,
+                native_id=call_id,
+                timestamp=when,
+            )
+            usage = None
+            self._tools[call_id] = index
+            touched.append(index)
+        return touched
+
+    def _tool_done(self, data: dict[str, Any]) -> list[int]:
+        index = self._tools.get(str(data.get("toolCallId")))
+        message = self._messages[index] if index is not None else None
+        if index is None or message is None or message.tool is None:
+            return []
+        result = data.get("result") if isinstance(data.get("result"), dict) else {}
+        assert isinstance(result, dict)
+        output = result.get("content")
+        tool = message.tool.model_copy(
+            update={
+                "status": "ok" if data.get("success") else "error",
+                "output": output if isinstance(output, str) else None,
+            }
+        )
+        return [self._update(index, tool=tool)]
+
+    def _close_running(self, why: str) -> list[int]:
+        touched = []
+        for index in self._tools.values():
+            tool = self._messages[index].tool
+            if tool is not None and tool.status == "running":
+                touched.append(
+                    self._update(
+                        index, tool=tool.model_copy(update={"status": "error", "output": why})
+                    )
+                )
+        return touched
+
+    def _permission(self, data: dict[str, Any]) -> list[int]:
+        request = data.get("permissionRequest")
+        if not isinstance(request, dict):
+            return []
+        call_id = str(request.get("toolCallId") or "")
+        self._pending[str(data.get("requestId"))] = call_id
+        index = self._tools.get(call_id)
+        if index is None:
+            return []
+        tool = self._messages[index].tool
+        dialog = approval_dialog(request, tool.name if tool else _compat.SHELL_TOOL)
+        return [self._update(index, dialog=dialog)]
+
+    def _permission_done(self, data: dict[str, Any]) -> list[int]:
+        call_id = self._pending.pop(str(data.get("requestId")), None)
+        index = self._tools.get(str(call_id))
+        message = self._messages[index] if index is not None else None
+        if index is None or message is None or message.dialog is None:
+            return []
+        result = data.get("result") if isinstance(data.get("result"), dict) else {}
+        assert isinstance(result, dict)
+        status = "answered" if result.get("kind") == "approved" else "rejected"
+        return [self._update(index, dialog=message.dialog.model_copy(update={"status": status}))]
