@@ -1,4 +1,5 @@
-"""Token accounting every reader shares: each API response counted once, with its final figures.
+"""Token accounting every reader shares: each API response counted once, with its final figures
+(:class:`UsageLedger`); a usage scan's plain sums per model (:class:`UsageTally`).
 
 Agents write a response's usage more than once: Claude Code writes one entry per content block,
 the early ones with the partial figures of the stream's start; Gemini CLI re-appends a record
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from ..schema import AgentScope, ModelUsage, Usage
 
-__all__ = ["UsageLedger"]
+__all__ = ["UsageLedger", "UsageTally"]
 
 
 @dataclass
@@ -84,3 +85,61 @@ class UsageLedger:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+class UsageTally:
+    """Token sums per model and scope as plain integers, made rows only when asked: a usage
+    scan's tally (a pydantic model per response would be most of a scan's time).
+
+    Examples
+    --------
+    >>> tally = UsageTally()
+    >>> tally.add("m", "main", input_tokens=10, output_tokens=2)
+    >>> tally.add("m", "main", input_tokens=5, cache_read_tokens=20)
+    >>> tally.add("s", "subagent", output_tokens=1)
+    >>> [(r.model, r.scope, r.requests, r.usage.input_tokens) for r in tally.rows()]
+    [('m', 'main', 2, 15), ('s', 'subagent', 1, 0)]
+    """
+
+    def __init__(self) -> None:
+        self._sums: dict[tuple[str, AgentScope], list[int]] = {}
+
+    def add(
+        self,
+        model: str,
+        scope: AgentScope,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        reasoning_tokens: int = 0,
+    ) -> None:
+        """Count one response of ``model`` in ``scope``."""
+        sums = self._sums.get((model, scope))
+        if sums is None:
+            sums = self._sums[model, scope] = [0, 0, 0, 0, 0, 0]
+        sums[0] += input_tokens
+        sums[1] += output_tokens
+        sums[2] += cache_read_tokens
+        sums[3] += cache_write_tokens
+        sums[4] += reasoning_tokens
+        sums[5] += 1
+
+    def rows(self) -> list[ModelUsage]:
+        """Per model and scope, in the order they were first counted."""
+        return [
+            ModelUsage(
+                model=model,
+                scope=scope,
+                usage=Usage(
+                    input_tokens=sums[0],
+                    output_tokens=sums[1],
+                    cache_read_tokens=sums[2],
+                    cache_write_tokens=sums[3],
+                    reasoning_tokens=sums[4],
+                ),
+                requests=sums[5],
+            )
+            for (model, scope), sums in self._sums.items()
+        ]

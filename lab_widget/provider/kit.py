@@ -9,9 +9,10 @@ its records, the registry and auth; this module is what an adapter uses to imple
 - live signals from a hook spool (:class:`HookSignals`, the ``spool_*`` helpers) and a
   submit confirmed by the CLI's own record (:class:`SpoolWatch`);
 - readers' parts: appended JSONL lines (:class:`JsonlTail`), usage counted once per
-  response (:class:`UsageLedger`), per-turn facts (:class:`TurnFactsLog`), a model that
-  answered in place of the one asked for (:class:`ModelWatch`), and values and files read
-  leniently (:func:`as_dict`, :func:`iso_time`, :func:`exact`, :func:`load_json`, ...);
+  response (:class:`UsageLedger`), a usage scan's sums (:class:`UsageTally`), per-turn
+  facts (:class:`TurnFactsLog`), a model that answered in place of the one asked for
+  (:class:`ModelWatch`), and values and files read leniently (:func:`as_dict`,
+  :func:`iso_time`, :func:`exact`, :func:`load_json`, ...);
 - the slash-command catalog (:func:`builtin_table`, :func:`merge_commands`,
   :func:`walk_files`) and dialogs (:func:`approval_dialog`, :func:`picker_questions`, ...);
 - spawning: an isolated run's home, an endpoint's URL, the run's own facts file, where a
@@ -65,7 +66,7 @@ from ._spawn import RunFile, api_base_url, isolated_home
 from ._submit import SpoolWatch
 from ._tui import CommandScan, TuiCouplings, TuiProvider
 from ._turn_facts import TurnFactsLog
-from ._usage import UsageLedger
+from ._usage import UsageLedger, UsageTally
 
 __all__ = [
     "ApprovalKeys",
@@ -94,6 +95,7 @@ __all__ = [
     "TuiProvider",
     "TurnFactsLog",
     "UsageLedger",
+    "UsageTally",
     "api_base_url",
     "approval_dialog",
     "approval_said_in_result",

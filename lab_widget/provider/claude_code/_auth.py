@@ -20,13 +20,20 @@ from ...schema import AuthDescriptor, AuthKind, AuthMethod, AuthStatus
 from .. import AuthFlow, LoginStart, credentials
 from . import _compat
 
-__all__ = ["ClaudeAuthFlow", "descriptor"]
+__all__ = ["ClaudeAuthFlow", "api_key", "descriptor"]
 
 _URL = re.compile(_compat.LOGIN_URL_PATTERN)
 
 LOGIN_TTL = 900.0
 """Seconds a started login waits for its code before it is ended. The CLI itself waits
 forever, even on a closed stdin, so an abandoned login would outlive the kernel."""
+
+
+def api_key(provider_id: str) -> str:
+    """The API key a run on the user's own home uses: the one stored through the login card,
+    else ``ANTHROPIC_API_KEY``; empty when there is none.
+    """
+    return (credentials.get(provider_id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
 
 
 def descriptor() -> AuthDescriptor:

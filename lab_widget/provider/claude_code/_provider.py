@@ -3,38 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...compat import PINS
-from ...schema import (
-    AuthDescriptor,
-    AuthStatus,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SessionSummary,
-)
-from .. import (
-    AuthFlow,
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    SubmitWatch,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    credentials,
-    injected_credentials,
-    kit,
-)
+from ...schema import ProviderCapabilities
+from .. import ProviderMeta, SpawnPlan, StartupBlocker, TranscriptRef, injected_credentials, kit
 from . import _commands, _compat
-from ._auth import ClaudeAuthFlow, descriptor
+from ._auth import ClaudeAuthFlow, api_key, descriptor
 from ._config import global_state_file, prepare_isolated_home, user_config_dir
 from ._dialogs import play, recipe
 from ._files import peek_session, project_dir, session_files, subagent_dir
@@ -42,6 +20,10 @@ from ._signals import ClaudeSignals
 from ._statusline import StatusSpool, is_gateway_token, status_command, user_status_command
 from ._transcript import ClaudeTranscriptReader
 from ._usage_scan import usage_summary
+
+if TYPE_CHECKING:
+    from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, SessionSummary
+    from .. import AuthFlow, RunContext, SpawnRequest, SubmitWatch, Terminal, TranscriptReader
 
 __all__ = ["ClaudeCodeProvider"]
 
@@ -157,7 +139,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
                 f"{name} asks whether you trust the folder {folder} before it starts. Review "
                 "it, then accept to let the agent read, edit and run files there."
             )
-        key = (credentials.get(self.meta.id) or os.environ.get(_compat.API_KEY_ENV, "")).strip()
+        key = api_key(self.meta.id)
         responses = state.get("customApiKeyResponses")
         approved = responses.get("approved", []) if isinstance(responses, dict) else []
         if key and key[-20:] not in approved:

@@ -19,46 +19,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 from ...schema import AgentScope, Message
-from .. import ReadResult, TranscriptRef
+from .. import TranscriptRef
 from ..kit import UsageLedger, json_lines, load_json, read_head
 from ._entries import prompt_text
 from ._files import subagent_dir, subagent_file
+from ._session import SessionState
 from ._usage_scan import scope_of
+
+if TYPE_CHECKING:
+    from ._transcript import ClaudeTranscriptReader
 
 __all__ = ["Subagents"]
 
-
-class _Reader(Protocol):
-    agent_links: dict[str, str]
-
-    def read(self) -> ReadResult: ...
-
-
-class _Root(_Reader, Protocol):
-    """What the session's reader offers its sub-agents."""
-
-    ref: TranscriptRef
-
-    @property
-    def ledger(self) -> UsageLedger: ...
-
-    def tool_message(self, tool_id: str) -> Message | None: ...
-
-    def add_message(self, **fields: Any) -> Message: ...
-
-    def append_message(self, message: Message, parent_tool_id: str) -> Message: ...
-
-    def replace_message(self, message: Message) -> None: ...
-
-    def link_agent(self, tool_id: str, agent_id: str) -> None: ...
-
-    def unlinked_agent_calls(self, linked: set[str]) -> dict[str, str]: ...
-
-
-ChildFactory = Callable[[TranscriptRef, UsageLedger, AgentScope], _Reader]
+ChildFactory = Callable[[TranscriptRef, UsageLedger, AgentScope], "ClaudeTranscriptReader"]
+"""A reader of a sub-agent's (or a compaction's) file, counting into the session's ledger."""
 
 _PEEK_BYTES = 64 << 10
 _MISSING = "The sub-agent's transcript is missing: its work cannot be shown"
@@ -69,15 +46,15 @@ _UNREADABLE = "The sub-agent's transcript could not be read"
 class _Child:
     agent_id: str
     tool_id: str
-    reader: _Reader
+    reader: ClaudeTranscriptReader
     seqs: dict[int, int] = field(default_factory=dict)
     """The sub-agent's own seq -> the seq of its copy in the session's list."""
 
 
 class Subagents:
-    """Finds a session's sub-agents and folds their messages into the session's reader."""
+    """Finds a session's sub-agents and folds their messages into what its reader has read."""
 
-    def __init__(self, root: _Root, child: ChildFactory) -> None:
+    def __init__(self, root: SessionState, child: ChildFactory) -> None:
         self._root = root
         self._child = child
         self._dir = subagent_dir(root.ref.path)
@@ -86,7 +63,7 @@ class Subagents:
         self._unlinked: dict[str, Path] = {}
         """Files found in the folder whose call is not known yet, by agent id."""
         self._warned: set[str] = set()
-        self._compactions: dict[str, _Reader] = {}
+        self._compactions: dict[str, ClaudeTranscriptReader] = {}
         """Compactions' readers, by file name: read for their usage only."""
 
     @property

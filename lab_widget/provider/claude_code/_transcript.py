@@ -1,8 +1,9 @@
 """Claude Code's transcript: how its entries map to the universal schema.
 
-The reader is built from parts: the user side (``_user_entries.py``), the assistant side
-(``_assistant_entries.py``), over the state they share (``_reader_state.py``); here are the
-reading, the session's bookkeeping entries and the sub-agents' files.
+The reader owns what it has read (``_session.SessionState``: the messages, the usage ledger,
+the turn facts, the sub-agent links) and maps the user and assistant entries through the
+functions of ``_user_entries.py`` and ``_assistant_entries.py``; here are the reading, the
+session's bookkeeping entries and the sub-agents' files (``_subagents.py``).
 
 Grammar pinned to Claude Code 2.1.332 (see ``_compat.py``) and read leniently for the older
 versions users' histories hold; fixtures recorded from each version by
@@ -27,13 +28,14 @@ from ...schema import (
     SessionSummary,
     State,
 )
-from .. import ReadResult, TranscriptRef
-from ..kit import CorruptLine, JsonlTail, Line, ModelWatch, TurnFactsLog, UsageLedger, exact
-from ._assistant_entries import AssistantEntries
+from .. import ReadResult, TranscriptReader, TranscriptRef
+from ..kit import CorruptLine, JsonlTail, Line, UsageLedger, exact
+from ._assistant_entries import assistant_entry
 from ._entries import ANSI, timestamp, unused_line
 from ._files import peek_session, project_dir, project_slug
+from ._session import SessionState
 from ._subagents import Subagents
-from ._user_entries import UserEntries
+from ._user_entries import echo, user_entry
 
 __all__ = ["ClaudeTranscriptReader", "peek_session", "project_dir", "project_slug"]
 
@@ -41,7 +43,7 @@ _PROGRESS_LIMIT = 4000
 """Characters of a running command's output kept as its progress (the latest ones)."""
 
 
-class ClaudeTranscriptReader(UserEntries, AssistantEntries):
+class ClaudeTranscriptReader(TranscriptReader):
     """Maps one Claude Code session file, and its sub-agents' files, into messages.
 
     State: ``working`` from a submitted prompt or a tool result until the turn ends (a
@@ -68,54 +70,32 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         self._reset()
 
     def _reset(self) -> None:
-        self._messages: list[Message] = []
-        self._tool_seq: dict[str, int] = {}
-        self._ledger = self._shared_ledger if self._shared_ledger is not None else UsageLedger()
-        # Response id -> seq of the message that shows its usage.
-        self._carrier: dict[str, int] = {}
-        self._state: State = "idle"
-        # Whether the last response seen asked for tools (its turn goes on), for the state of
-        # a transcript nobody writes any more.
-        self._open_response = False
-        self._seen_turn = False
-        # Plain fields, turned into a SessionSummary only when asked: a model per entry
-        # would cost more than the parse itself.
-        self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
-        self._turn_durations: list[int] = []
-        self._limits = {}
-        # Per turn (keyed by its prompt's seq): what the transcript records beside messages.
-        self._turns = TurnFactsLog()
-        self._models = ModelWatch()
-        self._changed: dict[int, None] = {}
-        # Seqs of dialogs still pending, so asking costs nothing however long the chat is.
-        self._pending: dict[int, None] = {}
-        self._compaction: int | None = None
-        # The state before the latest prompt, while it may still turn out to be a command.
-        self._before_prompt: tuple[int, State, bool] | None = None
-        # Calls whose sub-agent runs in the background and has not reported back.
-        self._background: dict[str, None] = {}
-        self.agent_links: dict[str, str] = {}
-        """Sub-agent id -> the tool call that started it, as this file tells."""
-        self._agent_calls: dict[str, str] = {}
-        """Sub-agent calls (tool id -> prompt) whose sub-agent is not known yet."""
-        self._subagents = Subagents(self, _child_reader) if self._scope == "main" else None
+        """Forget everything read (a sub-agent's reader keeps the session's ledger)."""
+        self._session = SessionState(
+            ref=self.ref,
+            scope=self._scope,
+            ledger=self._shared_ledger if self._shared_ledger is not None else UsageLedger(),
+            facts={"transcript_id": self.ref.transcript_id},
+        )
+        self._subagents = Subagents(self._session, _child_reader) if self._scope == "main" else None
 
     # -- TranscriptReader --------------------------------------------------------------
 
     @property
     def messages(self) -> list[Message]:
-        return list(self._messages)
+        return list(self._session.messages)
 
     @property
     def state(self) -> State:
-        if self._state == "idle" and self._background:
+        session = self._session
+        if session.state == "idle" and session.background:
             return "working"  # the sub-agent's report starts the next turn by itself
-        return self._state
+        return session.state
 
     def settled_state(self) -> State:
-        state = self.state
-        finished = self._seen_turn and not self._open_response
-        if state == "working" and finished and not self._background:
+        state, session = self.state, self._session
+        finished = session.seen_turn and not session.open_response
+        if state == "working" and finished and not session.background:
             return "idle"  # the last response answered without asking for tools
         return state
 
@@ -123,19 +103,21 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
     def pending_dialog(self) -> Dialog | None:
         # 2.1.332 writes a dialog's tool_use while its picker is open, so the transcript
         # alone shows a pending dialog (older versions wrote it only after the answer).
-        if not self._pending:
+        session = self._session
+        if not session.pending:
             return None
-        return self._messages[next(reversed(self._pending))].dialog
+        return session.messages[next(reversed(session.pending))].dialog
 
     @property
     def summary(self) -> SessionSummary:
+        session = self._session
         return SessionSummary(
-            **self._facts,
-            usage=self._ledger.total,
-            models=self._ledger.models(),
-            turn_durations_ms=list(self._turn_durations),
-            turn_facts=self._turns.facts(),
-            rate_limits=list(self._limits.values()),
+            **session.facts,
+            usage=session.ledger.total,
+            models=session.ledger.models(),
+            turn_durations_ms=list(session.turn_durations),
+            turn_facts=session.turns.facts(),
+            rate_limits=list(session.limits.values()),
         )
 
     def read(self) -> ReadResult:
@@ -143,10 +125,11 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         reset = self._tail.rewound
         if reset:
             self._reset()
-        self._changed = {}
+        session = self._session
+        session.changed = {}
         for item in items:
             if isinstance(item, CorruptLine):
-                self._lifecycle(
+                session.lifecycle(
                     f"Skipped unreadable transcript line {item.number}: {item.error}",
                     "warning",
                     None,
@@ -155,8 +138,13 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
                 self._entry(item)
         if self._subagents is not None:
             self._subagents.read()
-        changed = [self._messages[seq] for seq in sorted(self._changed)]
-        return ReadResult(changed=self._messages[:] if reset else changed, reset=reset)
+        changed = [session.messages[seq] for seq in sorted(session.changed)]
+        return ReadResult(changed=session.messages[:] if reset else changed, reset=reset)
+
+    @property
+    def agent_links(self) -> dict[str, str]:
+        """Sub-agent id -> the tool call that started it, as this file tells."""
+        return self._session.agent_links
 
     # -- mapping ---------------------------------------------------------------------
 
@@ -171,10 +159,10 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         if kind in ("user", "assistant", "system"):
             self._note_session(entry)
         if kind == "user":
-            self._user(entry)
+            user_entry(self._session, entry)
         elif kind == "assistant":
-            self._before_prompt = None
-            self._assistant(entry)
+            self._session.before_prompt = None
+            assistant_entry(self._session, entry)
         elif kind == "system":
             self._system(entry)
         elif kind == "progress":
@@ -182,33 +170,34 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         elif kind == "cost-state":
             cost = exact(entry.get("totalCostUSD"))
             if cost is not None:
-                self._facts["vendor_cost_usd"] = cost
+                self._session.facts["vendor_cost_usd"] = cost
         elif kind == "api-request":
             self._api_request(entry)
         # Every other entry type (mode, attachment, file-history-snapshot, ...) is bookkeeping.
 
     def _api_request(self, entry: dict[str, Any]) -> None:
         # The model the CLI asked for; side queries (titles, summaries) may ask another.
+        session = self._session
         source = entry.get("querySource")
         if isinstance(source, str) and not source.startswith("repl_main_thread"):
             return
         if isinstance(source, str):
             # A request of the main thread is a turn under way, whatever started it (a
             # prompt, a tool result, a sub-agent's notification).
-            self._state = "working"
-            self._open_response = True
+            session.state = "working"
+            session.open_response = True
         params = entry.get("params")
         model = params.get("model") if isinstance(params, dict) else None
         if isinstance(model, str) and model:
-            self._facts["model_requested"] = model
-            self._note_turn(model_requested=model)
+            session.facts["model_requested"] = model
+            session.note_turn(model_requested=model)
         config = params.get("output_config") if isinstance(params, dict) else None
         effort = config.get("effort") if isinstance(config, dict) else None
         if isinstance(effort, str) and effort:
-            self._note_turn(reasoning_effort=effort)
+            session.note_turn(reasoning_effort=effort)
 
     def _note_session(self, entry: dict[str, Any]) -> None:
-        facts = self._facts
+        facts = self._session.facts
         ts = timestamp(entry)
         if ts is not None:
             facts["updated_at"] = ts
@@ -219,6 +208,7 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
                 facts[field] = value
 
     def _progress(self, entry: dict[str, Any]) -> None:
+        session = self._session
         data = entry.get("data")
         parent = entry.get("parentToolUseID")
         if not isinstance(data, dict) or not isinstance(parent, str):
@@ -226,44 +216,45 @@ class ClaudeTranscriptReader(UserEntries, AssistantEntries):
         if data.get("type") == "agent_progress":
             agent = data.get("agentId")
             if isinstance(agent, str):
-                self.agent_links.setdefault(agent, parent)
+                session.agent_links.setdefault(agent, parent)
             return
         if data.get("type") != "bash_progress":
             return
-        old = self.tool_message(parent)
+        old = session.tool_message(parent)
         if old is None or old.tool is None or old.tool.status != "running":
             return
         raw = data.get("fullOutput") or data.get("output")
         if not isinstance(raw, str):
             return
         text = ANSI.sub("", raw)[-_PROGRESS_LIMIT:]
-        self.replace_message(
+        session.replace_message(
             old.model_copy(update={"tool": old.tool.model_copy(update={"progress": text})})
         )
 
     def _system(self, entry: dict[str, Any]) -> None:
+        session = self._session
         subtype = entry.get("subtype")
         content = entry.get("content")
         if subtype == "local_command" and isinstance(content, str):
-            self._echo(content, entry)
+            echo(session, content, entry)
         elif subtype == "turn_duration":
-            self._state = "idle"
-            self._open_response = False
+            session.state = "idle"
+            session.open_response = False
             duration = entry.get("durationMs")
             if isinstance(duration, int | float) and not isinstance(duration, bool):
-                self._turn_durations.append(int(duration))
-                self._note_turn(duration_ms=int(duration), ended_at=timestamp(entry))
-                self._turns.end()
+                session.turn_durations.append(int(duration))
+                session.note_turn(duration_ms=int(duration), ended_at=timestamp(entry))
+                session.turns.end()
         elif subtype == "compact_boundary":
             meta = entry.get("compactMetadata")
             trigger = meta.get("trigger") if isinstance(meta, dict) else None
-            self._compacted(entry, note=f" ({trigger})" if isinstance(trigger, str) else "")
-            if trigger == "manual" and self._before_prompt is not None:
+            session.compacted(entry, note=f" ({trigger})" if isinstance(trigger, str) else "")
+            if trigger == "manual" and session.before_prompt is not None:
                 # A /compact the user ran (written as typed by older versions) is no turn;
                 # an automatic compaction happens inside one, which goes on.
-                _, self._state, self._open_response = self._before_prompt
+                _, session.state, session.open_response = session.before_prompt
         elif subtype == "api_error" or entry.get("level") == "error":
-            self._lifecycle(str(content or "API error"), "error", entry)
+            session.lifecycle(str(content or "API error"), "error", entry)
 
 
 def _child_reader(

@@ -5,28 +5,11 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...compat import PINS
-from ...schema import (
-    AuthDescriptor,
-    AuthStatus,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SessionSummary,
-)
-from .. import (
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    SubmitWatch,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    kit,
-)
+from ...schema import ProviderCapabilities
+from .. import ProviderMeta, SpawnPlan, StartupBlocker, TranscriptRef, kit
 from . import _auth, _commands, _compat
 from ._config import isolated_config, toml_string, user_codex_home, user_config
 from ._questions import play, recipe
@@ -40,6 +23,10 @@ from ._rollouts import (
 from ._signals import CodexSignals
 from ._transcript import CodexTranscriptReader
 from ._usage_scan import usage_summary
+
+if TYPE_CHECKING:
+    from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, SessionSummary
+    from .. import RunContext, SpawnRequest, SubmitWatch, Terminal, TranscriptReader
 
 __all__ = ["CodexProvider"]
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
-from ..kit import iso_time, loads_or_none
+from ...schema import AgentScope, SessionSummary, Usage
+from ..kit import UsageTally, iso_time, loads_or_none
 from . import _compat
 from ._items import spawned_agent, tool_output
 from ._rollouts import find_thread, resolve_pending
@@ -167,8 +167,7 @@ class _Scan:
     """The reader's counting, over the lines that feed it."""
 
     def __init__(self) -> None:
-        self.models: dict[tuple[str, AgentScope], list[int]] = {}
-        """Input, output, cache reads, cache writes, reasoning, requests."""
+        self.tally = UsageTally()
         self.model: str | None = None
         self.children: dict[str, _Thread | None] = {}
         self.queue: list[_Thread] = []
@@ -252,33 +251,17 @@ class _Scan:
         # Plain sums until the end: a pydantic model per response is most of a scan's time.
         inputs, cached, output, cache_write, reasoning = response
         model = thread.model or "unknown"
-        sums = self.models.setdefault((model, thread.scope), [0, 0, 0, 0, 0, 0])
-        sums[0] += max(0, inputs - cached)
-        sums[1] += output
-        sums[2] += cached
-        sums[3] += cache_write
-        sums[4] += reasoning
-        sums[5] += 1
+        self.tally.add(
+            model,
+            thread.scope,
+            input_tokens=max(0, inputs - cached),
+            output_tokens=output,
+            cache_read_tokens=cached,
+            cache_write_tokens=cache_write,
+            reasoning_tokens=reasoning,
+        )
         if main and thread.model is not None:
             self.model = thread.model
-
-    def rows(self) -> list[ModelUsage]:
-        """Per model and scope, in the order the reader first counts them."""
-        return [
-            ModelUsage(
-                model=model,
-                scope=scope,
-                usage=Usage(
-                    input_tokens=sums[0],
-                    output_tokens=sums[1],
-                    cache_read_tokens=sums[2],
-                    cache_write_tokens=sums[3],
-                    reasoning_tokens=sums[4],
-                ),
-                requests=sums[5],
-            )
-            for (model, scope), sums in self.models.items()
-        ]
 
 
 def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
@@ -308,7 +291,7 @@ def usage_summary(path: Path, transcript_id: str) -> SessionSummary:
         while index < len(scan.queue):
             scan.thread(scan.queue[index], main=False)
             index += 1
-    rows = scan.rows()
+    rows = scan.tally.rows()
     return SessionSummary(
         transcript_id=transcript_id,
         model=scan.model,

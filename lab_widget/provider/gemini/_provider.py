@@ -7,20 +7,10 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities, SessionSummary
-from .. import (
-    ProviderMeta,
-    RunContext,
-    SpawnPlan,
-    SpawnRequest,
-    StartupBlocker,
-    SubmitWatch,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    kit,
-)
+from ...schema import ProviderCapabilities
+from .. import ProviderMeta, SpawnPlan, StartupBlocker, kit
 from . import _auth, _commands, _compat
 from ._config import secure, trusted, user_dir
 from ._files import chats_dir, epoch, legacy_chats_dir, peek_session, session_ref, sessions_since
@@ -28,6 +18,10 @@ from ._files import sessions as session_files
 from ._signals import GeminiSignals, hook_settings
 from ._transcript import GeminiTranscriptReader
 from ._usage_scan import usage_summary
+
+if TYPE_CHECKING:
+    from ...schema import AuthDescriptor, AuthStatus, SessionSummary
+    from .. import RunContext, SpawnRequest, SubmitWatch, Terminal, TranscriptReader, TranscriptRef
 
 __all__ = ["GeminiProvider"]
 

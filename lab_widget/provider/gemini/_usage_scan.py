@@ -20,9 +20,9 @@ import mmap
 from pathlib import Path
 from typing import Any
 
-from ...schema import AgentScope, ModelUsage, SessionSummary, Usage
+from ...schema import AgentScope, SessionSummary, Usage
 from .. import ReadResult, TranscriptRef
-from ..kit import loads_or_none
+from ..kit import UsageTally, loads_or_none
 from . import _compat
 from ._files import is_document
 from ._messages import NOTE
@@ -103,10 +103,6 @@ def _mapped(path: Path) -> mmap.mmap | None:
 def _count(value: Any) -> int:
     # ``type() is int``: a JSON boolean is no count (and a plain int is all JSON gives)
     return value if type(value) is int and value > 0 else 0
-
-
-_Sums = dict[tuple[str, AgentScope], list[int]]
-"""Per (model, scope): input, output, reasoning, cache reads, requests."""
 
 
 class _RecordsOnly(GeminiTranscriptReader):
@@ -193,8 +189,8 @@ class _RecordsOnly(GeminiTranscriptReader):
                 self._line({"$set": {"lastUpdated": update["lastUpdated"]}})
                 return
 
-    def sum_into(self, sums: _Sums, scope: AgentScope) -> tuple[str | None, int | None]:
-        """Add this session's responses to ``sums`` as ``record_usage`` and ``ModelTally``
+    def sum_into(self, tally: UsageTally, scope: AgentScope) -> tuple[str | None, int | None]:
+        """Add this session's responses to ``tally`` as ``record_usage`` and ``ModelTally``
         count them; the last model named and the last response's context.
         """
         model: str | None = None
@@ -212,14 +208,14 @@ class _RecordsOnly(GeminiTranscriptReader):
                 cached = _count(get("cached"))
                 thoughts = _count(get("thoughts"))
                 inputs = max(0, _count(get("input")) - cached) + _count(get("tool"))
-                row = sums.get((name or "unknown", scope))
-                if row is None:
-                    row = sums[name or "unknown", scope] = [0, 0, 0, 0, 0]
-                row[0] += inputs
-                row[1] += _count(get("output")) + thoughts
-                row[2] += thoughts
-                row[3] += cached
-                row[4] += 1
+                tally.add(
+                    name or "unknown",
+                    scope,
+                    input_tokens=inputs,
+                    output_tokens=_count(get("output")) + thoughts,
+                    reasoning_tokens=thoughts,
+                    cache_read_tokens=cached,
+                )
                 context = inputs + cached
             if name:
                 model = name
@@ -227,25 +223,12 @@ class _RecordsOnly(GeminiTranscriptReader):
 
     @property
     def summary(self) -> SessionSummary:
-        sums: _Sums = {}
-        model, context = self.sum_into(sums, "subagent" if self._subagent else "main")
+        tally = UsageTally()
+        model, context = self.sum_into(tally, "subagent" if self._subagent else "main")
         for reader in self._agents.readers.values():
             if isinstance(reader, _RecordsOnly):
-                reader.sum_into(sums, "subagent")
-        rows = [
-            ModelUsage(
-                model=name,
-                scope=scope,
-                usage=Usage(
-                    input_tokens=row[0],
-                    output_tokens=row[1],
-                    reasoning_tokens=row[2],
-                    cache_read_tokens=row[3],
-                ),
-                requests=row[4],
-            )
-            for (name, scope), row in sums.items()
-        ]
+                reader.sum_into(tally, "subagent")
+        rows = tally.rows()
         return SessionSummary(
             **self._facts_public(),
             usage=sum((r.usage for r in rows), Usage()),

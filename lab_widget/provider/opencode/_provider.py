@@ -7,27 +7,10 @@ import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...schema import (
-    AuthDescriptor,
-    AuthStatus,
-    Dialog,
-    DialogAnswer,
-    ProviderCapabilities,
-    SessionSummary,
-)
-from .. import (
-    ProviderMeta,
-    RunContext,
-    SessionStat,
-    SpawnPlan,
-    SpawnRequest,
-    SubmitWatch,
-    Terminal,
-    TranscriptReader,
-    TranscriptRef,
-    kit,
-)
+from ...schema import ProviderCapabilities
+from .. import ProviderMeta, SpawnPlan, kit
 from . import _auth, _commands, _compat
 from ._config import database, isolated_config
 from ._dialogs import answer_permission, answer_plan, answer_question
@@ -40,6 +23,18 @@ from ._stats import session_stats
 from ._store import folder_sessions
 from ._transcript import OpenCodeTranscriptReader
 from ._usage_scan import usage_summaries, usage_summary
+
+if TYPE_CHECKING:
+    from ...schema import AuthDescriptor, AuthStatus, Dialog, DialogAnswer, SessionSummary
+    from .. import (
+        RunContext,
+        SessionStat,
+        SpawnRequest,
+        SubmitWatch,
+        Terminal,
+        TranscriptReader,
+        TranscriptRef,
+    )
 
 __all__ = ["OpenCodeProvider"]
 
