@@ -22,6 +22,8 @@ from tests.support.browser import (
     jupyter_notebook,
     run_cell,
     run_first_cell,
+    send,
+    wait_text,
     write_notebook,
 )
 from tests.support.paths import ROOT
@@ -58,22 +60,6 @@ print(run.export("record.ipynb").name, run.export("record.html").name)
 """
 
 CELLS = ".jp-Notebook .jp-Cell"
-
-
-def wait_text(page: Any, text: str, timeout: float = 60_000) -> None:
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('.lw-chat .lw-msg')]"
-        ".some(e => e.innerText.includes(t))",
-        arg=text,
-        timeout=timeout,
-    )
-
-
-def send(page: Any, text: str) -> None:
-    box = page.locator(".lw-chat .lw-input")
-    box.click()
-    box.fill(text)
-    box.press("Enter")
 
 
 def idle(page: Any) -> None:

@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lab_widget
 from lab_widget._install import tools_dir
-from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
+from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, send, write_notebook
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
@@ -102,13 +102,6 @@ def wait_screen(page: Any, text: str, timeout: float = 60_000) -> None:
         arg=[SCREEN, text],
         timeout=timeout,
     )
-
-
-def send(page: Any, text: str) -> None:
-    box = page.locator(".lw-chat .lw-input")
-    box.click()
-    box.fill(text)
-    box.press("Enter")
 
 
 def take_over(page: Any) -> None:
