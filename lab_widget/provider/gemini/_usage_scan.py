@@ -25,9 +25,7 @@ from .. import ReadResult, TranscriptRef
 from ..kit import UsageTally, loads_or_none
 from . import _compat
 from ._files import is_document
-from ._messages import NOTE
 from ._records import timestamp
-from ._subagents import SubAgents
 from ._transcript import GeminiTranscriptReader
 
 __all__ = ["usage_summary"]
@@ -63,7 +61,7 @@ def _stamp_only(raw: bytes) -> bool:
 
 def _last_cut(data: mmap.mmap, end: int) -> int:
     """Where the line after the last cut of the log or rewrite of its list starts (``0``
-    for none), as the reader's ``_line`` tells them apart; stamps (half a log's lines) are
+    for none), as the log's ``apply`` tells them apart; stamps (half a log's lines) are
     passed over by their shape alone.
     """
     found = 0
@@ -106,19 +104,17 @@ def _count(value: Any) -> int:
 
 
 class _RecordsOnly(GeminiTranscriptReader):
-    """The reader's record log and totals, with no record mapped to messages."""
-
-    def _reset(self) -> None:
-        super()._reset()
-        self._agents = SubAgents(lambda ref: _RecordsOnly(ref, subagent=True))
+    """The reader's record log and totals, with no record mapped to messages (its
+    sub-agents' readers are of this kind too).
+    """
 
     def _rebuild(self, start: int) -> None:
         return  # the messages are what this reader exists to skip
 
     def read(self) -> ReadResult:
-        if self._document is None:
-            self._document = is_document(self.ref.path)
-        data = None if self._document else _mapped(self.ref.path)
+        if self._log.document is None:
+            self._log.document = is_document(self.ref.path)
+        data = None if self._log.document else _mapped(self.ref.path)
         if data is None:
             return super().read()  # it says what there is (a document, nothing, no file)
         with data:
@@ -142,12 +138,11 @@ class _RecordsOnly(GeminiTranscriptReader):
             if raw and not raw.isspace() and not _stamp_only(raw):
                 line = loads_or_none(raw)
                 if line is None and raw.strip() != b"null":
-                    note = f"{NOTE}{number}"
-                    self._put({"id": note, "type": NOTE, "content": "unreadable line"})
+                    self._log.note(number, "unreadable line")
                 elif isinstance(line, dict):
                     if position >= cut_end and isinstance(line.get("id"), str):
                         return position
-                    self._line(line)
+                    self._log.apply(line)
             position = line_end + 1
         return position
 
@@ -164,14 +159,14 @@ class _RecordsOnly(GeminiTranscriptReader):
             # cut or rewrite after it, the note changes what counts in no way).
             if isinstance(line, dict):
                 if isinstance(line.get("id"), str):
-                    self._put(line)
+                    self._log.put(line)
                 else:
-                    self._line(line)
+                    self._log.apply(line)
             hit = data.find(_REPLY, line_end + 1, end)
 
     def _last_stamp(self, data: mmap.mmap, start: int, end: int) -> None:
         """The session's last update: the last line between ``start`` and ``end`` that sets
-        it, as ``_line`` does (a ``$set`` with a time in ``lastUpdated``, or a header).
+        it, as the log's ``apply`` does (a ``$set`` with a time in ``lastUpdated``, or a header).
         """
         position = end
         while (hit := data.rfind(_STAMP_KEY, start, position)) >= 0:
@@ -182,11 +177,11 @@ class _RecordsOnly(GeminiTranscriptReader):
             update = line.get("$set")
             if not isinstance(update, dict):
                 if isinstance(line.get("sessionId"), str):
-                    self._line(line)
+                    self._log.apply(line)
                     return
             elif timestamp(update.get("lastUpdated")) is not None:
                 # Its facts only: a whole-list rewrite was applied where it stands.
-                self._line({"$set": {"lastUpdated": update["lastUpdated"]}})
+                self._log.apply({"$set": {"lastUpdated": update["lastUpdated"]}})
                 return
 
     def sum_into(self, tally: UsageTally, scope: AgentScope) -> tuple[str | None, int | None]:
@@ -196,7 +191,7 @@ class _RecordsOnly(GeminiTranscriptReader):
         model: str | None = None
         context: int | None = None
         reply = _compat.REPLY_TYPE
-        for record in self._records:
+        for record in self._log.records:
             if record.get("type") != reply:
                 continue
             name = record.get("model")
@@ -225,12 +220,12 @@ class _RecordsOnly(GeminiTranscriptReader):
     def summary(self) -> SessionSummary:
         tally = UsageTally()
         model, context = self.sum_into(tally, "subagent" if self._subagent else "main")
-        for reader in self._agents.readers.values():
+        for reader in self._log.agents.readers.values():
             if isinstance(reader, _RecordsOnly):
                 reader.sum_into(tally, "subagent")
         rows = tally.rows()
         return SessionSummary(
-            **self._facts_public(),
+            **self._log.public_facts(),
             usage=sum((r.usage for r in rows), Usage()),
             models=rows,
             model=model,
