@@ -1,7 +1,8 @@
 """What a Gemini CLI reader has read of one session file: its record log (as the lines of
 the event log or an older version's document leave it), the session's facts, the messages
 mapped from the records, the sub-agents it links, and the primitives the log's lines
-(``_transcript.py``) and the mapping of records (``_messages.py``) go through.
+(``_transcript.py``, the usage scan's ``_usage_scan.py``) and the mapping of records
+(``_messages.py``) go through.
 
 A line with a string ``id`` is a record; a later record with the same ``id`` replaces the
 earlier one. ``$rewindTo`` cuts the log; ``$set.messages`` rewrites the whole list, which
@@ -10,7 +11,9 @@ the chat shows as the user saw it happen (see ``_transcript.py``).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...schema import Message
@@ -168,6 +171,49 @@ class SessionLog:
             "timestamp": fresh[0].get("timestamp"),
         }
         return self.put(note)
+
+    def read_document(self, path: Path) -> int | None:
+        """Read a session kept as one JSON document (older versions), rewritten whole; the
+        first record position it changed, if any.
+
+        The CLI rewrites the whole file on every change, so each change is read whole; an
+        unchanged file (same inode, size and modification time) is not read again. A
+        document that does not parse while an earlier one did is a rewrite caught half
+        way: the earlier records stand until the next change. The document is the whole
+        history: what it no longer holds was cut (``/rewind``).
+        """
+        try:
+            stat = path.stat()
+            key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            if key == self.document_key:
+                return None
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            document = json.loads(data)
+            if not isinstance(document, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            if self.document_key is not None or not data.strip():
+                return None  # half written, or not written yet
+            self.document_key = key
+            return self.note("document", f"Skipped the unreadable session file: {exc}")
+        self.document_key = key
+        self.apply({k: v for k, v in document.items() if k != "messages"})
+        messages = document.get("messages")
+        listed = [
+            m for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
+        ]
+        records = [m for m in listed if isinstance(m.get("id"), str)]
+        dirty = next(
+            (i for i, (a, b) in enumerate(zip(self.records, records, strict=False)) if a != b),
+            min(len(self.records), len(records)),
+        )
+        if dirty == len(self.records) == len(records):
+            return None
+        self.replace_records(records)
+        return dirty
 
     def prompt_time(self, record: dict[str, Any]) -> str:
         """When the user prompt before ``record`` was sent (ISO text, sortable)."""

@@ -26,7 +26,6 @@ record shows as messages is ``_messages.py``; here is the reading of the file it
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...schema import (
@@ -79,12 +78,9 @@ class GeminiTranscriptReader(TranscriptReader):
         self._reset()
 
     def _reset(self) -> None:
-        # A sub-agent's reader is one of this reader's kind (the usage scan's reads its
-        # sub-agents as it reads the session).
-        kind = type(self)
         self._log = SessionLog(
             self.ref,
-            SubAgents(lambda ref: kind(ref, subagent=True)),
+            SubAgents(lambda ref: GeminiTranscriptReader(ref, subagent=True)),
             subagent=self._subagent,
             pending_echo=bool(self._clear_echo),
         )
@@ -236,48 +232,11 @@ class GeminiTranscriptReader(TranscriptReader):
         return ReadResult(changed=changed)
 
     def _read_document(self) -> ReadResult:
-        """Read a session kept as one JSON document (older versions), rewritten whole.
-
-        The CLI rewrites the whole file on every change, so each change is read whole; an
-        unchanged file (same inode, size and modification time) is not read again. A
-        document that does not parse while an earlier one did is a rewrite caught half
-        way: the earlier records stand until the next change.
-        """
-        log = self._log
-        old = log.messages
-        try:
-            stat = self.ref.path.stat()
-            key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-            if key == log.document_key:
-                return ReadResult(changed=[])
-            data = self.ref.path.read_bytes()
-        except OSError:
+        """Read a session kept as one JSON document (older versions) whole, when it changed."""
+        old = self._log.messages
+        dirty = self._log.read_document(self.ref.path)
+        if dirty is None:
             return ReadResult(changed=[])
-        try:
-            document = json.loads(data)
-            if not isinstance(document, dict):
-                raise ValueError("not a JSON object")
-        except ValueError as exc:
-            if log.document_key is not None or not data.strip():
-                return ReadResult(changed=[])  # half written, or not written yet
-            log.document_key = key
-            note = log.note("document", f"Skipped the unreadable session file: {exc}")
-            return self._finish(old, note, False)
-        log.document_key = key
-        log.apply({k: v for k, v in document.items() if k != "messages"})
-        messages = document.get("messages")
-        listed = [
-            m for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
-        ]
-        records = [m for m in listed if isinstance(m.get("id"), str)]
-        # The document is the whole history: what it no longer holds was cut (/rewind).
-        dirty = next(
-            (i for i, (a, b) in enumerate(zip(log.records, records, strict=False)) if a != b),
-            min(len(log.records), len(records)),
-        )
-        if dirty == len(log.records) == len(records):
-            return ReadResult(changed=[])
-        log.replace_records(records)
         return self._finish(old, dirty, False)
 
     # -- mapping -----------------------------------------------------------------------

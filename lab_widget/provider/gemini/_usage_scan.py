@@ -20,13 +20,14 @@ import mmap
 from pathlib import Path
 from typing import Any
 
-from ...schema import AgentScope, SessionSummary, Usage
+from ...schema import AgentScope, Message, SessionSummary, Usage
 from .. import ReadResult, TranscriptRef
 from ..kit import UsageTally, loads_or_none
 from . import _compat
 from ._files import is_document
+from ._log import SessionLog
 from ._records import timestamp
-from ._transcript import GeminiTranscriptReader
+from ._subagents import SubAgents, agents_folder
 
 __all__ = ["usage_summary"]
 
@@ -103,26 +104,39 @@ def _count(value: Any) -> int:
     return value if type(value) is int and value > 0 else 0
 
 
-class _RecordsOnly(GeminiTranscriptReader):
-    """The reader's record log and totals, with no record mapped to messages (its
-    sub-agents' readers are of this kind too).
+class _RecordsOnly:
+    """A session's record log and totals as the reader keeps them (a ``SessionLog``), with
+    no record mapped to messages; its sub-agents' sessions are read so too.
     """
 
-    def _rebuild(self, start: int) -> None:
-        return  # the messages are what this reader exists to skip
+    def __init__(self, ref: TranscriptRef, *, subagent: bool = False) -> None:
+        self.ref = ref
+        self._subagent = subagent
+        agents = SubAgents(lambda ref: _RecordsOnly(ref, subagent=True))
+        self._log = SessionLog(ref, agents, subagent=subagent)
+
+    @property
+    def messages(self) -> list[Message]:
+        return []  # the messages are what this scan exists to skip
 
     def read(self) -> ReadResult:
-        if self._log.document is None:
-            self._log.document = is_document(self.ref.path)
-        data = None if self._log.document else _mapped(self.ref.path)
-        if data is None:
-            return super().read()  # it says what there is (a document, nothing, no file)
-        with data:
-            end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
-            start = self._read_whole(data, _last_cut(data, end), end)
-            self._read_replies(data, start, end)
-            self._last_stamp(data, 0, end)
-        self._read_agents(None)
+        """Read the whole session once (a sub-agent's reader of the log's ``SubAgents``)."""
+        log = self._log
+        if log.document is None:
+            log.document = is_document(self.ref.path)
+        if log.document:
+            log.read_document(self.ref.path)  # as the reader reads it, sub-agents aside
+            return ReadResult(changed=[])
+        data = _mapped(self.ref.path)
+        if data is not None:  # else no file, or an empty one: no lines to read
+            with data:
+                end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
+                start = self._read_whole(data, _last_cut(data, end), end)
+                self._read_replies(data, start, end)
+                self._last_stamp(data, 0, end)
+        if not self._subagent:
+            session = str(log.facts.get("session_id") or "")
+            log.agents.read(agents_folder(self.ref.path, session) if session else None)
         return ReadResult(changed=[])
 
     def _read_whole(self, data: mmap.mmap, cut_end: int, end: int) -> int:
