@@ -20,15 +20,14 @@ import mmap
 from pathlib import Path
 from typing import Any
 
-from ...schema import AgentScope, SessionSummary, Usage
+from ...schema import AgentScope, Message, SessionSummary, Usage
 from .. import ReadResult, TranscriptRef
 from ..kit import UsageTally, loads_or_none
 from . import _compat
 from ._files import is_document
-from ._messages import NOTE
+from ._log import SessionLog
 from ._records import timestamp
-from ._subagents import SubAgents
-from ._transcript import GeminiTranscriptReader
+from ._subagents import SubAgents, agents_folder
 
 __all__ = ["usage_summary"]
 
@@ -63,7 +62,7 @@ def _stamp_only(raw: bytes) -> bool:
 
 def _last_cut(data: mmap.mmap, end: int) -> int:
     """Where the line after the last cut of the log or rewrite of its list starts (``0``
-    for none), as the reader's ``_line`` tells them apart; stamps (half a log's lines) are
+    for none), as the log's ``apply`` tells them apart; stamps (half a log's lines) are
     passed over by their shape alone.
     """
     found = 0
@@ -105,28 +104,39 @@ def _count(value: Any) -> int:
     return value if type(value) is int and value > 0 else 0
 
 
-class _RecordsOnly(GeminiTranscriptReader):
-    """The reader's record log and totals, with no record mapped to messages."""
+class _RecordsOnly:
+    """A session's record log and totals as the reader keeps them (a ``SessionLog``), with
+    no record mapped to messages; its sub-agents' sessions are read so too.
+    """
 
-    def _reset(self) -> None:
-        super()._reset()
-        self._agents = SubAgents(lambda ref: _RecordsOnly(ref, subagent=True))
+    def __init__(self, ref: TranscriptRef, *, subagent: bool = False) -> None:
+        self.ref = ref
+        self._subagent = subagent
+        agents = SubAgents(lambda ref: _RecordsOnly(ref, subagent=True))
+        self._log = SessionLog(ref, agents, subagent=subagent)
 
-    def _rebuild(self, start: int) -> None:
-        return  # the messages are what this reader exists to skip
+    @property
+    def messages(self) -> list[Message]:
+        return []  # the messages are what this scan exists to skip
 
     def read(self) -> ReadResult:
-        if self._document is None:
-            self._document = is_document(self.ref.path)
-        data = None if self._document else _mapped(self.ref.path)
-        if data is None:
-            return super().read()  # it says what there is (a document, nothing, no file)
-        with data:
-            end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
-            start = self._read_whole(data, _last_cut(data, end), end)
-            self._read_replies(data, start, end)
-            self._last_stamp(data, 0, end)
-        self._read_agents(None)
+        """Read the whole session once (a sub-agent's reader of the log's ``SubAgents``)."""
+        log = self._log
+        if log.document is None:
+            log.document = is_document(self.ref.path)
+        if log.document:
+            log.read_document(self.ref.path)  # as the reader reads it, sub-agents aside
+            return ReadResult(changed=[])
+        data = _mapped(self.ref.path)
+        if data is not None:  # else no file, or an empty one: no lines to read
+            with data:
+                end = data.rfind(b"\n") + 1  # complete lines only, as the reader reads them
+                start = self._read_whole(data, _last_cut(data, end), end)
+                self._read_replies(data, start, end)
+                self._last_stamp(data, 0, end)
+        if not self._subagent:
+            session = str(log.facts.get("session_id") or "")
+            log.agents.read(agents_folder(self.ref.path, session) if session else None)
         return ReadResult(changed=[])
 
     def _read_whole(self, data: mmap.mmap, cut_end: int, end: int) -> int:
@@ -142,12 +152,11 @@ class _RecordsOnly(GeminiTranscriptReader):
             if raw and not raw.isspace() and not _stamp_only(raw):
                 line = loads_or_none(raw)
                 if line is None and raw.strip() != b"null":
-                    note = f"{NOTE}{number}"
-                    self._put({"id": note, "type": NOTE, "content": "unreadable line"})
+                    self._log.note(number, "unreadable line")
                 elif isinstance(line, dict):
                     if position >= cut_end and isinstance(line.get("id"), str):
                         return position
-                    self._line(line)
+                    self._log.apply(line)
             position = line_end + 1
         return position
 
@@ -164,14 +173,14 @@ class _RecordsOnly(GeminiTranscriptReader):
             # cut or rewrite after it, the note changes what counts in no way).
             if isinstance(line, dict):
                 if isinstance(line.get("id"), str):
-                    self._put(line)
+                    self._log.put(line)
                 else:
-                    self._line(line)
+                    self._log.apply(line)
             hit = data.find(_REPLY, line_end + 1, end)
 
     def _last_stamp(self, data: mmap.mmap, start: int, end: int) -> None:
         """The session's last update: the last line between ``start`` and ``end`` that sets
-        it, as ``_line`` does (a ``$set`` with a time in ``lastUpdated``, or a header).
+        it, as the log's ``apply`` does (a ``$set`` with a time in ``lastUpdated``, or a header).
         """
         position = end
         while (hit := data.rfind(_STAMP_KEY, start, position)) >= 0:
@@ -182,11 +191,11 @@ class _RecordsOnly(GeminiTranscriptReader):
             update = line.get("$set")
             if not isinstance(update, dict):
                 if isinstance(line.get("sessionId"), str):
-                    self._line(line)
+                    self._log.apply(line)
                     return
             elif timestamp(update.get("lastUpdated")) is not None:
                 # Its facts only: a whole-list rewrite was applied where it stands.
-                self._line({"$set": {"lastUpdated": update["lastUpdated"]}})
+                self._log.apply({"$set": {"lastUpdated": update["lastUpdated"]}})
                 return
 
     def sum_into(self, tally: UsageTally, scope: AgentScope) -> tuple[str | None, int | None]:
@@ -196,7 +205,7 @@ class _RecordsOnly(GeminiTranscriptReader):
         model: str | None = None
         context: int | None = None
         reply = _compat.REPLY_TYPE
-        for record in self._records:
+        for record in self._log.records:
             if record.get("type") != reply:
                 continue
             name = record.get("model")
@@ -225,12 +234,12 @@ class _RecordsOnly(GeminiTranscriptReader):
     def summary(self) -> SessionSummary:
         tally = UsageTally()
         model, context = self.sum_into(tally, "subagent" if self._subagent else "main")
-        for reader in self._agents.readers.values():
+        for reader in self._log.agents.readers.values():
             if isinstance(reader, _RecordsOnly):
                 reader.sum_into(tally, "subagent")
         rows = tally.rows()
         return SessionSummary(
-            **self._facts_public(),
+            **self._log.public_facts(),
             usage=sum((r.usage for r in rows), Usage()),
             models=rows,
             model=model,
