@@ -345,8 +345,6 @@ def test_the_split_check_sees_a_class_cut_in_pieces(tmp_path: Path) -> None:
 NOT_YET_FOLDED = [
     "lab_widget.provider.gemini._transcript.GeminiTranscriptReader builds on RecordMessages"
     " (lab_widget.provider.gemini._messages)",
-    "lab_widget.provider.opencode._transcript.OpenCodeTranscriptReader builds on SessionMapping"
-    " (lab_widget.provider.opencode._mapping)",
 ]
 """Readers still split across modules by inheritance, to fold as Claude Code's and Codex's
 were (one class that owns a state object and calls mapping functions); the list only
