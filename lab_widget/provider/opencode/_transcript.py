@@ -17,8 +17,9 @@ file per session, message and part under ``storage/``. Each source feeds the sam
 A ``task`` call's sub-agent is a child session of the same store: a reader of its own,
 whose messages join this list nested under the call (``parent_tool_id``). A running
 command's output so far is the call's ``progress``; compactions, images and hidden
-reasoning are mapped as ``_compat.py`` describes. The mapping itself is ``_mapping.py``; here
-are the sources it is read from and the sub-agents.
+reasoning are mapped as ``_compat.py`` describes. What the reader has mapped is a
+``SessionState`` (``_session.py``), mapped onto by the functions of ``_message_infos.py``
+and ``_message_parts.py``; here are the sources they are read from and the sub-agents.
 """
 
 from __future__ import annotations
@@ -28,21 +29,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ...schema import (
-    AgentScope,
-    Dialog,
-    Message,
-    ModelUsage,
-    RateLimit,
-    SessionSummary,
-    State,
-    Usage,
-)
-from .. import ReadResult, TranscriptRef
-from ._mapping import SessionMapping
-from ._parts import (
-    load_json_file,
-)
+from ...schema import AgentScope, Dialog, Message, ModelUsage, SessionSummary, State, Usage
+from .. import ReadResult, TranscriptReader, TranscriptRef
+from . import _compat
+from ._message_infos import message_info
+from ._message_parts import message_part
+from ._parts import load_json_file
+from ._session import SessionState
 from ._store import (
     EventRow,
     RowChange,
@@ -56,7 +49,7 @@ from ._store import (
 __all__ = ["OpenCodeTranscriptReader", "apply_events"]
 
 
-class OpenCodeTranscriptReader(SessionMapping):
+class OpenCodeTranscriptReader(TranscriptReader):
     """Maps one OpenCode session (``ref.transcript_id``) of the store at ``ref.path``.
 
     State: ``working`` from a new user message until its last assistant message completes
@@ -87,62 +80,47 @@ class OpenCodeTranscriptReader(SessionMapping):
         self._child_seq: dict[tuple[str, int], int] = {}
         self._child_missing: set[str] = set()
         self._child_done: set[str] = set()  # sub-agents whose call has finished
-        self._compactions: dict[str, int] = {}  # compaction request message -> its note
         self._last: tuple[int, str] | None = None
-        self._messages: list[Message] = []
-        self._changed: dict[int, None] = {}
-        self._roles: dict[str, str] = {}
-        self._infos: dict[str, dict[str, Any]] = {}
-        self._parts: dict[str, int] = {}
-        self._asking: dict[int, None] = {}  # seqs of questions the agent waits on
-        self._aborted: set[str] = set()
-        self._errors: set[str] = set()
-        self._limits: dict[tuple[str, str | None], RateLimit] = {}
-        self._rejected: set[str] = set()
-        self._usage: dict[str, Usage] = {}  # per assistant message, as counted
-        self._message_usage: dict[str, Usage] = {}  # a message's own tokens
-        self._steps: dict[str, dict[str, Usage]] = {}  # message -> step-finish part -> usage
-        self._costs: dict[str, Decimal] = {}
-        self._step_reasons: dict[str, str] = {}  # message -> its last step-finish reason
-        self._first_of: dict[str, int] = {}  # message id -> seq of its first shown part
-        self._durations: dict[str, int] = {}
-        self._state: State = "idle"
-        self._model: str | None = None
-        self._facts: dict[str, Any] = {"transcript_id": self.ref.transcript_id}
+        self._session = SessionState(facts={"transcript_id": self.ref.transcript_id})
         if self._clear_echo:
-            self._add(kind="text", role="user", text=self._clear_echo, command=self._clear_echo)
+            self._session.add_message(
+                kind="text", role="user", text=self._clear_echo, command=self._clear_echo
+            )
 
     # -- TranscriptReader --------------------------------------------------------------
 
     @property
     def messages(self) -> list[Message]:
-        return list(self._messages)
+        return list(self._session.messages)
 
     @property
     def pending_dialog(self) -> Dialog | None:
         # The question tool's part is in the store, with its questions, while it waits.
-        if not self._asking:
+        if not self._session.asking:
             return None
-        return self._messages[next(reversed(self._asking))].dialog
+        return self._session.messages[next(reversed(self._session.asking))].dialog
 
     @property
     def state(self) -> State:
-        return self._state
+        return self._session.state
 
     def _own_models(self, scope: AgentScope) -> dict[tuple[str, AgentScope], tuple[Usage, int]]:
         """The session's own usage and request count per model (its children apart)."""
         models: dict[tuple[str, AgentScope], tuple[Usage, int]] = {}
-        for msg_id, usage in self._usage.items():
-            key = (str(self._infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
+        for msg_id, usage in self._session.usage.items():
+            key = (str(self._session.infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
             before, requests = models.get(key, (Usage(), 0))
-            models[key] = (before + usage, requests + max(1, len(self._steps.get(msg_id, {}))))
+            models[key] = (
+                before + usage,
+                requests + max(1, len(self._session.steps.get(msg_id, {}))),
+            )
         return models
 
     @property
     def summary(self) -> SessionSummary:
         scope: AgentScope = "subagent" if self._subagent else "main"
         models = self._own_models(scope)
-        costs = list(self._costs.values())
+        costs = list(self._session.costs.values())
         for child in self._children.values():
             summary = child.summary
             for item in summary.models:
@@ -152,16 +130,16 @@ class OpenCodeTranscriptReader(SessionMapping):
             if summary.vendor_cost_usd is not None:
                 costs.append(summary.vendor_cost_usd)
         return SessionSummary(
-            **self._facts,
-            model=self._model,
+            **self._session.facts,
+            model=self._session.model,
             usage=sum((u for u, _ in models.values()), Usage()),
             models=[
                 ModelUsage(model=name, scope=where, usage=usage, requests=requests)
                 for (name, where), (usage, requests) in models.items()
             ],
             vendor_cost_usd=sum(costs, Decimal(0)) if costs else None,
-            turn_durations_ms=list(self._durations.values()),
-            rate_limits=list(self._limits.values()),
+            turn_durations_ms=list(self._session.durations.values()),
+            rate_limits=list(self._session.limits.values()),
         )
 
     def read(self) -> ReadResult:
@@ -187,8 +165,12 @@ class OpenCodeTranscriptReader(SessionMapping):
         elif self._source == "legacy":
             self.apply_changes(read_legacy(self.ref.path, self.ref.transcript_id, self._files))
         self._read_children()
-        changed = self.messages if rewritten else [self._messages[s] for s in sorted(self._changed)]
-        self._changed = {}
+        changed = (
+            self.messages
+            if rewritten
+            else [self._session.messages[s] for s in sorted(self._session.changed)]
+        )
+        self._session.changed = {}
         return ReadResult(changed=changed, reset=rewritten)
 
     def _read_children(self) -> None:
@@ -211,10 +193,10 @@ class OpenCodeTranscriptReader(SessionMapping):
             )
             seq = self._child_seq.get((agent_id, message.seq))
             if seq is None:
-                added = self._add(**nested.model_dump(exclude={"seq"}))
+                added = self._session.add_message(**nested.model_dump(exclude={"seq"}))
                 self._child_seq[(agent_id, message.seq)] = added.seq
             else:
-                self._replace(nested.model_copy(update={"seq": seq}))
+                self._session.replace_message(nested.model_copy(update={"seq": seq}))
 
     def _child(self, agent_id: str, call_id: str) -> None:
         if agent_id in self._children or agent_id == self.ref.transcript_id:
@@ -235,7 +217,7 @@ class OpenCodeTranscriptReader(SessionMapping):
             if self._children[agent_id].messages:
                 continue
             self._child_missing.add(agent_id)
-            self._add(
+            self._session.add_message(
                 kind="lifecycle",
                 role="system",
                 level="warning",
@@ -250,7 +232,7 @@ class OpenCodeTranscriptReader(SessionMapping):
         if self.ref.path.suffix == ".json":
             info = load_json_file(self.ref.path)
             if info is not None:
-                self._session_facts(info)
+                self._session.session_facts(info)
             return "legacy"
         if has_events(self.ref.path, self.ref.transcript_id):
             return "events"
@@ -259,8 +241,40 @@ class OpenCodeTranscriptReader(SessionMapping):
             return None
         info = read_session(self.ref.path, self.ref.transcript_id)
         if info is not None:
-            self._session_facts(info)
+            self._session.session_facts(info)
         return "rows"
+
+    def _event(self, kind: str, data: dict[str, Any]) -> None:
+        if kind.startswith(_compat.MESSAGE_UPDATED):
+            info = data.get("info")
+            if isinstance(info, dict) and isinstance(info.get("id"), str):
+                self._message(info)
+        elif kind.startswith(_compat.PART_UPDATED):
+            part = data.get("part")
+            if isinstance(part, dict) and isinstance(part.get("id"), str):
+                self._part(part)
+        elif kind.startswith(_compat.SESSION_CREATED):
+            info = data.get("info")
+            if isinstance(info, dict):
+                self._session.session_facts(info)
+
+    def _message(self, info: dict[str, Any]) -> None:
+        """Map a message's info (the usage scan counts it through its own)."""
+        message_info(self._session, info)
+
+    def _part(self, part: dict[str, Any]) -> None:
+        """Map a part, and follow the sub-agent its call runs (the usage scan counts it
+        through its own).
+        """
+        tool = message_part(self._session, part)
+        if tool is None or tool.agent_id is None:
+            return
+        self._child(tool.agent_id, tool.id)
+        if tool.status != "running":
+            self._child_done.add(tool.agent_id)
+        if tool.agent_id in self._children:
+            # What the sub-agent has done so far goes right under its call.
+            self._mirror(tool.agent_id)
 
     def apply_changes(self, changes: list[RowChange]) -> None:
         """Map messages and parts as stored now (rows or legacy files), messages first.
@@ -283,7 +297,7 @@ class OpenCodeTranscriptReader(SessionMapping):
                 value = None
             if not isinstance(value, dict):
                 note = f"Skipped unreadable stored {change.table} {change.id}"
-                self._lifecycle(note, "warning", None)
+                self._session.lifecycle(note, "warning", None)
                 continue
             if change.table == "message":
                 infos[change.id] = {**value, "id": change.id, "sessionID": self.ref.transcript_id}
@@ -292,7 +306,7 @@ class OpenCodeTranscriptReader(SessionMapping):
         for info in infos.values():
             self._message(info)
         for part in [*(p for i in infos for p in self._orphans.pop(i, [])), *parts]:
-            if str(part["messageID"]) not in self._roles:
+            if str(part["messageID"]) not in self._session.roles:
                 # Its message is not stored yet (or unreadable): kept until it is.
                 self._orphans.setdefault(str(part["messageID"]), []).append(part)
                 continue
@@ -300,12 +314,12 @@ class OpenCodeTranscriptReader(SessionMapping):
         # Message ids sort in creation order.
         touched = sorted({*infos, *(str(p["messageID"]) for p in parts)})
         for msg_id in touched:
-            latest = self._infos.get(msg_id)
+            latest = self._session.infos.get(msg_id)
             if latest is not None:
                 self._message(latest)
-        newest = max(self._infos, default=None)
+        newest = max(self._session.infos, default=None)
         if newest is not None and touched and touched[-1] != newest:
-            self._message(self._infos[newest])
+            self._message(self._session.infos[newest])
 
     def apply(self, rows: list[EventRow]) -> None:
         """Map event rows read after the last ones applied."""
@@ -314,7 +328,7 @@ class OpenCodeTranscriptReader(SessionMapping):
             try:
                 data = json.loads(row.data)
             except ValueError:
-                self._lifecycle(f"Skipped unreadable event {row.seq}", "warning", None)
+                self._session.lifecycle(f"Skipped unreadable event {row.seq}", "warning", None)
                 continue
             if isinstance(data, dict):
                 self._event(row.type, data)

@@ -83,22 +83,22 @@ class _CountsOnly(OpenCodeTranscriptReader):
         """Messages in the order the reader first counts them (its ``_usage``'s order)."""
 
     def _message(self, info: dict[str, Any]) -> None:
-        # The reader's usage rule (``SessionMapping._message``) without the state, times and
+        # The reader's usage rule (``_message_infos.message_info``) without the state, times and
         # errors. An info is re-sent on every change of its message: the last figures that
         # hold any count (its first count placed it in the order).
         msg_id = str(info["id"])
         role = info.get("role")
         model = info.get("modelID")
-        self._roles[msg_id] = str(role)
+        self._session.roles[msg_id] = str(role)
         # What the counts read of it later, not the whole info (kept for every message).
-        self._infos[msg_id] = {"id": msg_id, "role": role, "modelID": model}
+        self._session.infos[msg_id] = {"id": msg_id, "role": role, "modelID": model}
         if role != "assistant":
             return
         if isinstance(model, str) and model:
-            self._model = model
+            self._session.model = model
         cost = exact(info.get("cost"))
         if cost is not None:
-            self._costs[msg_id] = cost
+            self._session.costs[msg_id] = cost
         figures = _figures(info.get("tokens"))
         if figures is not None and figures[0] + figures[1] + figures[3] + figures[4]:
             self._own[msg_id] = figures
@@ -111,7 +111,7 @@ class _CountsOnly(OpenCodeTranscriptReader):
         for msg_id in self._counted:
             steps = self._step_figures.get(msg_id)
             figures = list(steps.values()) if steps else [self._own[msg_id]]
-            key = (str(self._infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
+            key = (str(self._session.infos.get(msg_id, {}).get("modelID") or "unknown"), scope)
             row = sums.setdefault(key, [0, 0, 0, 0, 0, 0])
             for each in figures:
                 for i, value in enumerate(each):
@@ -123,7 +123,7 @@ class _CountsOnly(OpenCodeTranscriptReader):
         kind = part.get("type")
         if kind == "step-finish":
             msg_id = str(part.get("messageID") or "")
-            if self._roles.get(msg_id) != "assistant":
+            if self._session.roles.get(msg_id) != "assistant":
                 return  # the reader counts a step only once its message is known
             figures = _figures(part.get("tokens"))
             if figures is not None:
@@ -183,7 +183,7 @@ class _CountsOnly(OpenCodeTranscriptReader):
         """
         self._source = "rows"
         if rows.session is not None:
-            self._session_facts(rows.session)
+            self._session.session_facts(rows.session)
         later: dict[str, bytes] = {}
         for msg_id, is_assistant, raw in rows.messages:
             if not is_assistant:
@@ -194,15 +194,15 @@ class _CountsOnly(OpenCodeTranscriptReader):
             if msg_id in later:
                 self._row_message(msg_id, later.pop(msg_id))
             part = _json(raw)
-            if isinstance(part, dict) and msg_id in self._roles:
+            if isinstance(part, dict) and msg_id in self._session.roles:
                 part["id"] = part_id
                 part["messageID"] = msg_id
                 self._part(part)
-        for msg_id in sorted(self._infos, reverse=True):
-            info = self._infos[msg_id]
+        for msg_id in sorted(self._session.infos, reverse=True):
+            info = self._session.infos[msg_id]
             model = info.get("modelID")
             if info.get("role") == "assistant" and isinstance(model, str) and model:
-                self._model = model
+                self._session.model = model
                 break
 
     def _row_message(self, msg_id: str, raw: bytes) -> None:
