@@ -196,6 +196,11 @@ class RemoteBackend:
         weakref.finalize(self, _release, connection, run_id)
 
     @property
+    def forward_port(self) -> int | None:
+        """The host's loopback port the agent reaches the kernel's scripted model on."""
+        return self._forward_port
+
+    @property
     def gone(self) -> bool:
         """Whether this kernel stopped the run."""
         return self._gone

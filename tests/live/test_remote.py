@@ -15,6 +15,7 @@ import pytest
 from lab_widget import Host, Reply, Rule, Run, ScriptedModel, ToolUse, runs
 from lab_widget._chat._session import ChatEvent
 from lab_widget._remote import _connection
+from lab_widget._remote._backend import RemoteBackend
 from lab_widget._runtime._pane_stream import PaneStream
 from tests.support import sshd
 from tests.support.paths import ROOT
@@ -170,7 +171,9 @@ def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_hos
         assert any("lab_widget worker" in line for line in lines)
         assert not any(model.api_key in line for line in lines)
         # The agent's model port listens on the host's loopback only.
-        port = run._forward_port  # type: ignore[attr-defined]
+        backend = run._backend
+        assert isinstance(backend, RemoteBackend)
+        port = backend.forward_port
         assert isinstance(port, int)
         listening = [
             line.split()[1]
