@@ -31,6 +31,7 @@ import orjson
 
 from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
+from .._run._backend import Announce
 from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
 from .._workspace._git import Workspace
@@ -63,7 +64,6 @@ START_TIMEOUT = 180.0
 SLACK = 30.0
 """Seconds a request may take beyond the time the worker was asked to wait."""
 
-Announce = Callable[[bool], None]
 
 T = TypeVar("T")
 

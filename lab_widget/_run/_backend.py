@@ -22,7 +22,11 @@ from .._workspace._git import Workspace
 from ..provider import AgentProvider, TranscriptRef
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 
-__all__ = ["RunBackend"]
+__all__ = ["Announce", "RunBackend"]
+
+Announce = Callable[[bool], None]
+"""Tells the registry and the dashboards that a run is live (``True``) or no longer; a
+backend gets the façade's and calls it when the run ends."""
 
 
 class RunBackend(Protocol):

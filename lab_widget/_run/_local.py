@@ -40,6 +40,7 @@ from ..provider import (
     require_login,
 )
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
+from ._backend import Announce
 from ._held_prompt import HeldPrompt
 from ._launch import accept_startup, launch, new_run_id
 
@@ -48,9 +49,6 @@ __all__ = ["LocalBackend"]
 FIRST_PROMPT_TIMEOUT = 60.0
 """Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
 (its start-up included, as ``send``'s default wait for the TUI)."""
-
-Announce = Callable[[bool], None]
-"""Tells the registry and the dashboards that the run is live (``True``) or no longer."""
 
 
 class LocalBackend:
