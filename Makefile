@@ -3,6 +3,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.lab-widget-installed
 TOOLS  := tools/.lab-widget-installed
+# The project's JupyterLab defaults (saved widget state); the user's own settings still win.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 # js/bundles.json is the one list of front-end bundles (name -> entry point); each builds to
 # lab_widget/static/<name>.js and .css.
 BUNDLES := $(shell python3 -c 'import json; print(*json.load(open("js/bundles.json")))')
@@ -18,9 +20,9 @@ lab: setup
 
 test: setup lint typecheck docs
 	cd js && npm test
-	$(PY) -m pytest -p no:cacheprovider --nbval
+	$(PY) -m pytest -p no:cacheprovider --nbval --durations=60
 
-setup: system $(STAMP) $(BUNDLE) $(TOOLS)
+setup: system $(STAMP) $(BUNDLE) $(TOOLS) $(LAB_SETTINGS)
 
 system:
 	@bash scripts/setup-system.sh
@@ -37,6 +39,9 @@ js/node_modules/.package-lock.json: js/package.json js/package-lock.json
 # One build writes every bundle (a grouped target: the recipe runs once for all of them).
 $(BUNDLE) &: $(JS_SRC) js/node_modules/.package-lock.json
 	cd js && npm run build
+
+$(LAB_SETTINGS): scripts/lab_settings.py $(STAMP)
+	$(PY) scripts/lab_settings.py $@
 
 $(TOOLS): lab_widget/compat.py $(STAMP)
 	$(PY) -m lab_widget install-clis

@@ -87,23 +87,72 @@ def fresh(entry: dict[str, Any], round_: int) -> dict[str, Any]:
 _COMPACT = (",", ":")
 
 
-def synthetic_transcript(path: Path, megabytes: float) -> int:
-    """Repeat the recorded fixtures (fresh ids each round) up to ``megabytes``; bytes written.
+# The shape of long real sessions, which the reader must keep up with: most bytes are tool
+# output (file reads, test logs), written twice per result (the model's ``tool_result`` and
+# the CLI's own ``toolUseResult``), between bookkeeping lines the reader never parses
+# (attachments, request shapes, snapshots). Sizes cycle from a line to a long file read.
+_OUTPUT_SIZES = (300, 1_500, 6_000, 24_000, 60_000)
+_SOURCE = "".join(p.read_text() for p in sorted((ROOT / "lab_widget" / "_export").glob("*.py")))
 
-    Lines are written compact, as the CLI writes them (and as the fixtures recorded them).
+
+def _output(size: int, round_: int) -> str:
+    """A file read as the CLI returns it: numbered lines of real source, ``size`` chars."""
+    start = (round_ * 997) % len(_SOURCE)
+    text = _SOURCE[start:] + _SOURCE
+    while len(text) < size:
+        text += _SOURCE
+    return "\n".join(f"{i + 1:>6}\t{line}" for i, line in enumerate(text[:size].splitlines()))
+
+
+def _real_sized(entry: dict[str, Any], round_: int) -> dict[str, Any]:
+    """A recorded entry with its tool output and thinking grown to long sessions' sizes."""
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return entry
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+            block["content"] = _output(_OUTPUT_SIZES[round_ % len(_OUTPUT_SIZES)], round_)
+            result = entry.get("toolUseResult")
+            if isinstance(result, dict) and "stdout" in result:
+                result["stdout"] = block["content"]
+        elif block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+            block["thinking"] = " ".join([block["thinking"]] * 20)
+    return entry
+
+
+def recorded_sessions() -> list[list[dict[str, Any]]]:
+    """Every recorded Claude Code session, of every recorded version, as its entries."""
+    files = sorted(FIXTURES.glob("*.jsonl")) + sorted(FIXTURES.glob("v*/*.jsonl"))
+    return [
+        [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for path in files
+        if not path.name.endswith(".hooks.jsonl")
+    ]
+
+
+def synthetic_transcript(path: Path, megabytes: float) -> int:
+    """A long session of the real mix, up to ``megabytes``; bytes written.
+
+    Every recorded session (every line type the recorded versions write) repeated with fresh
+    ids, tool output and thinking grown to long sessions' sizes (``_real_sized``). Lines
+    are written compact and with raw non-ASCII text, as the CLI writes them.
     """
-    rounds = [fixture_entries(n) for n in ("tools.jsonl", "hello.jsonl", "paste.jsonl")]
+    sessions = recorded_sessions()
     target = int(megabytes * 1024 * 1024)
     written = 0
-    with path.open("w") as f:
+    with path.open("w", encoding="utf-8") as f:
         round_ = 0
         while written < target:
-            for entries in rounds:
-                round_ += 1
+            for entries in sessions:
                 for entry in entries:
-                    line = json.dumps(fresh(entry, round_), separators=_COMPACT) + "\n"
+                    round_ += 1
+                    grown = _real_sized(fresh(json.loads(json.dumps(entry)), round_), round_)
+                    line = json.dumps(grown, separators=_COMPACT, ensure_ascii=False) + "\n"
                     f.write(line)
-                    written += len(line)
+                    written += len(line.encode())
     return written
 
 

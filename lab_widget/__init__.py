@@ -6,6 +6,7 @@ model server that makes runs deterministic and offline.
 """
 
 from . import _version, errors, schema
+from ._acp._agent import AcpAgent
 from ._chat._answers import FreeText
 from ._home import lab_home
 from ._magics import load_ipython_extension
@@ -35,6 +36,7 @@ from .provider import (
 from .scripted import Reply, Rule, ScriptedModel, ToolUse
 
 __all__ = [
+    "AcpAgent",
     "AuthChange",
     "AuthFlow",
     "ContainerHost",

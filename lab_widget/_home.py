@@ -21,7 +21,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RUN_FILE", "RunRecord", "lab_home", "run_records", "runtime_dir", "socket_path"]
+__all__ = [
+    "RUN_FILE",
+    "Holder",
+    "RunRecord",
+    "lab_home",
+    "run_records",
+    "runtime_dir",
+    "socket_path",
+]
 
 RUN_FILE = "run.json"
 
@@ -47,6 +55,65 @@ def socket_path(home: Path | None = None) -> Path:
     return Path(tempfile.gettempdir()) / f"lab_widget-{os.getuid()}" / f"{digest}.sock"
 
 
+def _start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot); ``None`` when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The name (field 2) may hold spaces and parentheses: count from its closing one.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The process a run cannot work without: the kernel serving its scripted model.
+
+    The start time tells the process apart from a later one given the same pid.
+
+    Examples
+    --------
+    >>> Holder.this_process().alive()
+    True
+    >>> Holder(pid=2**22 + 1, started=1).alive()  # beyond any pid
+    False
+    """
+
+    pid: int
+    started: int | None
+
+    @classmethod
+    def this_process(cls) -> Holder:
+        """The holder that is the current process."""
+        return cls(pid=os.getpid(), started=_start_ticks(os.getpid()))
+
+    def alive(self) -> bool:
+        """Whether the process still runs (the same one, not a reuse of its pid)."""
+        started = _start_ticks(self.pid)
+        if started is None:
+            try:
+                os.kill(self.pid, 0)  # no /proc (not Linux): the pid alone
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                return True
+            return self.started is None
+        return self.started is None or started == self.started
+
+    def to_json(self) -> dict[str, int | None]:
+        """The holder as ``run.json`` keeps it."""
+        return {"pid": self.pid, "started": self.started}
+
+    @classmethod
+    def from_json(cls, data: object) -> Holder | None:
+        """The holder in ``data``; ``None`` when there is none."""
+        if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
+            return None
+        started = data.get("started")
+        return cls(pid=data["pid"], started=started if isinstance(started, int) else None)
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """What a run wrote about itself when it started (``run.json``).
@@ -70,6 +137,8 @@ class RunRecord:
     """The model name the run asked for, if any."""
     workspace: Mapping[str, Any] | None = None
     """The workspace as :meth:`lab_widget.Workspace.to_record` described it."""
+    holder: Holder | None = None
+    """The process serving the run's scripted model: when it is gone, nothing can answer."""
     folder: Path | None = field(default=None, compare=False)
     """The runtime folder the record was read from (``None`` before it is written)."""
 
@@ -88,6 +157,7 @@ class RunRecord:
             "isolated": self.isolated,
             "model": self.model,
             "workspace": dict(self.workspace) if self.workspace is not None else None,
+            "holder": self.holder.to_json() if self.holder is not None else None,
         }
 
     @classmethod
@@ -107,6 +177,7 @@ class RunRecord:
             isolated=bool(data.get("isolated")),
             model=model if isinstance(model, str) else None,
             workspace=workspace if isinstance(workspace, dict) else None,
+            holder=Holder.from_json(data.get("holder")),
             folder=folder,
         )
 

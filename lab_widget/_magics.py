@@ -1,12 +1,15 @@
 """The IPython extension: ``%load_ext lab_widget``, then ``%%agent`` and ``%agent``.
 
-``%%agent [target] [--provider ID] [--cwd DIR] [--host HOST] [--wait [SECONDS]]`` sends the
+``%%agent [target] [--provider ID] [--cwd DIR] [--host HOST] [--kernel] [--wait [SECONDS]]``
+sends the
 cell body to a run and displays its view. ``target`` is, in order: a :class:`~lab_widget.Run`
 bound to that name in the notebook, a live run with that id, or a new run created under that
 name with the default provider (or ``--provider``). Without a target the cell goes to the run
 the previous ``%%agent`` cell used, or to a new one. ``--host`` puts a new run on another host:
 a :class:`~lab_widget.Host` bound to that name in the notebook, or a host string
-(``ssh://me@box``).
+(``ssh://me@box``). ``--kernel`` gives a new run this notebook's kernel as tools
+(``Run(..., kernel=True)``): every piece of code the agent wants to run there is approved in the
+chat first.
 
 ``@name`` in the cell mentions the notebook's variable ``name``: it reaches the agent described,
 as with ``run.send(text, context=globals())`` (see :meth:`~lab_widget.Run.send`).
@@ -54,6 +57,12 @@ def _parser() -> _Parser:
     parser.add_argument("--provider", "-p", help="provider id for a new run")
     parser.add_argument("--cwd", "-d", default=".", help="folder for a new run")
     parser.add_argument("--host", "-H", help="a Host variable or host string for a new run")
+    parser.add_argument(
+        "--kernel",
+        "-k",
+        action="store_true",
+        help="give a new run this notebook's kernel as tools (each run_python approved first)",
+    )
     parser.add_argument(
         "--wait",
         "-w",
@@ -138,14 +147,32 @@ class AgentMagics(Magics):
         if name is None:
             if self._last is not None and self._last.state != "ended":
                 return self._last, False
-            return Run(args.provider, cwd=args.cwd, host=self._host(args), prompt=prompt), True
+            # The magic holds its runs itself (the last one, or by name): a cell run again
+            # goes on talking to them, so none is an earlier run to stop.
+            run = Run(
+                args.provider,
+                cwd=args.cwd,
+                host=self._host(args),
+                prompt=prompt,
+                kernel=args.kernel,
+                rerun="keep",
+            )
+            return run, True
         bound = self.shell.user_ns.get(name) if self.shell is not None else None
         if isinstance(bound, Run):
             return bound, False
         found = self._find(name)
         if found is not None:
             return found, False
-        run = Run(args.provider, cwd=args.cwd, name=name, host=self._host(args), prompt=prompt)
+        run = Run(
+            args.provider,
+            cwd=args.cwd,
+            name=name,
+            host=self._host(args),
+            prompt=prompt,
+            kernel=args.kernel,
+            rerun="keep",
+        )
         if self.shell is not None and name.isidentifier():
             # Later cells and Python code reach it by the same name.
             self.shell.user_ns.setdefault(name, run)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ._acp._agent import AcpAgent
 from ._install import find_binary
 from .compat import PINS, install_command
 from .errors import LabWidgetError, MissingDependencyError, UnknownProviderError
@@ -130,6 +131,7 @@ class ProviderInfo:
             f"dialogs: {', '.join(caps.dialog_kinds) or 'none'}",
             f"resume: {'yes' if caps.session_resume else 'no'}",
             f"model selection: {'yes' if caps.model_selection else 'no'}",
+            f"kernel tools: {'yes' if caps.tool_servers else 'no'}",
         ]
         if caps.models:
             parts.append(f"models: {', '.join(caps.models)}")
@@ -248,6 +250,13 @@ def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
         auth_problem = "not checked"
     capabilities = provider.capabilities()
     latency = (time.perf_counter() - started) * 1000
+    note = provider.health_note()
+    if isinstance(provider, AcpAgent) and health == "ok":
+        # An ACP agent's health is its handshake: the round trip and what it declares.
+        found = provider.probe()
+        health = "ok" if found.ok else f"broken: {found.problem}"
+        latency = found.latency_ms or latency
+        note = f"{found.agent}; declares {', '.join(found.capabilities) or 'nothing'}"
     return ProviderInfo(
         id=provider_id,
         display_name=provider.meta.display_name,
@@ -263,7 +272,7 @@ def _info(provider_id: str, default: str, check_auth: bool) -> ProviderInfo:
         capabilities=capabilities,
         checked_at=checked_at,
         latency_ms=round(latency, 1),
-        note=provider.health_note(),
+        note=note,
     )
 
 

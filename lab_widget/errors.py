@@ -14,12 +14,18 @@ always had, so ``except ValueError`` and friends still work::
     ├── InvalidHostError (ValueError)
     ├── ExportFormatError (ValueError)
     ├── InvalidSeedError (ValueError)
+    ├── CommandTableError (ValueError)
     ├── SetupError
     │   ├── CLINotFoundError (FileNotFoundError)
     │   ├── NpmNotFoundError (FileNotFoundError)
+    │   ├── PythonNotFoundError (FileNotFoundError)
     │   ├── MissingDependencyError (ImportError)
     │   ├── TmuxError (RuntimeError)
-    │   └── SandboxError (RuntimeError)
+    │   ├── SandboxError (RuntimeError)
+    │   ├── AcpHandshakeError (RuntimeError)
+    │   └── KernelToolsError (RuntimeError)
+    │       ├── KernelBusyError (TimeoutError)
+    │       └── RemoteKernelToolsError (PermissionError)
     ├── RunStateError
     │   ├── RunEndedError (RuntimeError)
     │   ├── AgentNotReadyError (TimeoutError)
@@ -53,7 +59,8 @@ always had, so ``except ValueError`` and friends still work::
 
     UserWarning
     ├── AnswerMismatchWarning
-    └── CommandFileWarning
+    ├── CommandFileWarning
+    └── RunStoppedWarning
 
 Examples
 --------
@@ -76,6 +83,7 @@ import difflib
 from collections.abc import Sequence
 
 __all__ = [
+    "AcpHandshakeError",
     "AgentBlockedError",
     "AgentNotReadyError",
     "AnswerMismatchWarning",
@@ -85,6 +93,7 @@ __all__ = [
     "AuthRequiredError",
     "CLINotFoundError",
     "CommandFileWarning",
+    "CommandTableError",
     "ConnectionLostError",
     "DialogChangedError",
     "DialogError",
@@ -97,6 +106,8 @@ __all__ = [
     "InvalidHostError",
     "InvalidKeyError",
     "InvalidSeedError",
+    "KernelBusyError",
+    "KernelToolsError",
     "LabWidgetError",
     "LoginFailedError",
     "MissingDependencyError",
@@ -104,13 +115,16 @@ __all__ = [
     "NoLoginInProgressError",
     "NoTerminalError",
     "NpmNotFoundError",
+    "PythonNotFoundError",
     "RemoteError",
+    "RemoteKernelToolsError",
     "RemoteOptionsError",
     "ReplyDroppedError",
     "RunEndedError",
     "RunNameTakenError",
     "RunNotFoundError",
     "RunStateError",
+    "RunStoppedWarning",
     "SandboxError",
     "ScrubPatternError",
     "SeedConflictError",
@@ -208,6 +222,24 @@ class NpmNotFoundError(SetupError, FileNotFoundError):
     """``npm`` is not on PATH, so the pinned agent CLIs cannot be installed; install Node.js."""
 
 
+class PythonNotFoundError(SetupError, FileNotFoundError):
+    """No Python on this machine is new enough to build the virtual environment a Python
+    agent CLI is installed into (its pin names the oldest it runs on).
+    """
+
+    def __init__(self, package: str, minimum: tuple[int, int], tried: list[str]) -> None:
+        self.package = package
+        self.minimum = minimum
+        self.tried = tried
+        wanted = ".".join(map(str, minimum))
+        super().__init__(
+            f"{package} needs Python >= {wanted} and none was found (tried: "
+            f"{', '.join(tried) or 'nothing'}); install one (`apt-get install python{wanted} "
+            f"python{wanted}-venv`, `pyenv install {wanted}` or `uv python install {wanted}`) "
+            "or name its executable in $LAB_WIDGET_PYTHON, then install the pinned CLIs again"
+        )
+
+
 class TmuxError(SetupError, RuntimeError):
     """tmux is missing or refused a command."""
 
@@ -218,7 +250,31 @@ class SandboxError(SetupError, RuntimeError):
     """
 
 
+class AcpHandshakeError(SetupError, RuntimeError):
+    """An ACP agent did not complete ``initialize``: it exited, failed it, or stayed silent
+    past the timeout. The message names the agent's command.
+    """
+
+
 # -- remote runs ----------------------------------------------------------------------------
+
+
+class KernelToolsError(SetupError, RuntimeError):
+    """A run cannot be given the kernel's tools (``Run(..., kernel=True)``): no kernel to reach
+    (plain Python, no connection file), or the tools' server cannot start here.
+    """
+
+
+class KernelBusyError(KernelToolsError, TimeoutError):
+    """The kernel did not become free within the wait: a user's cell still runs (nothing of
+    the agent's was run).
+    """
+
+
+class RemoteKernelToolsError(KernelToolsError, PermissionError):
+    """``kernel=True`` on a run on another host: the agent there would run code in this
+    kernel, with this machine's files, variables and keys.
+    """
 
 
 class RemoteError(LabWidgetError, RuntimeError):
@@ -333,6 +389,12 @@ class CommandFileWarning(UserWarning):
     """A file that defines a slash command was skipped, or lost a name clash."""
 
 
+class RunStoppedWarning(UserWarning):
+    """lab_widget stopped a run nobody could use any more: the message says which and why
+    (its scripted model ended with its kernel; the cell that started it ran again).
+    """
+
+
 class MissingDependencyError(SetupError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
@@ -346,6 +408,13 @@ class MissingDependencyError(SetupError, ImportError):
 
 class ExportFormatError(LabWidgetError, ValueError):
     """A conversation cannot be exported to that file: its suffix names no known format."""
+
+
+class CommandTableError(LabWidgetError, ValueError):
+    """A provider's pinned builtin command table (the ``commands.toml`` shipped in its
+    package) is missing or malformed; raised when the provider is imported. The message
+    names the file and the entry at fault.
+    """
 
 
 class SeedMetaError(LabWidgetError):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.kernels import running_kernel
 from tests.support.local import local_parts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -294,6 +296,13 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
             Rule("escalate", [Reply(tools=[escalate]), Reply("Escalated command finished.")]),
             Rule("slow", Reply("late answer", delay=30)),
             Rule(
+                "count the rows",
+                [
+                    Reply(tools=[ToolUse("mcp__kernel__run_python", {"code": "x = len(df)"})]),
+                    Reply("x holds the row count."),
+                ],
+            ),
+            Rule(
                 "stream a command",
                 [Reply(tools=[shell("sleep 1; echo a; sleep 1; echo b")]), Reply("Both lines.")],
             ),
@@ -414,6 +423,14 @@ class Scenario:
     setup: Callable[[], Callable[[], None]] | None = None
     headers: dict[str, str] | None = None
     """Response headers the scripted model sends with every answer (rate limits)."""
+    kernel: bool = False
+    """Give the run a real kernel's tools (``Run(..., kernel=...)``), its ``df`` 7 rows."""
+
+
+def _kernel(stack: contextlib.ExitStack) -> str:
+    """A real kernel holding a 7-row ``df``, shut down with ``stack``: its connection file."""
+    setup = "import pandas as pd\ndf = pd.DataFrame({'a': range(7)})"
+    return str(stack.enter_context(running_kernel(setup)).connection_file)
 
 
 def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
@@ -433,13 +450,16 @@ def _record(cli: Cli, name: str, scenario: Scenario) -> list[Path]:
         extra = scenario.argv(work) if scenario.argv else []
         register("codex", lambda: _legacy_provider(cli, extra))
         model = script(cli, work, outside, scenario.headers)
-        run = Run("codex", cwd=work, model=model, name=name)
+        stack = contextlib.ExitStack()
+        kernel: str | bool = _kernel(stack) if scenario.kernel else False
+        run = Run("codex", cwd=work, model=model, name=name, kernel=kernel)
         try:
             scenario.play(run, work)
             epochs = [ref.path for ref in local_parts(run).chat.past_epochs]
             paths = [*epochs, run.transcript_path]
         finally:
             run.stop()
+            stack.close()
             _runner().kill_server()
             if undo:
                 undo()
@@ -485,18 +505,16 @@ def tools(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
-def approve(run: Any, work: Path) -> None:
-    run.send("please escalate")
-    run.wait_for(lambda r: r.pending_dialog is not None, timeout=60)
-    run.answer("approve")
-    run.wait(timeout=60)
+def answering(prompt: str, answer: str) -> Callable[[Any, Path], None]:
+    """A scenario that sends ``prompt`` and answers the approval it opens with ``answer``."""
 
+    def play(run: Any, work: Path) -> None:
+        run.send(prompt)
+        run.wait_for(lambda r: r.pending_dialog is not None, timeout=60)
+        run.answer(answer)
+        run.wait(timeout=60)
 
-def reject(run: Any, work: Path) -> None:
-    run.send("please escalate")
-    run.wait_for(lambda r: r.pending_dialog is not None, timeout=60)
-    run.answer("reject")
-    run.wait(timeout=60)
+    return play
 
 
 def interrupt(run: Any, work: Path) -> None:
@@ -584,11 +602,14 @@ def plan_question(run: Any, work: Path) -> None:
     run.wait(timeout=60)
 
 
+KERNEL_APPROVE = answering("count the rows of df into x", "approve")
+KERNEL_REJECT = answering("count the rows of df into x", "reject")
+
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
     "tools": Scenario(tools),
-    "approve": Scenario(approve, needs=("hooks",)),
-    "reject": Scenario(reject, needs=("hooks",)),
+    "approve": Scenario(answering("please escalate", "approve"), needs=("hooks",)),
+    "reject": Scenario(answering("please escalate", "reject"), needs=("hooks",)),
     "interrupt": Scenario(interrupt),
     "new": Scenario(new),
     "stream": Scenario(stream),
@@ -604,6 +625,8 @@ SCENARIOS: dict[str, Scenario] = {
     "rate_limits": Scenario(rate_limits, headers=QUOTA_HEADERS),
     "quota": Scenario(quota, needs=("pinned",)),
     "plan_question": Scenario(plan_question, needs=("hooks",)),
+    "kernel_approve": Scenario(KERNEL_APPROVE, needs=("pinned",), kernel=True),
+    "kernel_reject": Scenario(KERNEL_REJECT, needs=("pinned",), kernel=True),
 }
 
 

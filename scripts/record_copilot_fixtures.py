@@ -2,18 +2,25 @@
 
 Usage::
 
-    python scripts/record_copilot_fixtures.py [scenario ...]
+    python scripts/record_copilot_fixtures.py [--version X.Y.Z] [scenario ...]
 
 Each scenario runs the real TUI under tmux through ``Run("copilot", model=ScriptedModel(...))``
 (an isolated ``COPILOT_HOME``, offline, chat completions) and copies every session log the
 run wrote (``session-state/<id>/events.jsonl``, oldest first) into
 ``tests/fixtures/copilot/<scenario>.jsonl`` (``<scenario>_<n>.jsonl`` when ``/clear`` made
-more than one), with the run's folder as ``/fixture/work``, its home as ``/fixture/home``
+more than one) beside its ``workspace.yaml`` (``<scenario>.workspace.yaml``), with the
+run's folder as ``/fixture/work``, its home as ``/fixture/home``
 and the system prompt cut short; ``manifest.json`` names the CLI version.
+
+With ``--version`` another version is installed through ``scripts/cli_versions.py`` (its
+own cache, never the project's tools folder) and records the scenarios an older version
+has (:data:`OLDER`) into ``tests/fixtures/copilot/v<version>/``.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,12 +30,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
+import cli_versions  # noqa: E402
+
+from lab_widget import FreeText, Reply, Rule, Run, ScriptedModel, ToolUse  # noqa: E402
 from lab_widget._run._launch import runner as _runner  # noqa: E402
 from lab_widget.compat import PINS  # noqa: E402
 from lab_widget.provider.copilot import _compat  # noqa: E402
 from lab_widget.provider.copilot._files import session_folders  # noqa: E402
+from tests.support.kernels import running_kernel  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "copilot"
 CWD_PLACEHOLDER = "/fixture/work"
@@ -37,20 +48,51 @@ SYSTEM_KEPT = 200
 """Characters of the system prompt kept (it is the CLI's own, thousands long)."""
 
 
+FORM = {
+    "message": "A few choices.",
+    "requestedSchema": {
+        "properties": {
+            "db": {"type": "string", "title": "Database", "enum": ["SQLite", "Postgres"]},
+            "name": {"type": "string", "title": "Project name"},
+            "langs": {
+                "type": "array",
+                "title": "Languages",
+                "items": {"type": "string", "enum": ["Python", "Rust", "Go"]},
+            },
+        },
+        "required": ["db", "name", "langs"],
+    },
+}
+"""An ``ask_user`` form: a choice, a text field and a multi-select."""
+
+
 def script() -> ScriptedModel:
     def touch(name: str) -> list[Reply]:
         return [Reply("", tools=[ToolUse("Bash", {"command": f"touch {name}"})]), Reply("Made.")]
 
+    def count(name: str) -> list[Reply]:
+        code = {"code": f"{name} = len(df)\nprint('rows:', {name})"}
+        return [Reply("", tools=[ToolUse("kernel-run_python", code)]), Reply("Counted.")]
+
     echo = ToolUse("Bash", {"command": "echo tool-output-42"})
+    ask = ToolUse("ask_user", FORM)
     return ScriptedModel(
         rules=[
+            Rule("ask me", [Reply("", tools=[ask]), Reply("Noted.")]),
             Rule("use a tool", [Reply("Let me check.", tools=[echo]), Reply("The tool said 42.")]),
             Rule("make one", touch("one.txt")),
             Rule("make two", touch("two.txt")),
             Rule("slow", Reply("late answer", delay=30)),
+            Rule("count the rows", count("x")),
+            Rule("count again", count("y")),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
     )
+
+
+def _said(text: str) -> Callable[[Run], bool]:
+    """Whether the run's last message is ``text``."""
+    return lambda r: bool(r.messages) and r.messages[-1].text == text
 
 
 def _until(run: Run, check: Callable[[Run], bool]) -> None:
@@ -64,7 +106,7 @@ def hello(run: Run, model: ScriptedModel) -> None:
 
 def tools(run: Run, model: ScriptedModel) -> None:
     run.send("please use a tool", ready_timeout=120)
-    _until(run, lambda r: r.messages[-1].text == "The tool said 42.")
+    _until(run, _said("The tool said 42."))
     run.wait(timeout=30)
 
 
@@ -72,7 +114,7 @@ def approve(run: Run, model: ScriptedModel) -> None:
     run.send("please make one", ready_timeout=120)
     _until(run, lambda r: r.pending_dialog is not None)
     run.answer("Approve")
-    _until(run, lambda r: r.messages[-1].text == "Made.")
+    _until(run, _said("Made."))
     run.wait(timeout=30)
 
 
@@ -90,13 +132,41 @@ def interrupt(run: Run, model: ScriptedModel) -> None:
     assert run.wait(timeout=30) == "idle", run.screen()
 
 
+def questions(run: Run, model: ScriptedModel) -> None:
+    run.send("please ask me", ready_timeout=120)
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer(
+        {"Database": "Postgres", "Project name": FreeText("lab widget"), "Languages": ["Go"]}
+    )
+    _until(run, _said("Noted."))
+    run.send("please make one")
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("Approve always")
+    _until(run, _said("Made."))
+    run.send("please make two")
+    _until(run, lambda r: _said("Made.")(r) and (r.cwd / "two.txt").exists())
+    run.wait(timeout=30)
+
+
+def kernel(run: Run, model: ScriptedModel) -> None:
+    run.send("please count the rows", ready_timeout=120)
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("Approve")
+    _until(run, _said("Counted."))
+    assert run.wait(timeout=30) == "idle", run.screen()
+    run.send("please count again")
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("Reject")
+    assert run.wait(timeout=30) == "idle", run.screen()
+
+
 def clear(run: Run, model: ScriptedModel) -> None:
     hello(run, model)
     first = run.transcript_id
     run.clear()
     _until(run, lambda r: r.transcript_id != first)
     run.send("and again")
-    _until(run, lambda r: r.messages[-1].text == "Second answer.")
+    _until(run, _said("Second answer."))
     run.wait(timeout=30)
 
 
@@ -107,7 +177,15 @@ SCENARIOS: dict[str, Callable[[Run, ScriptedModel], None]] = {
     "reject": reject,
     "interrupt": interrupt,
     "clear": clear,
+    "questions": questions,
+    "kernel": kernel,
 }
+
+WITH_KERNEL = frozenset({"kernel"})
+"""Scenarios whose run is given a real kernel's tools, its ``df`` 7 rows."""
+
+OLDER = ("hello", "tools", "approve")
+"""What an older version records (the pinned one records every scenario)."""
 
 
 def _scrubbed(data: bytes, work: Path, home: Path) -> bytes:
@@ -123,41 +201,61 @@ def _scrubbed(data: bytes, work: Path, home: Path) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-def _record(name: str) -> list[Path]:
+def _record(name: str, out_dir: Path) -> list[Path]:
     scratch = Path(tempfile.mkdtemp(prefix=f"record-copilot-{name}-"))
     work = scratch / "work"
     work.mkdir()
     os.environ["LAB_WIDGET_HOME"] = str(scratch / "lab-home")
     model = script()
-    run = Run("copilot", cwd=work, model=model)
+    stack = contextlib.ExitStack()
+    connection: str | bool = False
+    if name in WITH_KERNEL:
+        setup = "import pandas as pd\ndf = pd.DataFrame({'a': range(7)})"
+        connection = str(stack.enter_context(running_kernel(setup)).connection_file)
+    run = Run("copilot", cwd=work, model=model, kernel=connection)
     try:
         SCENARIOS[name](run, model)
     finally:
         run.stop()
         model.stop()
+        stack.close()
         _runner().kill_server()
     home = next((scratch / "lab-home" / "runs").iterdir()) / "home"
     logs = [f / _compat.EVENTS_FILE for f in session_folders(home, work)]
     logs = [log for log in logs if log.is_file()]
     written = []
     for number, log in enumerate(logs):
-        out = FIXTURES / (f"{name}.jsonl" if len(logs) == 1 else f"{name}_{number}.jsonl")
+        out = out_dir / (f"{name}.jsonl" if len(logs) == 1 else f"{name}_{number}.jsonl")
         out.write_bytes(_scrubbed(log.read_bytes(), work, home))
         written.append(out)
+        # Beside it the session's workspace.yaml, which history lists sessions by.
+        meta = log.parent / _compat.WORKSPACE_FILE
+        if meta.is_file():
+            text = meta.read_text().replace(str(home), HOME_PLACEHOLDER)
+            workspace = out.with_suffix(".workspace.yaml")
+            workspace.write_text(text.replace(str(work), CWD_PLACEHOLDER))
+            written.append(workspace)
     return written
 
 
 def main(argv: list[str]) -> None:
-    names = argv or list(SCENARIOS)
-    FIXTURES.mkdir(parents=True, exist_ok=True)
-    manifest_path = FIXTURES / "manifest.json"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default=PINS["copilot"].version)
+    parser.add_argument("scenarios", nargs="*")
+    args = parser.parse_args(argv)
+    pinned = args.version == PINS["copilot"].version
+    out_dir = FIXTURES if pinned else FIXTURES / f"v{args.version}"
+    names = args.scenarios or list(SCENARIOS if pinned else OLDER)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest_path = out_dir / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     files = manifest.setdefault("files", {})
-    for name in names:
-        for path in _record(name):
-            files[path.name] = f"recorded by scripts/record_copilot_fixtures.py: {name}"
-            print(f"wrote {path.relative_to(ROOT)}")
-    manifest.update(cli="copilot", version=PINS["copilot"].version)
+    with cli_versions.cli_version("copilot", args.version):
+        for name in names:
+            for path in _record(name, out_dir):
+                files[path.name] = f"recorded by scripts/record_copilot_fixtures.py: {name}"
+                print(f"wrote {path.relative_to(ROOT)}")
+    manifest.update(cli="copilot", version=args.version)
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
 
 

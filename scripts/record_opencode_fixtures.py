@@ -23,6 +23,9 @@ version created it) and ``<scenario>.store.jsonl``, the stored history whatever 
 SQLite store, ``{"file": "<path under storage/>", "text": ...}`` lines for the JSON files of
 versions before it. Temporary paths become stable placeholders; the rows are otherwise as
 stored.
+
+The flags and the layout are the same for a fork of OpenCode, whose recorder calls
+:func:`main` with its own :class:`Target` (``scripts/record_kilo_fixtures.py``).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ import socket
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +57,26 @@ from lab_widget.scripted import ApiError  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "opencode"
 PACKAGE = PINS["opencode"].npm_package
+
+
+@dataclass(frozen=True)
+class Target:
+    """The CLI of OpenCode's family a recording runs: its provider id and the folder and
+    store it keeps under ``$XDG_DATA_HOME``."""
+
+    provider_id: str
+    folder: str
+    database: str
+    scenarios: Sequence[str] | None = None
+    """What the pinned version records (``None``: every scenario)."""
+
+    @property
+    def fixtures(self) -> Path:
+        return ROOT / "tests" / "fixtures" / self.provider_id
+
+
+OPENCODE = Target("opencode", "opencode", "opencode.db")
+
 CWD_PLACEHOLDER = "/fixture/work"
 HOME_PLACEHOLDER = "/fixture/home"
 
@@ -414,9 +438,9 @@ def _placeholders(text: str, work: Path, home: Path) -> str:
 STORE_TABLES = ("session", "message", "part", "event")
 
 
-def export_store(data_dir: Path, work: Path, home: Path) -> list[str]:
+def export_store(data_dir: Path, work: Path, home: Path, target: Target = OPENCODE) -> list[str]:
     """The whole stored history of a run, whatever form this version keeps it in."""
-    db = data_dir / "opencode.db"
+    db = data_dir / target.database
     lines: list[str] = []
     if db.is_file():
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -459,25 +483,27 @@ def export_full_schema(db: Path) -> str:
     return "".join(f"{row[0]};\n" for row in rows)
 
 
-def record(name: str, out: Path = FIXTURES, pinned: bool = True) -> list[Path]:
+def record(
+    name: str, out: Path = FIXTURES, pinned: bool = True, target: Target = OPENCODE
+) -> list[Path]:
     play, options = SCENARIOS[name]
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         work = base / "work"
         work.mkdir()
         os.environ["LAB_WIDGET_HOME"] = str(base / "lab")
-        run = Run("opencode", cwd=work, model=script(work), name=name, **options)
+        run = Run(target.provider_id, cwd=work, model=script(work), name=name, **options)
         try:
             play(run)
         finally:
             run.stop()
             _runner().kill_server()
         home = base / "lab" / "runs" / name / "home"
-        data_dir = home / ".local/share/opencode"
-        db = data_dir / "opencode.db"
+        data_dir = home / ".local/share" / target.folder
+        db = data_dir / target.database
         if not pinned:
             path = out / f"{name}.store.jsonl"
-            path.write_text("\n".join(export_store(data_dir, work, home)) + "\n")
+            path.write_text("\n".join(export_store(data_dir, work, home, target)) + "\n")
             if db.is_file():
                 (out / "schema.sql").write_text(export_full_schema(db))
             return [path]
@@ -510,14 +536,15 @@ def versions_dir(given: str | None) -> None:
         os.environ["LAB_WIDGET_CLI_CACHE"] = str(Path(given).expanduser())
 
 
-def install(version: str) -> Path:
+def install(version: str, target: Target = OPENCODE) -> Path:
     """A tools folder holding ``version`` (installed with npm when missing)."""
-    return cli_versions.install("opencode", version)
+    return cli_versions.install(target.provider_id, version)
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--version", default=PINS["opencode"].version)
+def main(argv: list[str], target: Target = OPENCODE, description: str = __doc__ or "") -> None:
+    pin = PINS[target.provider_id]
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--version", default=pin.version)
     parser.add_argument("--versions-dir")
     parser.add_argument(
         "--store",
@@ -526,26 +553,27 @@ def main(argv: list[str]) -> None:
     )
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args(argv)
-    installed = args.version != PINS["opencode"].version
+    installed = args.version != pin.version
     pinned = not installed and not args.store
-    out = FIXTURES if pinned else FIXTURES / f"v{args.version}"
-    names = args.scenarios or (list(SCENARIOS) if pinned else list(VERSION_SCENARIOS))
+    out = target.fixtures if pinned else target.fixtures / f"v{args.version}"
+    every = list(target.scenarios or SCENARIOS)
+    names = args.scenarios or (every if pinned else list(VERSION_SCENARIOS))
     if installed:
         versions_dir(args.versions_dir)
-        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version))
+        os.environ["LAB_WIDGET_TOOLS"] = str(install(args.version, target))
     # A CLI that updates itself would install globally: keep any such write in a scratch
     # folder of this recording.
-    scratch = tempfile.mkdtemp(prefix="record-opencode-npm-")
+    scratch = tempfile.mkdtemp(prefix=f"record-{target.provider_id}-npm-")
     os.environ["NPM_CONFIG_PREFIX"] = scratch
     out.mkdir(parents=True, exist_ok=True)
     try:
         for name in names:
-            for path in record(name, out, pinned):
+            for path in record(name, out, pinned, target):
                 print(f"wrote {path.relative_to(ROOT)}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     key = "cli" if pinned else "provider"
-    manifest = {key: "opencode", "version": args.version}
+    manifest = {key: target.provider_id, "version": args.version}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

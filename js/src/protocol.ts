@@ -50,7 +50,17 @@ export interface SyncMsg {
   kind: "sync";
 }
 
-/** The `session` trait: the header meter's part of schema.SessionSummary (see meter.ts). */
+/** What the conversations a clear ended used, summed: the meter's session totals. */
+export interface EarlierJSON {
+  conversations: number;
+  usage: Usage;
+  /** Exact decimals, as strings. */
+  cost_usd_estimate: string | null;
+  vendor_cost_usd: string | null;
+}
+
+/** The `session` trait: the header meter's part of schema.SessionSummary (see meter.ts);
+ * `earlier` sums the conversations before the last clear (absent: there were none). */
 export interface SessionJSON {
   model: string | null;
   model_requested: string | null;
@@ -64,6 +74,7 @@ export interface SessionJSON {
   context_tokens: number | null;
   context_window: number | null;
   branch: string | null;
+  earlier?: EarlierJSON;
 }
 
 /** A kernel variable the composer offers after `@`: its name and kind, never its value. */
@@ -272,6 +283,8 @@ export interface Traits {
   /** Model, token totals, both costs (decimal strings), quotas and context (see meter.ts). */
   session: SessionJSON | null;
   _snapshot: Snapshot;
+  /** Names the model across its views (anywidget gives each view its own handle). */
+  _view_key: string;
   /** The run has a tmux pane the terminal pane can show (terminal.ts). */
   has_terminal: boolean;
   /** A new value opens the terminal pane (the runs dashboard's button). */

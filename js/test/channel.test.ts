@@ -236,6 +236,7 @@ describe("runs table adapter", () => {
   it("sends each button's action with an id and shows the kernel's error", async () => {
     const { port, q, cleanup } = await show();
     q(".lw-runs-stop").click();
+    q(".lw-runs-stop").click(); // the second click confirms
     const [stop] = port.actions();
     expect(stop).toEqual({ kind: "action", id: stop!.id, action: "stop", run_id: "r1" });
     port.fromKernel({ kind: "result", id: stop!.id, ok: false, error: "no run 'r1'" });

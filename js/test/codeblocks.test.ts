@@ -46,6 +46,18 @@ describe("decorateCodeBlocks", () => {
     );
   });
 
+  it("offers no Insert on plain text (a variable's description), and puts the bar above", () => {
+    const host = { insertCell: vi.fn(() => Promise.resolve()) };
+    const el = block("```text\nDataFrame 3 × 2\n```\n\n```python\nx = 1\n```", host);
+    const [described, code] = [...el.querySelectorAll<HTMLElement>(".lw-codeblock")];
+    expect(described!.querySelector(".lw-code-copy")).not.toBeNull();
+    expect(described!.querySelector(".lw-code-insert")).toBeNull();
+    expect(code!.querySelector(".lw-code-insert")).not.toBeNull();
+    // The bar comes before the code, with the language: it sits above, never over it.
+    expect([...code!.children].map((c) => c.className)).toEqual(["lw-code-actions", "lw-code"]);
+    expect(code!.querySelector(".lw-code-lang")!.textContent).toBe("python");
+  });
+
   it("is idempotent: a block already done is left alone", () => {
     const el = block("```python\nprint(1)\n```");
     decorateCodeBlocks(el, {});

@@ -198,3 +198,51 @@ describe("costs and quotas", () => {
     expect(m.el.hidden).toBe(false);
   });
 });
+
+describe("session meter across clears and waits", () => {
+  const EMPTY = { usage: {}, cost_usd_estimate: null, vendor_cost_usd: null, branch: null };
+
+  it("stays after a clear, with the run's totals beside the new conversation's", () => {
+    const m = new SessionMeter();
+    m.set({
+      ...EMPTY,
+      earlier: {
+        conversations: 2,
+        usage: { input_tokens: 1000, output_tokens: 200, cache_read_tokens: 0 },
+        cost_usd_estimate: "0.5",
+        vendor_cost_usd: null,
+      },
+    });
+    expect(m.el.hidden).toBe(false);
+    const total = part(m, "lw-session-total");
+    expect(total.hidden).toBe(false);
+    expect(total.textContent).toBe("session: 1.2k tokens · ≈ $0.50");
+    expect(total.title).toContain("All 3 conversations");
+    m.set({ ...SESSION, earlier: { conversations: 1, usage: {}, cost_usd_estimate: "0.01" } });
+    expect(part(m, "lw-session-total").textContent).toBe("session: 52.3k tokens · ≈ $0.052");
+    m.set(SESSION);
+    expect(part(m, "lw-session-total").hidden).toBe(true);
+  });
+
+  it("shows no reported zero beside an estimate (the CLI has not reported yet)", () => {
+    const m = new SessionMeter();
+    m.set({ ...SESSION, vendor_cost_usd: "0.0" });
+    expect(part(m, "lw-cost-vendor").hidden).toBe(true);
+    expect(part(m, "lw-session-cost").textContent).toBe("≈ $0.042 est.");
+    m.set({ ...SESSION, cost_usd_estimate: null, vendor_cost_usd: "0" });
+    expect(part(m, "lw-cost-vendor").textContent).toBe("$0.0 reported");
+  });
+
+  it("normalizes totals from what the kernel sends", () => {
+    const s = normalizeSession({
+      ...SESSION,
+      earlier: { conversations: 1, usage: { input_tokens: 10 }, vendor_cost_usd: "0.2" },
+    })!;
+    expect(s.total).toEqual({
+      conversations: 2,
+      tokens: 10 + 1200 + 340 + 50_000 + 800,
+      costEstimate: "0.0421",
+      vendorCost: String(0.2 + 0.05),
+    });
+  });
+});

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ago, normalizeRows, RunsTableView, type RunsActions } from "../src/runs/table";
+import {
+  ago,
+  normalizeRows,
+  RunsTableView,
+  STOP_CONFIRM,
+  STOP_CONFIRM_MS,
+  type RunsActions,
+} from "../src/runs/table";
 
 const ROW = {
   id: "run-a",
@@ -70,12 +77,34 @@ describe("runs table", () => {
     q(".lw-runs-open").click();
     q(".lw-runs-stop").click();
     await flush();
+    // The first click only asks.
+    expect(calls).toEqual(["open run-a", "close"]);
+    expect(q(".lw-runs-stop").textContent).toBe(STOP_CONFIRM);
+    q(".lw-runs-stop").click();
+    await flush();
     expect(calls).toEqual(["open run-a", "close", "stop run-a"]);
+    expect(q(".lw-runs-stop").textContent).toBe("Stop");
+  });
+
+  it("forgets an unconfirmed stop after a while", async () => {
+    vi.useFakeTimers();
+    try {
+      const { calls, q, view } = mount();
+      view.setRows([ROW]);
+      q(".lw-runs-stop").click();
+      vi.advanceTimersByTime(STOP_CONFIRM_MS + 10);
+      expect(q(".lw-runs-stop").textContent).toBe("Stop");
+      q(".lw-runs-stop").click();
+      expect(calls).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("shows an action's error instead of swallowing it", async () => {
     const { q, view } = mount({ stop: () => Promise.reject(new Error("tmux is gone")) });
     view.setRows([ROW]);
+    q(".lw-runs-stop").click();
     q(".lw-runs-stop").click();
     await flush();
     expect(q(".lw-runs-error").hidden).toBe(false);

@@ -213,6 +213,21 @@ describe("TerminalPane", () => {
     expect(sent).toEqual([]);
   });
 
+  it("says goodbye when closed before its first screen, or after an error", () => {
+    // The kernel attaches on `open`; a viewer that left without a word would be streamed
+    // to until its lease ran out.
+    const { pane, sent, screen } = track(setup());
+    pane.open();
+    pane.close();
+    expect(sent.map((m) => m.op)).toEqual(["open", "close"]);
+    sent.length = 0;
+    pane.open();
+    screen();
+    pane.receive({ kind: "term", op: "error", viewer: pane.viewer, message: "tmux refused" });
+    pane.close();
+    expect(sent.at(-1)).toEqual({ op: "close", viewer: pane.viewer });
+  });
+
   it("follows the pane's real size", () => {
     const { pane, term, screen } = track(setup());
     pane.open();

@@ -466,3 +466,47 @@ describe("destroy", () => {
     expect(root.childElementCount).toBe(0);
   });
 });
+
+describe("Ctrl+S in the chat", () => {
+  it("saves the notebook the chat is in, from the composer too", async () => {
+    const root = document.createElement("div");
+    document.body.append(root);
+    const save = vi.fn(() => Promise.resolve());
+    const { ChatView } = await import("../src/chat/view");
+    const noop = () => Promise.resolve();
+    const view = new ChatView(
+      root,
+      { send: noop, interrupt: noop, clear: noop, answer: noop },
+      { info: INFO, save },
+    );
+    const input = root.querySelector<HTMLTextAreaElement>(".lw-input")!;
+    type(input, "a draft");
+    const event = new KeyboardEvent("keydown", {
+      key: "s",
+      ctrlKey: true,
+      bubbles: true,
+      cancelable: true,
+    });
+    input.dispatchEvent(event);
+    expect(save).toHaveBeenCalledTimes(1);
+    expect(event.defaultPrevented).toBe(true);
+    expect(input.value).toBe("a draft");
+    press(input, { key: "s", metaKey: true });
+    expect(save).toHaveBeenCalledTimes(2);
+    press(input, { key: "s" }); // a plain "s" is typing
+    expect(save).toHaveBeenCalledTimes(2);
+    view.destroy();
+  });
+});
+
+describe("an ended run", () => {
+  it("offers no attach command and no input hints", () => {
+    const { q, view } = mount([], { state: "idle" });
+    expect(q(".lw-attach-row").hidden).toBe(false);
+    expect(q(".lw-hint").hidden).toBe(false);
+    view.setInfo({ state: "ended", stateReason: "stopped" });
+    expect(q(".lw-attach-row").hidden).toBe(true);
+    expect(q(".lw-hint").hidden).toBe(true);
+    expect((q(".lw-input") as HTMLTextAreaElement).disabled).toBe(true);
+  });
+});

@@ -354,3 +354,45 @@ describe("anywidget adapter", () => {
     expect(model.listenerCount()).toBe(0);
   });
 });
+
+describe("a new view of the same model", () => {
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(null)));
+
+  /** What anywidget hands a view: its own handle on the model, never the same object. */
+  const handle = (model: FakeModel) =>
+    ({
+      get: (k: string) => model.get(k),
+      set: (k: string, v: unknown) => model.set(k, v),
+      on: (e: string, f: () => void) => model.on(e, f),
+      off: (e: string, f: () => void) => model.off(e, f),
+      send: (m: Record<string, unknown>) => model.send(m),
+    }) as unknown as AnyModel<Traits>;
+
+  it("gets back the draft and caret of the view it replaces, before or after it goes", async () => {
+    const { model } = await start(new FakeModel({ _view_key: "k1" }));
+    const show2 = () => show(handle(model));
+    const first = await show2();
+    const input = first.q(".lw-input") as HTMLTextAreaElement;
+    input.value = "half a thought";
+    input.dispatchEvent(new Event("input"));
+    input.focus();
+    input.setSelectionRange(5, 6);
+    // JupyterLab draws the new view first, then drops the old one.
+    const second = await show2();
+    await first.cleanup!();
+    await frame();
+    const again = second.q(".lw-input") as HTMLTextAreaElement;
+    expect(again.value).toBe("half a thought");
+    expect([again.selectionStart, again.selectionEnd]).toEqual([5, 6]);
+    expect(document.activeElement).toBe(again);
+    // The other order: the old view is gone before the new one is drawn.
+    await second.cleanup!();
+    const third = await show2();
+    await frame();
+    expect((third.q(".lw-input") as HTMLTextAreaElement).value).toBe("half a thought");
+    // Another run's view starts empty.
+    const other = await show(handle(new FakeModel({ _view_key: "k2" })));
+    await frame();
+    expect((other.q(".lw-input") as HTMLTextAreaElement).value).toBe("");
+  });
+});

@@ -29,7 +29,7 @@ from typing import Any
 from ..schema import IMAGE_MEDIA_TYPES, Chat, Dialog, Message, ToolCall
 from . import _tree as common
 
-__all__ = ["CSP", "html_document", "render_markdown"]
+__all__ = ["CSP", "FRAGMENT_CLASS", "html_document", "html_fragment", "render_markdown"]
 
 CSP = (
     "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
@@ -40,11 +40,15 @@ CSP = (
 _SAFE_LINK = re.compile(r"^(?:https?:|mailto:)", re.IGNORECASE)
 _VERSION = "0.1.0"
 
-_STYLE = """
+_PAGE_STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; color: #1f2328; background: #fff; margin: 0; }
 main { max-width: 860px; margin: 0 auto; padding: 24px; }
-h1 { font-size: 1.6em; margin: 0 0 4px; } h2 { font-size: 1.25em; margin: 32px 0 8px; }
+h1 { font-size: 1.6em; margin: 0 0 4px; }
 .generator { color: #59636e; margin: 0 0 16px; }
+"""
+
+_CONTENT_STYLE = """
+h2 { font-size: 1.25em; margin: 32px 0 8px; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.92em; }
 td, th { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top; }
 .msg { margin: 12px 0; padding: 8px 12px; border-radius: 8px; border: 1px solid #d1d9e0; }
@@ -64,6 +68,33 @@ details > summary { cursor: pointer; color: #59636e; }
 img.attachment { max-width: 100%; border: 1px solid #d1d9e0; border-radius: 4px; }
 blockquote { margin: 0; padding-left: 12px; border-left: 3px solid #d1d9e0; color: #59636e; }
 """
+
+FRAGMENT_CLASS = "lab-widget-static"
+"""The one class a fragment's styles are scoped under (they style nothing outside it)."""
+
+_FRAGMENT_STYLE = """
+{ font: 14px/1.5 system-ui, sans-serif; color: #1f2328; background: #fff;
+  border: 1px solid #d1d9e0; border-radius: 8px; padding: 8px 12px; max-width: 860px; }
+.title { font-weight: 600; margin: 0 0 4px; }
+.note { color: #59636e; font-size: 0.85em; margin: 0; }
+"""
+
+
+def _scoped(css: str, scope: str) -> str:
+    r"""Every rule of ``css`` limited to elements inside ``scope`` (a rule with no selector
+    styles ``scope`` itself).
+
+    Examples
+    --------
+    >>> _scoped("a, b > c { x: 1; } { y: 2; }", ".s")
+    '.s a, .s b > c { x: 1; }\n.s { y: 2; }'
+    """
+    rules = []
+    for selectors, body in re.findall(r"([^{}]*)\{([^{}]*)\}", css):
+        names = [n.strip() for n in selectors.split(",") if n.strip()]
+        head = ", ".join(f"{scope} {n}" for n in names) if names else scope
+        rules.append(f"{head} {{ {' '.join(body.split())} }}")
+    return "\n".join(rules)
 
 
 def _e(text: str) -> str:
@@ -244,8 +275,46 @@ def html_document(
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="lab_widget {_VERSION}">'
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head>\n"
+        f"<title>{_e(title)}</title><style>{_PAGE_STYLE}{_CONTENT_STYLE}</style></head>\n"
         f"<body><main><h1>{_e(title)}</h1>"
         f'<p class="generator">Exported by lab_widget {_VERSION}.</p>'
         f"{''.join(sections)}</main></body></html>\n"
+    )
+
+
+def html_fragment(
+    conversations: Sequence[Sequence[Message]],
+    title: str,
+    note: str = "",
+    limit: int | None = common.MAX_OUTPUT_CHARS,
+) -> str:
+    """Conversations as one HTML element to put in a page, its styles scoped to it.
+
+    For a notebook's outputs: what front ends without the live widget show (nbviewer, GitHub,
+    nbconvert). Sanitised like :func:`html_document`: no script, links only to the web and
+    mail, images only from the transcript. ``conversations`` is oldest first; each is its
+    messages, sub-agents' included.
+
+    Examples
+    --------
+    >>> from lab_widget.schema import Message
+    >>> hi = Message(seq=0, kind="text", role="assistant", text="<script>x</script> *hi*")
+    >>> part = html_fragment([[hi]], "Agent")
+    >>> part.startswith('<div class="lab-widget-static">'), "<script" in part
+    (True, False)
+    >>> "&lt;script&gt;x&lt;/script&gt; <em>hi</em>" in part
+    True
+    """
+    scope = f".{FRAGMENT_CLASS}"
+    style = _scoped(_FRAGMENT_STYLE + _CONTENT_STYLE, scope)
+    sections = []
+    for index, messages in enumerate(conversations):
+        heading = common.conversation_heading(index, len(conversations))
+        parts = [f"<h2>{_e(heading)}</h2>"] if heading else []
+        parts += [_message(node, limit) for node in common.tree(messages)]
+        sections.append(f'<section class="conversation">{"".join(parts)}</section>')
+    footer = f'<p class="note">{_e(note)}</p>' if note else ""
+    return (
+        f'<div class="{FRAGMENT_CLASS}"><style>{style}</style>'
+        f'<p class="title">{_e(title)}</p>{"".join(sections)}{footer}</div>'
     )

@@ -19,7 +19,13 @@ from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox, confine
 from .._workspace._seed import Seed, prepare_workspace
 from ..compat import PINS
-from ..errors import AgentBlockedError, AgentNotReadyError, RunNameTakenError, SandboxError
+from ..errors import (
+    AgentBlockedError,
+    AgentNotReadyError,
+    KernelToolsError,
+    RunNameTakenError,
+    SandboxError,
+)
 from ..provider import (
     AgentProvider,
     Endpoint,
@@ -29,6 +35,7 @@ from ..provider import (
     StartupBlocker,
     SubmitWatch,
     Terminal,
+    ToolServer,
 )
 
 __all__ = ["Launched", "accept_startup", "launch", "new_run_id", "runner"]
@@ -126,14 +133,22 @@ def launch(
     options: Mapping[str, object],
     sandbox: Sandbox | None = None,
     prompt: str | None = None,
+    tool_servers: tuple[ToolServer, ...] = (),
 ) -> Launched:
     """Prepare the workspace and runtime folder, spawn the provider's plan, write the record.
 
     With ``sandbox``, the plan runs inside bubblewrap (:mod:`lab_widget._workspace._sandbox`),
     with an environment of its own. A ``prompt`` goes on the CLI's command line where the provider
-    can carry it there (:attr:`Launched.first_prompt`; else it is the caller's to send). Nothing
+    can carry it there (:attr:`Launched.first_prompt`; else it is the caller's to send). The
+    ``tool_servers`` (MCP) go into the run's own configuration, by the provider. Nothing
     is left behind when the spawn fails: the workspace is undone (nothing ran in it).
     """
+    if tool_servers and not provider.capabilities().tool_servers:
+        # Its adapter would start the agent without them: refuse rather than pretend.
+        raise KernelToolsError(
+            f"{provider.meta.display_name} cannot be given the kernel's tools yet; the "
+            "providers that can say 'kernel tools: yes' in lab_widget.providers()"
+        )
     folder_of_run = runtime_dir(run_id)
     folder_of_run.mkdir(parents=True, exist_ok=True)
     workspace = prepare_workspace(
@@ -151,6 +166,7 @@ def launch(
         model=model,
         endpoint=endpoint,
         options=options,
+        tool_servers=tool_servers,
     )
     tmux = runner()
     first: str | None = None

@@ -13,14 +13,16 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._acp._agent import restore
 from .._chat._answering import await_recorded, play_answer
 from .._chat._answers import UserAnswer
 from .._chat._commands import CommandCatalog
 from .._chat._session import ChatEvent, ChatSession, Epoch
-from .._home import RunRecord
+from .._home import Holder, RunRecord
 from .._reading._pricing import enrich_summary
 from .._reading._transcripts import read_chat
 from .._runtime._tailer import Tailer
@@ -35,6 +37,7 @@ from ..provider import (
     Endpoint,
     RunContext,
     StartupBlocker,
+    ToolServer,
     TranscriptRef,
     get_provider,
     require_login,
@@ -110,6 +113,7 @@ class LocalBackend:
         sandbox: bool | Sandbox,
         prompt: str | None,
         options: Mapping[str, Any],
+        tool_servers: tuple[ToolServer, ...] = (),
     ) -> LocalBackend:
         """Spawn a new agent (see :class:`~lab_widget.Run` for the parameters)."""
         provider = get_provider(provider_id)
@@ -137,6 +141,7 @@ class LocalBackend:
             options=options,
             sandbox=Sandbox.of(sandbox),
             prompt=prompt,
+            tool_servers=tool_servers,
         )
         backend = cls(
             provider,
@@ -159,11 +164,18 @@ class LocalBackend:
             backend._first_prompt = lambda: backend.send(prompt)
         return backend
 
+    def held_by(self, holder: Holder) -> None:
+        """Record the process the run cannot work without (the one serving its model)."""
+        self.record = replace(self.record, holder=holder)
+        self.record.write()
+
     @classmethod
     def adopt(cls, record: RunRecord, terminal: TmuxTerminal, announce: Announce) -> LocalBackend:
         """Follow an agent an earlier kernel started, from the record it left."""
         context = RunContext(run_id=record.run_id, cwd=record.cwd, runtime_dir=record.runtime_dir)
-        return cls(get_provider(record.provider), context, terminal, None, record, announce)
+        # An ACP agent was described in its run's folder: a fresh kernel never built it.
+        provider = restore(record.runtime_dir) or get_provider(record.provider)
+        return cls(provider, context, terminal, None, record, announce)
 
     def adopted(self, announce: Announce, prompt: str | None) -> LocalBackend:
         """Hand this agent, started ahead as a spare, to a run: ``announce`` is the run's,
@@ -245,7 +257,7 @@ class LocalBackend:
 
     @property
     def commands(self) -> list[CommandSpec]:
-        return self.catalog.get()
+        return self.catalog.get() + self.provider.run_commands(self.context)
 
     @property
     def pending_dialog(self) -> Dialog | None:

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from .._chat._answers import UserAnswer
 from .._chat._mentions import expand
 from .._chat._session import ChatEvent, Epoch
+from .._home import Holder
+from .._kernel import kernel_tool_server
 from .._reading._frames import By, to_dataframe
 from .._reading._turns import derive_turns
 from .._remote._backend import RemoteBackend
@@ -28,7 +31,9 @@ from .._widgets import RunView
 from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
-from ..provider import AgentProvider, Endpoint, TranscriptRef, default_provider
+from ..errors import RemoteKernelToolsError, RunStoppedWarning
+from ..provider import AgentProvider, Endpoint, ToolServer, TranscriptRef, default_provider
+from ..provider import register as register_provider
 from ..schema import (
     Chat,
     CommandSpec,
@@ -44,6 +49,7 @@ from ..schema import (
 from ..schema._session import Exportable
 from ..scripted import ScriptedModel
 from ._backend import RunBackend
+from ._cells import current_cell, earlier_runs, note_run
 from ._local import LocalBackend
 from ._registry import announce, register
 from ._spares import pool, spare_key
@@ -59,7 +65,8 @@ class Run(Exportable):
     Parameters
     ----------
     provider
-        A provider id (``"claude-code"``); ``None`` takes the default provider.
+        A provider id (``"claude-code"``), or a provider instance such as an
+        :class:`~lab_widget.AcpAgent`; ``None`` takes the default provider.
     cwd
         The folder the agent works in.
     model
@@ -98,13 +105,27 @@ class Run(Exportable):
         once the TUI is ready (a slash command, a very long prompt). ``Run(...)`` returns
         once the agent has taken it, as :meth:`send` does; with a start-up screen to
         accept first, :meth:`accept` sends it.
+    kernel
+        Give the agent this notebook's live kernel as tools: an MCP server named ``kernel``
+        (``run_python``, ``list_variables``, ``describe``, ``notebook_cells``,
+        ``insert_cell``) registered in the run's own configuration. Every ``run_python`` is an
+        approval dialog in the chat first; the code runs on the kernel's own thread, in
+        order with your cells. ``True`` is the kernel this code runs in; a path names
+        another kernel's connection file. Refused with ``host=``: the agent on that host
+        would run code in this kernel, with this machine's files and keys.
+    rerun
+        What becomes of the runs an earlier execution of the same notebook cell started
+        (re-running a ``run = Run(...)`` cell leaves nothing holding the earlier agent):
+        ``"stop"`` (the default) stops them, with a :class:`~lab_widget.RunStoppedWarning`
+        naming each; ``"keep"`` leaves them running (``lab_widget.runs()`` lists them).
+        Runs one execution creates together are never stopped.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
 
     def __init__(
         self,
-        provider: str | None = None,
+        provider: str | AgentProvider | None = None,
         cwd: str | os.PathLike[str] = ".",
         *,
         model: ScriptedModel | str | None = None,
@@ -115,70 +136,115 @@ class Run(Exportable):
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
         prompt: str | None = None,
+        kernel: bool | str | os.PathLike[str] = False,
+        rerun: Literal["stop", "keep"] = "stop",
         **options: Any,
     ) -> None:
+        if rerun not in ("stop", "keep"):
+            raise ValueError(f"rerun must be 'stop' or 'keep', not {rerun!r}")
+        if isinstance(provider, AgentProvider):
+            instance = provider
+            register_provider(instance.meta.id, lambda: instance)  # known by its id from now
+            provider = instance.meta.id
         provider_id = provider or default_provider()
+        if kernel is not False and host is not None:
+            raise RemoteKernelToolsError(
+                "kernel=True is refused for a run on another host: the agent there would run "
+                "code in this kernel, with this machine's files, variables and keys. Run it "
+                "here, or give it the data through a prompt (@-mentions) instead."
+            )
+        servers: tuple[ToolServer, ...] = ()
+        if kernel is not False:
+            # Checked before anything starts: a run that cannot reach its kernel never spawns.
+            servers = (kernel_tool_server(None if kernel is True else Path(kernel)),)
         self._view: RunView | None = None
         self._view_lock = threading.Lock()
         self.scripted_model: ScriptedModel | None = None
-        """The scripted model this run was started against, if any (started with the run)."""
+        """The scripted model this run was started against, if any. It serves while the run
+        lives; the last of its runs to stop frees its port (what it received stays)."""
         model_name = model if isinstance(model, str) else None
+        origin = current_cell()
+        if origin is not None and rerun == "stop":
+            # Before the new one starts: a named run's name is free again.
+            for earlier in earlier_runs(origin):
+                earlier.stop()
+                warnings.warn(
+                    RunStoppedWarning(
+                        f"stopped run {earlier.id!r}, which an earlier execution of this cell "
+                        "started (pass rerun='keep' to keep such runs)"
+                    ),
+                    stacklevel=2,
+                )
+        self._holds_model = False
         if isinstance(model, ScriptedModel):
-            self.scripted_model = model.start()
-        self._backend: RunBackend
-        if host is not None:
-            self._backend = RemoteBackend.start(
-                provider_id,
-                cwd,
-                self._announce,
-                host=host,
-                scripted_model=self.scripted_model,
-                endpoint=endpoint,
-                model=model_name,
-                name=name,
-                seed=seed,
-                worktree=worktree,
-                sandbox=sandbox,
-                prompt=prompt,
-                options=options,
-            )
-            self._announce(True)
-            return
-        if self.scripted_model is not None:
-            endpoint = Endpoint(
-                base_url=self.scripted_model.base_url, api_key=self.scripted_model.api_key
-            )
-        # A spare started ahead (prestart) with the same key is adopted, never a named run.
-        key = spare_key(
-            provider_id,
-            cwd,
-            endpoint=endpoint,
-            model=model_name,
-            seed=seed,
-            worktree=worktree,
-            sandbox=sandbox,
-            options=options,
-        )
-        spare = pool.take(key) if name is None else None
-        if spare is not None:
-            local = spare.adopted(self._announce, prompt)
-        else:
-            local = LocalBackend.start(
-                provider_id,
-                cwd,
-                self._announce,
-                endpoint=endpoint,
-                model=model_name,
-                name=name,
-                seed=seed,
-                worktree=worktree,
-                sandbox=sandbox,
-                prompt=prompt,
-                options=options,
-            )
-        self._backend = local
-        self._announce(True)
-        local.begin()
+            # Held while the run lives: stop() lets go, and the last run frees the port.
+            self.scripted_model = model.acquire()
+            self._holds_model = True
+        try:
+            self._backend: RunBackend
+            if host is not None:
+                self._backend = RemoteBackend.start(
+                    provider_id,
+                    cwd,
+                    self._announce,
+                    host=host,
+                    scripted_model=self.scripted_model,
+                    endpoint=endpoint,
+                    model=model_name,
+                    name=name,
+                    seed=seed,
+                    worktree=worktree,
+                    sandbox=sandbox,
+                    prompt=prompt,
+                    options=options,
+                )
+                self._announce(True)
+            else:
+                if self.scripted_model is not None:
+                    endpoint = Endpoint(
+                        base_url=self.scripted_model.base_url, api_key=self.scripted_model.api_key
+                    )
+                # A spare started ahead (prestart) with the same key is adopted, never a named run.
+                key = spare_key(
+                    provider_id,
+                    cwd,
+                    endpoint=endpoint,
+                    model=model_name,
+                    seed=seed,
+                    worktree=worktree,
+                    sandbox=sandbox,
+                    options=options,
+                )
+                # A spare was started without tool servers: a run given some never adopts one.
+                spare = pool.take(key) if name is None and not servers else None
+                if spare is not None:
+                    local = spare.adopted(self._announce, prompt)
+                else:
+                    local = LocalBackend.start(
+                        provider_id,
+                        cwd,
+                        self._announce,
+                        endpoint=endpoint,
+                        model=model_name,
+                        name=name,
+                        seed=seed,
+                        worktree=worktree,
+                        sandbox=sandbox,
+                        prompt=prompt,
+                        options=options,
+                        tool_servers=servers,
+                    )
+                if self.scripted_model is not None:
+                    # Its model is served by this process: a kernel that ends leaves it unanswered.
+                    local.held_by(Holder.this_process())
+                self._backend = local
+                self._announce(True)
+                local.begin()
+        except BaseException:
+            self._release_model()
+            raise
+        if origin is not None:
+            note_run(origin, self)
 
     @classmethod
     def _over(cls, build: Callable[[Callable[[bool], None]], RunBackend]) -> Run:
@@ -187,6 +253,7 @@ class Run(Exportable):
         run._view = None
         run._view_lock = threading.Lock()
         run.scripted_model = None
+        run._holds_model = False
         run._backend = build(run._announce)
         run._announce(True)
         return run
@@ -372,6 +439,9 @@ class Run(Exportable):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view._repr_mimebundle_(**kwargs)
 
+    def _ipython_display_(self) -> None:
+        self.view._ipython_display_()
+
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
         """Call ``listener`` with every change; returns an unsubscribe function."""
         return self._backend.subscribe(listener)
@@ -505,7 +575,16 @@ class Run(Exportable):
         its own (a kept branch is named in a warning); without a worktree, seeded files
         are deleted unless they were edited.
         """
-        self._backend.stop(cleanup, discard)
+        try:
+            self._backend.stop(cleanup, discard)
+        finally:
+            self._release_model()
+
+    def _release_model(self) -> None:
+        # Once per run: a second stop() must not let go of another run's hold.
+        held, self._holds_model = self._holds_model, False
+        if held and self.scripted_model is not None:
+            self.scripted_model.release()
 
     # -- the workspace -----------------------------------------------------------------
 

@@ -4,12 +4,14 @@ started them: ``runs()`` and ``get_run()``.
 
 from __future__ import annotations
 
+import warnings
+
 from .._home import RunRecord
 from .._remote._backend import RemoteBackend
 from .._remote._transports import Host
 from .._runtime._tmux import TmuxTerminal
 from .._widgets import RunList
-from ..errors import RunNotFoundError
+from ..errors import RunNotFoundError, RunStoppedWarning
 from ._launch import runner
 from ._local import LocalBackend
 from ._registry import find, live_records
@@ -52,8 +54,33 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
         if record.run_id in waiting:
             continue  # a spare is no run until one adopts it (listed by spares())
         existing = find(record.run_id)
-        found.append(existing if isinstance(existing, Run) else adopt(record, terminal))
+        if isinstance(existing, Run):
+            found.append(existing)
+        elif not _orphaned(record, terminal):
+            found.append(adopt(record, terminal))
     return RunList(found)
+
+
+def _orphaned(record: RunRecord, terminal: TmuxTerminal) -> bool:
+    """Stop, and say so, a run whose scripted model ended with the kernel that served it.
+
+    Left alone it would take prompts and spin on a refused connection until the CLI gives
+    up, minutes later, with the reason visible only in its terminal.
+    """
+    holder = record.holder
+    if holder is None or holder.alive():
+        return False
+    terminal.kill()
+    warnings.warn(
+        RunStoppedWarning(
+            f"stopped run {record.run_id!r}: its scripted model was served by a kernel that "
+            f"has ended (process {holder.pid}), so nothing could answer it. Its conversation "
+            "stays readable with lab_widget.history(); start a new Run with a ScriptedModel "
+            "to go on."
+        ),
+        stacklevel=3,
+    )
+    return True
 
 
 def get_run(run_id: str, host: str | Host | None = None) -> Run:

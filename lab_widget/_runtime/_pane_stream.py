@@ -125,16 +125,25 @@ class ControlClient:
         return futures
 
     def close(self, timeout: float = 2.0) -> None:
-        """Detach (closing stdin makes tmux detach the client) and wait for the reader."""
-        with self._lock:
-            proc = self._proc
-            if proc is not None and proc.stdin is not None and not proc.stdin.closed:
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
+        """Detach (closing stdin makes tmux detach the client) and wait for the reader.
+
+        A command write that blocks (tmux stopped reading while its own output waits) holds
+        the lock; then the client is killed instead, which also ends the blocked write.
+        """
+        proc = self._proc
         if proc is None:
             return
+        if self._lock.acquire(timeout=timeout):
+            try:
+                if proc.stdin is not None and not proc.stdin.closed:
+                    try:
+                        proc.stdin.close()
+                    except OSError:
+                        pass
+            finally:
+                self._lock.release()
+        else:
+            proc.kill()
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:

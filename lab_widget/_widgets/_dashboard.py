@@ -31,10 +31,16 @@ log = logging.getLogger(__name__)
 R = TypeVar("R", bound=LiveRun)
 
 
-def _row(run: LiveRun, last_activity: str) -> dict[str, Any]:
+def _row(run: LiveRun, seen: str) -> dict[str, Any]:
+    """The run's row; its last activity is its transcript's last change, else ``seen`` (when
+    the table last heard from it), never merely when the table started following it.
+    """
+    last_activity = seen
     try:
         session = run.session
         tokens, cost = session.usage.total, session.cost_usd_estimate
+        if session.updated_at is not None:
+            last_activity = session.updated_at.astimezone(UTC).isoformat(timespec="seconds")
     except Exception:  # a half-written transcript must not break the table
         log.exception("reading run %s's session failed", run.id)
         tokens, cost = 0, None
@@ -118,7 +124,7 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
             if run.id in self._runs:
                 return
             self._runs[run.id] = run
-            self._activity[run.id] = _now()
+            self._activity[run.id] = ""  # heard nothing yet: its transcript says when
         unsubscribe = run.subscribe(self._listener(run))  # takes the run's lock: not ours
         with self._lock:
             self._unsubscribe[run.id] = unsubscribe
@@ -183,6 +189,28 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
 
 class RunList(list[R], Generic[R]):
     """The live runs (a plain list) that displays as a live dashboard in a notebook."""
+
+    def stop_all(self) -> list[str]:
+        """Stop every run in the list (``lab_widget.runs().stop_all()`` ends every agent of
+        the lab home, whichever kernel started it); the ids of the runs it stopped.
+
+        A run that fails to stop does not keep the others running: the first such error is
+        raised once all were tried.
+        """
+        stopped: list[str] = []
+        failed: BaseException | None = None
+        for run in self:
+            if run.state == "ended":
+                continue
+            try:
+                run.stop()
+            except Exception as exc:
+                failed = failed or exc
+            else:
+                stopped.append(run.id)
+        if failed is not None:
+            raise failed
+        return stopped
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return RunsDashboard(self)._repr_mimebundle_(**kwargs)

@@ -126,9 +126,19 @@ class SyncMsg(TypedDict):
     kind: Literal["sync"]
 
 
+class EarlierJSON(TypedDict):
+    """What the conversations a clear ended used, summed: the meter's session totals."""
+
+    conversations: int
+    usage: UsageJSON
+    cost_usd_estimate: str | None
+    vendor_cost_usd: str | None
+
+
 class SessionJSON(TypedDict):
     """The ``session`` trait: the header meter's part of a
-    :class:`~lab_widget.schema.SessionSummary` (no paths), as JSON (decimals as strings).
+    :class:`~lab_widget.schema.SessionSummary` (no paths), as JSON (decimals as strings);
+    ``earlier`` sums the conversations before the last clear (absent: there were none).
     """
 
     model: str | None
@@ -142,6 +152,7 @@ class SessionJSON(TypedDict):
     context_tokens: int | None
     context_window: int | None
     branch: str | None
+    earlier: NotRequired[EarlierJSON]
 
 
 class VariableJSON(TypedDict):

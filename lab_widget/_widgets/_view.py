@@ -17,7 +17,12 @@ on worker threads (sending may wait for the agent), their errors sent back to th
 prompt's ``@name`` mentions are expanded from the kernel's variables; ``variables`` answers
 the composer's ``@`` completion with their names and kinds (never their values).
 
-Where a front end cannot show widgets, the view's text form lists the last messages.
+Where a front end cannot show widgets, the view's text form lists the last messages, and its
+HTML form (nbviewer, GitHub, nbconvert) is the whole conversation as a sanitised static page
+part, from the HTML export's renderer. A display carries a display id, so when the run settles
+(its turn ends, or it ends) the display's data is replaced by one with the conversation as it
+is then: a notebook saved afterwards holds it. JupyterLab draws a new view of the same model
+on such an update; the front end keeps what the user had open and typed across it.
 
 The terminal pane (the agent's real TUI, streamed only while someone watches) has its own
 messages, ``kind: "term"``, handled by :class:`~lab_widget._widgets._terminal.TerminalFeed`.
@@ -30,14 +35,25 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, cast
+from decimal import Decimal
+from typing import Any, Protocol, cast, runtime_checkable
 
 import traitlets
 
 from .._chat._mentions import expand, kernel_namespace, list_variables
 from .._chat._session import ChatEvent, Epoch
+from .._export._html import html_fragment
 from .._export._tree import message_line
-from ..schema import CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
+from ..schema import (
+    Chat,
+    CommandSpec,
+    Dialog,
+    DialogAnswer,
+    Message,
+    SessionSummary,
+    State,
+    Usage,
+)
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
 from ._protocol import (
@@ -45,6 +61,7 @@ from ._protocol import (
     CommandJSON,
     DeltaMsg,
     DialogJSON,
+    EarlierJSON,
     MessageJSON,
     SessionJSON,
     SnapshotJSON,
@@ -59,6 +76,16 @@ log = logging.getLogger(__name__)
 
 TEXT_MESSAGES = 8
 """Messages the text form of a view shows (the last ones)."""
+
+SETTLED: frozenset[State] = frozenset({"idle", "ended"})
+"""States after which a display's static form is brought up to date."""
+
+UPDATE_DELAY = 1.0
+"""Seconds a settled run stays settled before its displays' static form is replaced: a turn
+that ends and another that starts at once update nothing."""
+
+STATIC_NOTE = "A copy of the conversation saved with the notebook; run it for the live chat."
+"""What the static form says under the conversation."""
 
 
 class ChatSource(Protocol):
@@ -106,6 +133,43 @@ class ChatSource(Protocol):
     def interrupt(self) -> None: ...
 
     def clear(self) -> None: ...
+
+
+@runtime_checkable
+class HistorySource(Protocol):
+    """A source that can read its earlier conversations again (``Run`` can)."""
+
+    def history(self) -> list[Chat]: ...
+
+
+NO_BRANCH = "HEAD"
+"""What git names where there is no branch (outside a repository, or detached): never a
+branch's name, so the meter shows none."""
+
+
+def _earlier(chats: Sequence[Chat], count: int) -> EarlierJSON:
+    """The conversations a clear ended, summed (a cost only where one was known)."""
+    usage = Usage()
+    estimates = [c.session.cost_usd_estimate for c in chats]
+    reported = [c.session.vendor_cost_usd for c in chats]
+    for chat in chats:
+        usage = Usage(
+            **{
+                name: getattr(usage, name) + getattr(chat.session.usage, name)
+                for name in Usage.model_fields
+            }
+        )
+
+    def total(values: list[Decimal | None]) -> str | None:
+        known = [v for v in values if v is not None]
+        return str(sum(known, Decimal(0))) if known else None
+
+    return {
+        "conversations": count,
+        "usage": usage.model_dump(mode="json"),
+        "cost_usd_estimate": total(estimates),
+        "vendor_cost_usd": total(reported),
+    }
 
 
 def _dump(messages: Sequence[Message]) -> list[MessageJSON]:
@@ -157,6 +221,10 @@ class RunView(BundledWidget, bundle="widget"):
     """``{transcript_id, version, messages, past}`` at creation (``past``: the conversations a
     clear ended, ``[{transcript_id, messages}]``); the front end keeps it current."""
 
+    _view_key = traitlets.Unicode("").tag(sync=True)
+    """Names this model in the front end, where each view gets its own handle on it: what
+    the user typed, scrolled and opened carries over to the next view by this key."""
+
     # -- the terminal pane (see _terminal.py) --------------------------------------------
 
     has_terminal = traitlets.Bool(False).tag(sync=True)
@@ -191,6 +259,12 @@ class RunView(BundledWidget, bundle="widget"):
             on_message=self._on_message,
             contract=ChatActionArgs,
         )
+        # The display id of this view's outputs and the HTML they show, once displayed.
+        self._display_id: str | None = None
+        self._shown_html: str | None = None
+        self._update_timer: threading.Timer | None = None
+        # The earlier conversations' totals, read once per set of them (at a clear).
+        self._earlier: tuple[tuple[str, ...], EarlierJSON] | None = None
         pane = source.pane if isinstance(source, PaneSource) else None
         self._terminal = TerminalFeed(self, pane)
         with self._lock:
@@ -205,6 +279,7 @@ class RunView(BundledWidget, bundle="widget"):
                 commands=self._commands_payload(),
                 session=self._session_payload(),
                 _snapshot=self._snapshot_payload(),
+                _view_key=secrets.token_hex(8),
                 **kwargs,
             )
             self._unsubscribe = source.subscribe(self._on_event)
@@ -216,11 +291,67 @@ class RunView(BundledWidget, bundle="widget"):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
-        # anywidget gives (data, metadata); the text is what front ends without widgets show.
+        # anywidget gives (data, metadata); the text and HTML are what front ends without
+        # widgets show.
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         if isinstance(data, dict):
             data["text/plain"] = self.as_text()
+            page = self.as_html()
+            if page is not None:
+                data["text/html"] = page
+            self._shown_html = page
         return bundle
+
+    def _ipython_display_(self) -> None:
+        # A display id lets a settled run replace what its outputs hold (the static form).
+        from IPython.display import display  # noqa: PLC0415 (only inside a kernel)
+
+        data, metadata = self._bundle()
+        self._display_id = self._display_id or f"lab-widget-{self.model_id}"
+        display(data, metadata=metadata, raw=True, display_id=self._display_id)  # type: ignore[no-untyped-call]
+
+    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        bundle = self._repr_mimebundle_()
+        if isinstance(bundle, tuple):
+            return bundle[0], bundle[1]
+        return bundle, {}
+
+    def as_html(self) -> str | None:
+        """The conversations as a static, sanitised HTML part, or ``None`` before any message.
+
+        Front ends that cannot run the widget (nbviewer, GitHub, nbconvert) show it; earlier
+        conversations (before a clear) come first.
+        """
+        with self._lock:
+            conversations = [e.messages for e in self._source.past_conversations]
+            conversations.append(self._source.messages)
+            title = self._source.display_name
+        conversations = [c for c in conversations if c]
+        if not conversations:
+            return None
+        return html_fragment(conversations, title, STATIC_NOTE)
+
+    def _schedule_update(self) -> None:
+        if self._display_id is None:
+            return
+        if self._update_timer is not None:
+            self._update_timer.cancel()
+        self._update_timer = threading.Timer(UPDATE_DELAY, self._update_display)
+        self._update_timer.daemon = True
+        self._update_timer.start()
+
+    def _update_display(self) -> None:
+        if self._display_id is None or self.comm is None or self.state not in SETTLED:
+            return
+        try:
+            if self.as_html() == self._shown_html:
+                return
+            from IPython.display import update_display  # noqa: PLC0415 (only inside a kernel)
+
+            data, metadata = self._bundle()
+            update_display(data, metadata=metadata, raw=True, display_id=self._display_id)  # type: ignore[no-untyped-call]
+        except Exception:  # the static form is a copy: never let it break the run's reader
+            log.exception("updating the chat's displays failed")
 
     def as_text(self) -> str:
         """The chat as text, for front ends without widgets: the last messages, one a line.
@@ -248,6 +379,8 @@ class RunView(BundledWidget, bundle="widget"):
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe()
+            if self._update_timer is not None:
+                self._update_timer.cancel()
             self._channel.close()
             self._terminal.close()
         super().close()
@@ -285,7 +418,28 @@ class RunView(BundledWidget, bundle="widget"):
             return None
         # The contract's keys are the include set: one list of what the meter gets.
         keys = SessionJSON.__required_keys__ | SessionJSON.__optional_keys__
-        return cast(SessionJSON, summary.model_dump(mode="json", include=set(keys)))
+        payload = cast(SessionJSON, summary.model_dump(mode="json", include=set(keys)))
+        if payload["branch"] == NO_BRANCH:
+            payload["branch"] = None
+        earlier = self._earlier_payload()
+        if earlier is not None:
+            payload["earlier"] = earlier
+        return payload
+
+    def _earlier_payload(self) -> EarlierJSON | None:
+        # The meter keeps counting across clears: the user still pays for the earlier ones.
+        past = tuple(e.transcript_id for e in self._source.past_conversations)
+        if not past:
+            return None
+        if self._earlier is None or self._earlier[0] != past:
+            try:
+                source = self._source
+                chats = source.history() if isinstance(source, HistorySource) else []
+            except Exception:  # unreadable now: counted, without their tokens
+                log.exception("reading the earlier conversations failed")
+                chats = []
+            self._earlier = (past, _earlier(chats, len(past)))
+        return self._earlier[1]
 
     def _dialog_payload(self) -> DialogJSON | None:
         dialog = self._source.pending_dialog
@@ -302,6 +456,8 @@ class RunView(BundledWidget, bundle="widget"):
             # The CLI's live facts (its own cost, quotas) move without a message; an
             # unchanged payload sends nothing.
             self.set_trait("session", self._session_payload())
+            if event.state in SETTLED:
+                self._schedule_update()
             if not event.changed and not event.reset:
                 return
             base, self._version = self._version, self._version + 1

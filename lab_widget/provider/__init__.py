@@ -44,6 +44,7 @@ from ._seam_records import (
     SpawnPlan,
     SpawnRequest,
     StartupBlocker,
+    ToolServer,
     TranscriptRef,
 )
 from .kit import *  # noqa: F403  (the kit's names, still importable from here)
@@ -72,6 +73,7 @@ __all__ = [
     "StartupBlocker",
     "SubmitWatch",
     "Terminal",
+    "ToolServer",
     "TranscriptReader",
     "TranscriptRef",
     "credentials",

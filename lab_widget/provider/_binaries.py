@@ -1,7 +1,9 @@
 """Where a pinned agent CLI's executable is found: the project's tools folder, then PATH.
 
 Adapters find their binary here (an auth flow runs the CLI's own login); installing the
-CLIs is the command line's job (:mod:`lab_widget._install`).
+CLIs is the command line's job (:mod:`lab_widget._install`). An npm CLI's executable is in
+the folder's ``node_modules/.bin``; a Python CLI's in the ``bin`` of its own virtual
+environment, ``venvs/<provider id>``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ import os
 import shutil
 from pathlib import Path
 
-from ..compat import CLIPin, ToolPin, install_command
+from ..compat import AgentPin, PythonCLIPin, ToolPin, install_command
 from ..errors import CLINotFoundError
 
-__all__ = ["find_binary", "find_tool", "tools_dir"]
+__all__ = ["find_binary", "find_tool", "pinned_executable", "tools_dir", "venv_dir"]
 
 
 def tools_dir() -> Path:
@@ -30,9 +32,37 @@ def tools_dir() -> Path:
     return Path.home() / ".local" / "share" / "lab_widget" / "tools"
 
 
-def find_binary(pin: CLIPin, display_name: str) -> Path:
+def venv_dir(pin: PythonCLIPin) -> Path:
+    """The virtual environment a Python CLI is installed into, in :func:`tools_dir`.
+
+    Examples
+    --------
+    >>> from lab_widget.compat import PINS
+    >>> venv_dir(PINS["mistral-vibe"]).relative_to(tools_dir()).as_posix()
+    'venvs/mistral-vibe'
+    """
+    return tools_dir() / "venvs" / pin.provider_id
+
+
+def pinned_executable(pin: AgentPin | ToolPin) -> Path:
+    """Where the install puts the pin's executable (it may not be there yet).
+
+    Examples
+    --------
+    >>> from lab_widget.compat import PINS
+    >>> pinned_executable(PINS["codex"]).relative_to(tools_dir()).as_posix()
+    'node_modules/.bin/codex'
+    >>> pinned_executable(PINS["mistral-vibe"]).relative_to(tools_dir()).as_posix()
+    'venvs/mistral-vibe/bin/vibe'
+    """
+    if isinstance(pin, PythonCLIPin):
+        return venv_dir(pin) / "bin" / pin.binary
+    return tools_dir() / "node_modules" / ".bin" / pin.binary
+
+
+def find_binary(pin: AgentPin, display_name: str) -> Path:
     """The CLI's executable: the tools folder first, then PATH."""
-    local = tools_dir() / "node_modules" / ".bin" / pin.binary
+    local = pinned_executable(pin)
     if local.exists():
         return local
     found = shutil.which(pin.binary)
@@ -45,5 +75,5 @@ def find_tool(pin: ToolPin) -> Path | None:
     """A pinned tool's executable in the tools folder (never from PATH: another version
     there would not be the pinned one), or ``None`` when it is not installed.
     """
-    local = tools_dir() / "node_modules" / ".bin" / pin.binary
+    local = pinned_executable(pin)
     return local if local.exists() else None

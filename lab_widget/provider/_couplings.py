@@ -24,6 +24,7 @@ from ..errors import DialogNotAnswerableError
 from ..schema import Dialog, DialogAnswer, ScrubPattern, SeedMeta
 from ._dialogs import APPROVE, APPROVE_ALWAYS, REJECT
 from ._seam import Terminal
+from ._seam_records import ToolServer
 from ._submit import SubmitWatch
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "ReadySignal",
     "SeedLayout",
     "StartupScreens",
+    "ToolServerNames",
     "pinned",
 ]
 
@@ -107,6 +109,19 @@ class KeyRecipe(Coupling):
         _sleep(self.after)
 
 
+def ctrl_c_empties_the_box(evidence: Evidence) -> KeyRecipe:
+    """One Ctrl-C, a second either side: what empties a prompt box an interrupt left text
+    in, for a TUI where one press clears a non-empty box and a second within its hint
+    would quit.
+
+    Examples
+    --------
+    >>> ctrl_c_empties_the_box(Evidence("1.0.0", "live: test_interrupt")).keys
+    ('C-c',)
+    """
+    return KeyRecipe(keys=("C-c",), settle=1.0, after=1.0, evidence=evidence)
+
+
 @dataclass(frozen=True, kw_only=True)
 class PasteTiming(Coupling):
     """How a message reaches the prompt box and is submitted.
@@ -169,6 +184,28 @@ class PasteTiming(Coupling):
         terminal.keys(self.submit_key)
 
 
+def hook_confirmed_paste(
+    evidence: Evidence, *, submit_delay: float, retry_after: float | None = None
+) -> PasteTiming:
+    """The paste of a CLI whose hook confirms a prompt as its turn starts, a few hundred
+    ms after the submit: Enter is pressed again after 0.1 s (an Enter taken as a newline
+    just after the paste), then after waits that double up to 4 s. ``submit_delay`` and
+    ``retry_after`` pace the key for a run whose hooks do not fire.
+
+    Examples
+    --------
+    >>> paste = hook_confirmed_paste(Evidence("1.0.0", "live: test_send"), submit_delay=0.4)
+    >>> paste.confirm_waits
+    (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+    """
+    return PasteTiming(
+        submit_delay=submit_delay,
+        retry_after=retry_after,
+        confirm_waits=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
+        evidence=evidence,
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class InitialPrompt(Coupling):
     """How the CLI takes a first prompt on its command line, submitting it once it is up.
@@ -229,9 +266,12 @@ class ApprovalKeys(Coupling):
     settle: float = 0.0
     """Seconds from the live signal until the prompt takes keys."""
 
+    kinds: tuple[str, ...] = ("approval",)
+    """The dialog kinds these keys answer (a plan's Approve / Reject menu: ``("plan",)``)."""
+
     def key_for(self, dialog: Dialog, answer: DialogAnswer) -> str:
         """The key for ``answer``; anything but an offered approval rejects."""
-        if dialog.kind != "approval":
+        if dialog.kind not in self.kinds:
             raise DialogNotAnswerableError(f"no recipe for {dialog.kind} dialogs")
         choice = (
             answer.answers[0].selected[0] if answer.answers and answer.answers[0].selected else ""
@@ -378,3 +418,29 @@ class SeedLayout(Coupling):
             exclude=list(self.exclude),
             scrub_patterns=list(self.scrub_patterns),
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolServerNames(Coupling):
+    """How a CLI names the tools of an MCP server it was given, in its transcript, its
+    permission rules and its hooks.
+
+    Examples
+    --------
+    >>> names = ToolServerNames(pattern="mcp__{server}__{tool}", evidence=Evidence("1", "unit: x"))
+    >>> names.tool("kernel", "run_python")
+    'mcp__kernel__run_python'
+    >>> names.asking([ToolServer("kernel", ["k"], asking=("run", "insert"), reading=("ls",))])
+    ['mcp__kernel__run', 'mcp__kernel__insert']
+    """
+
+    pattern: str
+    """The name, with ``{server}`` and ``{tool}`` to fill in."""
+
+    def tool(self, server: str, tool: str) -> str:
+        """The name the CLI gives ``tool`` of ``server``."""
+        return self.pattern.format(server=server, tool=tool)
+
+    def asking(self, servers: Sequence[ToolServer]) -> list[str]:
+        """The names of the tools of ``servers`` that ask before every call."""
+        return [self.tool(server.name, tool) for server in servers for tool in server.asking]

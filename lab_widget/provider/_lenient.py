@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,16 @@ def iso_time(value: Any) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return _parse_time(value)
     except ValueError:
         return None
+
+
+@lru_cache(maxsize=16)
+def _parse_time(value: str) -> datetime:
+    # Readers ask for one entry's time more than once (the session's clock, the message's
+    # stamp); the same few strings come back in a row.
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def exact(value: Any) -> Decimal | None:

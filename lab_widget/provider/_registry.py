@@ -20,7 +20,10 @@ _BUILTIN: dict[str, str] = {
     "codex": "lab_widget.provider.codex:CodexProvider",
     "opencode": "lab_widget.provider.opencode:OpenCodeProvider",
     "gemini": "lab_widget.provider.gemini:GeminiProvider",
+    "qwen-code": "lab_widget.provider.qwen_code:QwenCodeProvider",
     "copilot": "lab_widget.provider.copilot:CopilotProvider",
+    "mistral-vibe": "lab_widget.provider.mistral_vibe:VibeProvider",
+    "kilo": "lab_widget.provider.kilo:KiloProvider",
 }
 _registered: dict[str, Callable[[], AgentProvider]] = {}
 _instances: dict[str, AgentProvider] = {}

@@ -361,6 +361,12 @@ class AgentProvider(ABC):
     def commands(self, cwd: Path) -> list[CommandSpec]:
         """The slash commands a run in ``cwd`` offers."""
 
+    def run_commands(self, context: RunContext) -> list[CommandSpec]:
+        """Optional: the commands a live run announces itself (an agent that sends its
+        catalog over a protocol), beside :meth:`commands`. The default is none.
+        """
+        return []
+
     def command_sources(self, cwd: Path) -> list[Path]:
         """Folders whose files define commands; a change there invalidates a run's catalog.
 

@@ -22,6 +22,7 @@ __all__ = [
     "SpawnPlan",
     "SpawnRequest",
     "StartupBlocker",
+    "ToolServer",
     "TranscriptRef",
 ]
 
@@ -72,6 +73,39 @@ class RunContext:
 
 
 @dataclass(frozen=True)
+class ToolServer:
+    """An MCP server (over stdio) a run gives its agent, registered in the run's own
+    configuration only: each provider says how its CLI takes one.
+
+    Examples
+    --------
+    >>> server = ToolServer("kernel", ("python", "-m", "tools"), asking=("run",), reading=("ls",))
+    >>> server.name, list(server.command), server.asking
+    ('kernel', ['python', '-m', 'tools'], ('run',))
+    """
+
+    name: str
+    command: Sequence[str]
+    """The server's argv: the CLI starts it and talks to it on its stdin and stdout."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment the server needs beside the CLI's own."""
+    asking: tuple[str, ...] = ()
+    """Tools the user approves call by call (the CLI must ask before each)."""
+    reading: tuple[str, ...] = ()
+    """Tools that only read: allowed without asking."""
+
+    def stdio(self) -> dict[str, object]:
+        """The server as most CLIs' ``mcpServers`` entries give a stdio server.
+
+        Examples
+        --------
+        >>> ToolServer("kernel", ("python", "-m", "k"), {"A": "1"}).stdio()
+        {'command': 'python', 'args': ['-m', 'k'], 'env': {'A': '1'}}
+        """
+        return {"command": self.command[0], "args": list(self.command[1:]), "env": dict(self.env)}
+
+
+@dataclass(frozen=True)
 class SpawnRequest:
     """What the user asked for when starting a run."""
 
@@ -82,6 +116,8 @@ class SpawnRequest:
     endpoint: Endpoint | None = None
     """``None`` runs the agent in the user's own environment and credentials."""
     options: Mapping[str, object] = field(default_factory=dict)
+    tool_servers: tuple[ToolServer, ...] = ()
+    """MCP servers the agent is given for this run alone (none unless asked for)."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ about its spawn.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,16 @@ class RunFile:
     {}
     >>> state.write(context, {"session_id": "s1"}); state.read(context)
     {'session_id': 's1'}
+
+    What every provider notes at spawn, and reads back:
+
+    >>> state.note_spawn(context, isolated=True, home="/h")
+    >>> state.isolated(context), state.spawned_at(context) > 0
+    (True, True)
+    >>> state.path_of(context, "home", folder)
+    PosixPath('/h')
+    >>> state.path_of(context, "db", Path("/default"))
+    PosixPath('/default')
     """
 
     name: str
@@ -76,3 +87,22 @@ class RunFile:
     def write(self, context: RunContext, facts: Mapping[str, object]) -> None:
         """Replace the noted facts with ``facts``."""
         self.path(context).write_text(json.dumps(dict(facts)))
+
+    def note_spawn(self, context: RunContext, *, isolated: bool, **facts: object) -> None:
+        """Note the spawn: ``facts``, the time, and whether the run has a home of its own
+        (see the class's examples).
+        """
+        self.write(context, {**facts, "spawned_at": time.time(), "isolated": isolated})
+
+    def spawned_at(self, context: RunContext) -> float:
+        """When the spawn was noted, in seconds since the epoch (0 before)."""
+        return float(str(self.read(context).get("spawned_at") or 0.0))
+
+    def isolated(self, context: RunContext) -> bool:
+        """Whether the run was spawned with a home of its own (False before the spawn)."""
+        return bool(self.read(context).get("isolated"))
+
+    def path_of(self, context: RunContext, key: str, default: Path) -> Path:
+        """The path noted under ``key``, or ``default`` when none is."""
+        value = self.read(context).get(key)
+        return Path(value) if isinstance(value, str) and value else default

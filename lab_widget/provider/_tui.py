@@ -158,8 +158,11 @@ class TuiProvider(AgentProvider):
 
     def initial_prompt_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         """The watch a send's submit is confirmed by (:meth:`submit_watch`), begun before
-        the spawn.
+        the spawn; none for a slash command, which no prompt hook confirms (as in
+        :meth:`submit`).
         """
+        if text.lstrip().startswith("/"):
+            return None
         return self.submit_watch(context, text)
 
     def interrupt(self, terminal: Terminal) -> None:

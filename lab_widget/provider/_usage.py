@@ -16,6 +16,8 @@ from ..schema import AgentScope, ModelUsage, Usage
 
 __all__ = ["UsageLedger", "UsageTally"]
 
+_FIELDS = tuple(Usage.model_fields)
+
 
 @dataclass
 class _Entry:
@@ -44,17 +46,24 @@ class UsageLedger:
 
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
-        self._total = Usage()
+        # The totals as plain ints, made a model only when asked: a model per change would
+        # be a large part of a long transcript's first read.
+        self._sums = [0] * len(_FIELDS)
+        self._total: Usage | None = Usage()
 
     def record(self, key: str, usage: Usage, model: str | None, scope: AgentScope = "main") -> bool:
         """Count ``usage`` for the response ``key``; True when the totals changed."""
         old = self._entries.get(key)
+        sums = self._sums
         if old is not None:
             if usage.output_tokens < old.usage.output_tokens or usage == old.usage:
                 return False
-            self._total = self._total - old.usage
+            for i, name in enumerate(_FIELDS):
+                sums[i] -= getattr(old.usage, name)
         self._entries[key] = _Entry(usage, model or (old.model if old else "") or "", scope)
-        self._total = self._total + usage
+        for i, name in enumerate(_FIELDS):
+            sums[i] += getattr(usage, name)
+        self._total = None
         return True
 
     def usage(self, key: str) -> Usage | None:
@@ -65,6 +74,8 @@ class UsageLedger:
     @property
     def total(self) -> Usage:
         """All responses, each once."""
+        if self._total is None:
+            self._total = Usage(**dict(zip(_FIELDS, self._sums, strict=True)))
         return self._total
 
     def models(self) -> list[ModelUsage]:

@@ -7,13 +7,16 @@ its records, the registry and auth; this module is what an adapter uses to imple
   couplings (:class:`PasteTiming`, :class:`KeyRecipe`, :class:`ApprovalKeys`, ...), each
   pinned to a CLI version (:func:`pinned`) with the :class:`Evidence` it was verified by;
 - live signals from a hook spool (:class:`HookSignals`, the ``spool_*`` helpers) and a
-  submit confirmed by the CLI's own record (:class:`SpoolWatch`);
+  submit confirmed by the CLI's own record (:class:`SpoolWatch`); a TUI whose hooks name
+  its sessions (:class:`HookSessionProvider`, described by a :class:`SessionHooks`
+  record), the base a CLI and its forks share;
 - readers' parts: appended JSONL lines (:class:`JsonlTail`), usage counted once per
   response (:class:`UsageLedger`), a usage scan's sums (:class:`UsageTally`), per-turn
   facts (:class:`TurnFactsLog`), a model that answered in place of the one asked for
   (:class:`ModelWatch`), and values and files read leniently (:func:`as_dict`,
   :func:`iso_time`, :func:`exact`, :func:`load_json`, ...);
-- the slash-command catalog (:func:`builtin_table`, :func:`merge_commands`,
+- the slash-command catalog (its pinned table in the package's ``commands.toml``,
+  :func:`command_table`; :func:`builtin_table`, :func:`merge_commands`,
   :func:`walk_files`) and dialogs (:func:`approval_dialog`, :func:`picker_questions`, ...);
 - spawning: an isolated run's home, an endpoint's URL, the run's own facts file, where a
   pinned binary is.
@@ -24,7 +27,16 @@ seam, this kit, the schema, the errors and the pins.
 """
 
 from ._binaries import find_binary
-from ._catalog import builtin_command, builtin_table, merge_commands, walk_files
+from ._catalog import (
+    CommandTable,
+    builtin_command,
+    builtin_table,
+    command_table,
+    merge_commands,
+    toml_catalog,
+    toml_commands,
+    walk_files,
+)
 from ._couplings import (
     ApprovalKeys,
     ColourQuery,
@@ -40,6 +52,9 @@ from ._couplings import (
     ReadySignal,
     SeedLayout,
     StartupScreens,
+    ToolServerNames,
+    ctrl_c_empties_the_box,
+    hook_confirmed_paste,
     pinned,
 )
 from ._dialogs import (
@@ -49,6 +64,8 @@ from ._dialogs import (
     picker_options,
     picker_questions,
 )
+from ._genai_parts import PartsGrammar, genai_attachments
+from ._hook_session import HookSessionProvider, SessionFiles, SessionHooks
 from ._hook_signals import (
     HookSignals,
     hook_command,
@@ -59,7 +76,7 @@ from ._hook_signals import (
     spool_records,
     spool_signature,
 )
-from ._jsonl import CorruptLine, JsonlTail, Line, loads_or_none
+from ._jsonl import CorruptLine, JsonlTail, Line, collector_paused, loads_or_none
 from ._lenient import as_dict, exact, iso_time, json_lines, load_json, read_head
 from ._models import ModelWatch
 from ._spawn import RunFile, api_base_url, isolated_home
@@ -72,16 +89,19 @@ __all__ = [
     "ApprovalKeys",
     "ColourQuery",
     "CommandScan",
+    "CommandTable",
     "CorruptLine",
     "Coupling",
     "Evidence",
     "HookEvents",
+    "HookSessionProvider",
     "HookSignals",
     "InitialPrompt",
     "JsonlTail",
     "KeyRecipe",
     "Line",
     "ModelWatch",
+    "PartsGrammar",
     "PasteTiming",
     "PickerPacing",
     "PickerStep",
@@ -89,8 +109,11 @@ __all__ = [
     "ReadySignal",
     "RunFile",
     "SeedLayout",
+    "SessionFiles",
+    "SessionHooks",
     "SpoolWatch",
     "StartupScreens",
+    "ToolServerNames",
     "TuiCouplings",
     "TuiProvider",
     "TurnFactsLog",
@@ -102,10 +125,15 @@ __all__ = [
     "as_dict",
     "builtin_command",
     "builtin_table",
+    "collector_paused",
+    "command_table",
+    "ctrl_c_empties_the_box",
     "describe_answers",
     "exact",
     "find_binary",
+    "genai_attachments",
     "hook_command",
+    "hook_confirmed_paste",
     "iso_time",
     "isolated_home",
     "json_lines",
@@ -122,5 +150,7 @@ __all__ = [
     "spool_entries",
     "spool_records",
     "spool_signature",
+    "toml_catalog",
+    "toml_commands",
     "walk_files",
 ]

@@ -69,23 +69,19 @@ class Usage(_Model):
         )
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            cache_write_1h_tokens=self.cache_write_1h_tokens + other.cache_write_1h_tokens,
-        )
+        return self._combine(other, 1)
 
     def __sub__(self, other: Usage) -> Usage:
+        return self._combine(other, -1)
+
+    def _combine(self, other: Usage, sign: int) -> Usage:
         return Usage(
-            input_tokens=self.input_tokens - other.input_tokens,
-            output_tokens=self.output_tokens - other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens - other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens - other.cache_write_tokens,
-            reasoning_tokens=self.reasoning_tokens - other.reasoning_tokens,
-            cache_write_1h_tokens=self.cache_write_1h_tokens - other.cache_write_1h_tokens,
+            input_tokens=self.input_tokens + sign * other.input_tokens,
+            output_tokens=self.output_tokens + sign * other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + sign * other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + sign * other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + sign * other.reasoning_tokens,
+            cache_write_1h_tokens=self.cache_write_1h_tokens + sign * other.cache_write_1h_tokens,
         )
 
 

@@ -102,6 +102,9 @@ class ProviderCapabilities(_Model):
     """Whether a run can request a model by name."""
     models: list[str] = Field(default_factory=list)
     """Model names the provider offers (aliases included), if it declares them."""
+    tool_servers: bool = False
+    """Whether a run can give the agent MCP servers of its own (``Run(..., kernel=True)``):
+    the adapter registers them in the run's configuration and maps their approvals."""
 
 
 class ScrubPattern(_Model):

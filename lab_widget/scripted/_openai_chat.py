@@ -1,8 +1,9 @@
-"""The OpenAI Chat Completions API as OpenCode and Copilot CLI use it:
+"""The OpenAI Chat Completions API as OpenCode, Copilot CLI and Qwen Code use it:
 ``POST /v1/chat/completions``, SSE.
 
 Copilot CLI puts its context (the time) before the user's words in the same text
-(:func:`without_context` takes it off).
+(:func:`without_context` takes it off); Qwen Code puts its own in text parts of their own
+before the user's (:data:`lab_widget.compat.QWEN_CONTEXT_PREFIXES`), left out.
 
 A request carries the whole conversation as ``messages`` (``system``, ``user``,
 ``assistant`` with ``tool_calls``, ``tool`` results). A streamed response is a chunk per
@@ -30,14 +31,17 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..compat import COPILOT_CONTEXT_TAGS
+from ..compat import COPILOT_CONTEXT_TAGS, KILO_CONTEXT_TAGS, QWEN_CONTEXT_PREFIXES
 from . import _wire
 from ._script import Reply, Thinking, ToolUse
 from ._wire import BURST, Conversation, Pace, SseEvent, WireResponse, text_chunks, tokens
 
 __all__ = ["conversation", "function_call", "is_side_query", "respond"]
 
-_TOOL_ALIASES: dict[str, tuple[str, ...]] = {"Bash": ("bash", "shell"), "Task": ("task",)}
+_TOOL_ALIASES: dict[str, tuple[str, ...]] = {
+    "Bash": ("bash", "shell", "run_shell_command"),
+    "Task": ("task",),
+}
 """Portable tool names and the agent functions that play them, most preferred first."""
 
 _DEFAULT_ARGUMENTS: dict[str, dict[str, Any]] = {"task": {"subagent_type": "general"}}
@@ -52,33 +56,46 @@ def _texts(content: Any) -> list[str]:
     return [
         str(part.get("text", ""))
         for part in content
-        if isinstance(part, dict) and part.get("type") == "text" and part.get("text")
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and part.get("text")
+        and not str(part["text"]).startswith(QWEN_CONTEXT_PREFIXES)
     ]
 
 
 def without_context(text: str) -> str:
     r"""The user's words without the context elements an agent put before them
-    (:data:`lab_widget.compat.COPILOT_CONTEXT_TAGS`).
+    (:data:`lab_widget.compat.COPILOT_CONTEXT_TAGS`) or after them
+    (:data:`lab_widget.compat.KILO_CONTEXT_TAGS`).
 
     Examples
     --------
     >>> without_context("<current_datetime>2026-12-03</current_datetime>\n\nhello")
     'hello'
+    >>> without_context("hello\n\n\n<environment_details>\nat: /w\n</environment_details>")
+    'hello'
     >>> without_context("<other>x</other> hi")
     '<other>x</other> hi'
+    >>> without_context("<mode_changed_notice>\nPlan mode is off.\n</mode_changed_notice>")
+    ''
     """
     for tag in COPILOT_CONTEXT_TAGS:
         opening, closing = f"<{tag}>", f"</{tag}>"
-        if text.startswith(opening) and closing in text:
+        if text.lstrip().startswith(opening) and closing in text:
             text = text.split(closing, 1)[1].lstrip()
+    for tag in KILO_CONTEXT_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
+        if text.rstrip().endswith(closing) and opening in text:
+            text = text.rsplit(opening, 1)[0].rstrip()
     return text
 
 
 def _user_text(message: Any) -> str | None:
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
-    texts = _texts(message.get("content"))
-    return without_context("\n".join(texts)) if texts else None
+    # A message of the agent's context alone is not a user turn.
+    words = without_context("\n".join(_texts(message.get("content"))))
+    return words or None
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -96,6 +113,10 @@ def conversation(body: dict[str, Any]) -> Conversation:
     >>> c = conversation({"messages": msgs})
     >>> c.user_text, c.step
     ('hi', 1)
+    >>> reminder = {"type": "text", "text": "<system-reminder>skills</system-reminder>"}
+    >>> first = {"role": "user", "content": [reminder, {"type": "text", "text": "hello"}]}
+    >>> conversation({"messages": [first]}).user_text
+    'hello'
     """
     # The user texts so far identify one turn of one conversation, whatever system
     # prompt and tool results the agent re-sends around them.

@@ -9,7 +9,9 @@ when the request offers a tool by that name it is called as written; a portable 
 (``"Bash"``, ``"Task"``) is translated to the tool the request offers, keeping only the
 arguments that tool declares. Tools may come grouped in a ``namespace`` tool; a call of one
 of them names its namespace (Codex's sub-agent tools are ``spawn_agent``, ``wait_agent``,
-``send_input``, ``close_agent`` in ``multi_agent_v1``).
+``send_input``, ``close_agent`` in ``multi_agent_v1``). A script may also name such a tool
+``<namespace>__<name>``, as Codex's hooks name an MCP server's tool
+(``mcp__kernel__run_python`` is ``run_python`` in ``mcp__kernel``).
 
 A streamed response is what the real API sends: ``response.created`` and
 ``response.in_progress`` (usage ``null``), then each output item (``output_item.added``,
@@ -55,10 +57,11 @@ _MODEL_ITEMS = frozenset(
 )
 
 _TOOL_ALIASES: dict[str, tuple[str, ...]] = {
-    "Bash": ("exec_command", "shell"),
+    "Bash": ("exec_command", "shell", "shell_command"),
     "Task": ("spawn_agent",),
 }
-"""Portable tool names and the agent tools that play them, most preferred first."""
+"""Portable tool names and the agent tools that play them, most preferred first
+(``shell_command`` is the shell offered when unified exec is off)."""
 
 _ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
     "exec_command": {"command": "cmd"},
@@ -233,6 +236,10 @@ def _call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, str | None, dict[st
     offered = _offered(body)
     if tool.name in offered:
         return tool.name, offered[tool.name][0], dict(tool.input)
+    for function, (space, _) in offered.items():
+        # A namespaced tool named as the agent's hooks name it: ``mcp__kernel__run_python``.
+        if space and tool.name == f"{space}__{function}":
+            return function, space, dict(tool.input)
     name = next((n for n in _TOOL_ALIASES.get(tool.name, ()) if n in offered), None)
     if name is None:
         return tool.name, None, dict(tool.input)
@@ -258,6 +265,11 @@ def function_call(tool: ToolUse, body: dict[str, Any]) -> tuple[str, dict[str, A
     >>> function_call(ToolUse("Bash", {"command": "ls", "description": "list"}),
     ...               {"tools": tools})
     ('exec_command', {'cmd': 'ls'})
+    >>> shell = [{"type": "function", "name": "shell_command", "parameters": {
+    ...     "properties": {"command": {}, "workdir": {}}}}]
+    >>> function_call(ToolUse("Bash", {"command": "ls", "description": "list"}),
+    ...               {"tools": shell})
+    ('shell_command', {'command': 'ls'})
     >>> function_call(ToolUse("custom", {"a": 1}), {"tools": tools})
     ('custom', {'a': 1})
     >>> spawn = {"type": "function", "name": "spawn_agent", "parameters": {

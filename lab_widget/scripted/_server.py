@@ -159,11 +159,49 @@ class ScriptedModel:
         self._ids = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._held = 0
+        """Runs using the server now (see :meth:`acquire`)."""
+        self._pinned = False
+        """Started by its user (``start()``, ``with``): it serves until they stop it."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
     def start(self) -> ScriptedModel:
-        """Start serving (idempotent); returns ``self``."""
+        """Start serving (idempotent); returns ``self``. It serves until :meth:`stop`."""
+        with self._lock:
+            self._pinned = True
+        return self._serve()
+
+    def acquire(self) -> ScriptedModel:
+        """Start serving for one run (a ``Run`` given this model calls it); returns ``self``.
+
+        Each ``acquire`` is matched by one :meth:`release`; the server stops, and its port
+        is freed, when the last run lets go, unless its user started it. What it received
+        stays readable, and a later run starts it again.
+
+        Examples
+        --------
+        >>> model = ScriptedModel()
+        >>> model.acquire().running, model.acquire().running
+        (True, True)
+        >>> model.release(); model.running
+        True
+        >>> model.release(); model.running
+        False
+        """
+        with self._lock:
+            self._held += 1
+        return self._serve()
+
+    def release(self) -> None:
+        """One run is done with the server (see :meth:`acquire`)."""
+        with self._lock:
+            self._held = max(0, self._held - 1)
+            done = self._held == 0 and not self._pinned
+        if done:
+            self._shut()
+
+    def _serve(self) -> ScriptedModel:
         with self._lock:
             if self._server is not None:
                 return self
@@ -177,7 +215,13 @@ class ScriptedModel:
         return self
 
     def stop(self) -> None:
-        """Stop serving and release the port."""
+        """Stop serving and release the port (runs still using it get no answer)."""
+        with self._lock:
+            self._pinned = False
+            self._held = 0
+        self._shut()
+
+    def _shut(self) -> None:
         with self._lock:
             server, self._server = self._server, None
         if server is not None:
@@ -214,7 +258,7 @@ class ScriptedModel:
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:<port>`` (starts the server if needed)."""
-        server = self.start()._server
+        server = self._server or self.start()._server
         assert server is not None
         host, port = server.server_address[:2]
         return f"http://{host!s}:{port}"

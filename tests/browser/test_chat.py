@@ -7,22 +7,15 @@ import shutil
 import statistics
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import lab_widget
-from lab_widget._install import tools_dir
 from tests.support.browser import (
-    chromium_page,
-    jupyter_lab,
-    run_first_cell,
+    open_chat,
     send,
     texts,
     wait_text,
-    write_notebook,
 )
 from tests.support.paths import ROOT
 
@@ -50,20 +43,6 @@ model = ScriptedModel(
 run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
 run
 """
-
-
-@contextmanager
-def open_chat(tmp_path: Path, lab_home: Path, cell: str) -> Iterator[Any]:
-    """A notebook running ``cell`` in a real JupyterLab, its chat shown and idle."""
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    write_notebook(root / "chat.ipynb", [cell])
-    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(tools_dir())}
-    with jupyter_lab(root, env) as lab, chromium_page() as page:
-        page.goto(lab.notebook_url("chat.ipynb"))
-        run_first_cell(page)
-        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
-        yield page
 
 
 def probe_entry(text: str) -> str:

@@ -46,7 +46,10 @@ def test_dashboard_opens_a_chat_and_stops_a_run(tmp_path: Path, lab_home: Path) 
         assert " in · " in session.locator(".lw-session-tokens").inner_text()
         assert row.locator(".lw-runs-open").inner_text() == "Close"
 
-        # Stop: the run ends and the row says so.
+        # Stop asks first; the second click ends the run and the row says so.
+        row.locator(".lw-runs-stop").click()
+        assert row.locator(".lw-runs-stop").inner_text() == "Stop? Click again"
+        assert row.locator(".lw-state").get_attribute("data-state") != "ended"
         row.locator(".lw-runs-stop").click()
         page.wait_for_selector(f"{ROW} .lw-state[data-state='ended']", timeout=30_000)
         assert row.locator(".lw-runs-stop").is_disabled()

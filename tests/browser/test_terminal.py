@@ -184,10 +184,12 @@ def test_watch_the_agent_work_resize_and_hostile_output(tmp_path: Path, lab_home
 
         # Closed again: the client goes and the window gets its own size back.
         page.click(f"{PANE} .lw-term-toggle")
-        assert retry_until(
-            lambda: run.pane.runner.tmux("list-clients", "-F", "#{client_name}").strip() == "",
-            10,
-        )
+        page.wait_for_selector(f"{PANE}[data-open='false']", timeout=10_000)
+
+        def clients() -> str:
+            return run.pane.runner.tmux("list-clients", "-F", "#{client_name}").strip()
+
+        assert retry_until(lambda: clients() == "", 20), clients()
         assert retry_until(lambda: window_size(run) == (200, 50), 10), window_size(run)
         run.stop()
 

@@ -1,6 +1,6 @@
 """Oracle: the usage-only summaries (``SessionInfo.summary``, what history totals with)
-equal ccusage's token totals on every recorded Codex, Gemini CLI and OpenCode session that
-ccusage 20.0.24 reads, each laid out where its CLI keeps it in a home of its own.
+equal ccusage's token totals on every recorded Codex, Gemini CLI, OpenCode and Copilot CLI
+session that ccusage 20.0.24 reads, each laid out where its CLI keeps it in a home of its own.
 
 Where ccusage reads: Codex's rollouts (``CODEX_HOME/sessions/YYYY/MM/DD``, a sub-agent's
 rollout beside its parent's, which ccusage 20.0.24 leaves out of its report: there the main
@@ -9,7 +9,9 @@ and older one-JSON documents); OpenCode's ``message`` rows and, before the SQLit
 ``storage/message`` files: every recorded whole store, the pinned 1.18.33's (``v1.18.33/``,
 its rows beside its event log) included. The pinned version's event-log fixtures alone are
 outside ccusage's reach: they are compared by the unit tests with the full read instead
-(``tests/unit/providers/opencode/test_usage_scan.py``).
+(``tests/unit/providers/opencode/test_usage_scan.py``). Copilot CLI's sessions
+(``COPILOT_HOME/session-state/<id>/events.jsonl``) that ended: ccusage counts only a
+session's ``session.shutdown`` totals.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ GEMINI = sorted(
     and p.name != "manifest.json"
     and not p.parent.name.endswith(".agents")
 )
+COPILOT = sorted(
+    p for p in (FIXTURES / "copilot").rglob("*.jsonl") if b'"session.shutdown"' in p.read_bytes()
+)
+"""Copilot CLI sessions that ended (``/clear``, exit): ccusage 20.0.24 counts a session's
+``session.shutdown`` totals only, so a session still open has nothing to compare."""
+
 OPENCODE = [
     (recorded, path.name.removesuffix(".store.jsonl"))
     for recorded in RECORDED
@@ -135,3 +143,17 @@ def test_opencode_usage_only_totals_equal_ccusage(
     home = tmp_path / "home"
     refs = recorded.lay_out(scenario, home / ".local" / "share")
     _compare("opencode", refs, home)
+
+
+@pytest.mark.parametrize("path", COPILOT, ids=lambda p: str(p.relative_to(FIXTURES / "copilot")))
+def test_copilot_usage_only_totals_equal_ccusage(path: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    folder = home / ".copilot" / "session-state" / path.stem
+    folder.mkdir(parents=True)
+    shutil.copy(path, folder / "events.jsonl")
+    _compare("copilot", [TranscriptRef(path.stem, folder / "events.jsonl")], home)
+
+
+def test_copilot_sessions_that_ended_are_recorded() -> None:
+    # The comparison above must never be empty.
+    assert len(COPILOT) >= 2, COPILOT

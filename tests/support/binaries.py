@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget._install import tools_dir
 from lab_widget.compat import PINS
 from lab_widget.provider import get_provider
+from lab_widget.provider._binaries import pinned_executable
 
 
 def pinned_binary(provider_id: str) -> Path:
     """The pinned CLI of ``provider_id`` and tmux, or a loud failure naming the fix."""
     pin = PINS[provider_id]
-    binary = tools_dir() / "node_modules" / ".bin" / pin.binary
+    binary = pinned_executable(pin)
     if not binary.exists() and not shutil.which(pin.binary):
         pytest.fail(
             f"the pinned {get_provider(provider_id).meta.display_name} ({pin.spec}) is not "

@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import ViewportSize, sync_playwright
 
+from lab_widget._install import tools_dir as _tools_dir
+
 from .paths import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -89,13 +91,17 @@ def _pythonpath() -> str:
 
 @contextmanager
 def jupyter_lab(
-    root: Path, env: dict[str, str], settings_files: Mapping[str, object] | None = None
+    root: Path,
+    env: dict[str, str],
+    settings_files: Mapping[str, object] | None = None,
+    app_settings: Path | None = None,
 ) -> Iterator[Lab]:
     """``jupyter lab`` on 127.0.0.1 with a token, news and update checks silenced.
 
-    ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``.
+    ``settings_files`` adds user settings: ``{"<plugin path>.jupyterlab-settings": value}``;
+    ``app_settings`` is the folder of the environment's defaults (its ``overrides.json``).
     """
-    with jupyter_server(root, env, "lab", settings_files) as lab:
+    with jupyter_server(root, env, "lab", settings_files, app_settings) as lab:
         yield lab
 
 
@@ -112,6 +118,7 @@ def jupyter_server(
     env: dict[str, str],
     app: str,
     settings_files: Mapping[str, object] | None = None,
+    app_settings: Path | None = None,
 ) -> Iterator[Lab]:
     """``jupyter <app>`` (``lab`` or ``notebook``), news and update checks silenced."""
     if shutil.which("jupyter", path=str(Path(sys.executable).parent)) is None:
@@ -140,6 +147,7 @@ def jupyter_server(
             f"--ServerApp.root_dir={root}",
             f"--{config}.user_settings_dir={settings}",
             f"--{config}.workspaces_dir={root.parent / 'lab-workspaces'}",
+            *([f"--{config}.app_settings_dir={app_settings}"] if app_settings else []),
         ],
         env={**os.environ, "PYTHONPATH": _pythonpath(), **env},
         stdout=log,
@@ -242,3 +250,18 @@ def send(page: Any, text: str) -> None:
     box.click()
     box.fill(text)
     box.press("Enter")
+
+
+@contextmanager
+def open_chat(tmp_path: Path, lab_home: Path, cell: str, *later: str) -> Iterator[Any]:
+    """A notebook running ``cell`` in a real JupyterLab, its chat shown and idle; ``later``
+    cells follow it, not run."""
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    write_notebook(root / "chat.ipynb", [cell, *later])
+    env = {"LAB_WIDGET_HOME": str(lab_home), "LAB_WIDGET_TOOLS": str(_tools_dir())}
+    with jupyter_lab(root, env) as lab, chromium_page() as page:
+        page.goto(lab.notebook_url("chat.ipynb"))
+        run_first_cell(page)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
+        yield page

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,11 @@ from lab_widget.provider.codex import _compat as codex_compat
 from lab_widget.provider.copilot import _commands as copilot_commands
 from lab_widget.provider.copilot import _compat as copilot_compat
 from lab_widget.provider.gemini import _commands as gemini_commands
+from lab_widget.provider.kilo import _commands as kilo_commands
+from lab_widget.provider.mistral_vibe import _commands as vibe_commands
+from lab_widget.provider.mistral_vibe import _compat as vibe_compat
 from lab_widget.provider.opencode import _commands as opencode_commands
+from lab_widget.provider.qwen_code import _commands as qwen_code_commands
 from tests.support.fake_provider import CURATED_OUT
 from tests.support.paths import FIXTURES
 
@@ -255,12 +259,16 @@ def _session_of(data: bytes) -> str | None:
 
 class OpenCodeStore(TranscriptMedium):
     """OpenCode's SQLite store, with the ``session`` and ``event`` tables as the pinned CLI
-    creates them (``tests/fixtures/opencode/schema.sql``, recorded from it).
+    creates them (``tests/fixtures/opencode/schema.sql``, recorded from it; a fork's
+    ``tests/fixtures/<id>/schema.sql`` for a CLI of OpenCode's family).
 
     A sample is the JSON lines the recorder exported, one ``event`` row each; the CLI
     commits each row whole, so appends end at line boundaries. The transcript is the rows
     of one session (``transcript_id``), in a database that may hold others.
     """
+
+    def __init__(self, fixtures: str = "opencode") -> None:
+        self.schema = FIXTURES / fixtures / "schema.sql"
 
     def ref(self, path: Path, sample: bytes, label: str) -> TranscriptRef:
         return TranscriptRef(transcript_id=_session_of(sample) or label, path=path)
@@ -271,8 +279,7 @@ class OpenCodeStore(TranscriptMedium):
             ends.append(ends[-1] + len(line))
         return ends
 
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
+    def _connect(self, path: Path) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path)
         conn.execute("PRAGMA journal_mode=WAL")  # as the CLI keeps it
@@ -280,7 +287,7 @@ class OpenCodeStore(TranscriptMedium):
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event'"
         ).fetchone()
         if not exists:
-            conn.executescript((FIXTURES / "opencode" / "schema.sql").read_text())
+            conn.executescript(self.schema.read_text())
         return conn
 
     def _insert(self, conn: sqlite3.Connection, session: str, data: bytes) -> None:
@@ -316,8 +323,11 @@ class OpenCodeStore(TranscriptMedium):
         )
 
 
-def _opencode_kit() -> ConformanceKit:
-    store = OpenCodeStore()
+def _opencode_kit(
+    fixtures: str = "opencode", curated_out: Collection[str] = opencode_commands.CURATED_OUT
+) -> ConformanceKit:
+    """The kit of OpenCode, or of a fork of it (its ``fixtures`` folder and curated commands)."""
+    store = OpenCodeStore(fixtures)
 
     def write(provider: AgentProvider, context: RunContext, data: bytes) -> None:
         # What OpenCode leaves on disk with a session's first message (the run's first or
@@ -349,17 +359,17 @@ def _opencode_kit() -> ConformanceKit:
         conn.close()
         store.write(TranscriptRef(transcript_id=session, path=db), data)
 
-    second = _fixture("opencode", "new_1.jsonl")
+    second = _fixture(fixtures, "new_1.jsonl")
     names = ("hello", "tools", "interrupt", "approve", "reject", "new_0")
     return ConformanceKit(
-        samples={f"{n}.jsonl": _fixture("opencode", f"{n}.jsonl") for n in names},
-        first_epoch=_fixture("opencode", "new_0.jsonl"),
+        samples={f"{n}.jsonl": _fixture(fixtures, f"{n}.jsonl") for n in names},
+        first_epoch=_fixture(fixtures, "new_0.jsonl"),
         second_epoch=second,
         # OpenCode records no command in its store: the only echo is the one the adapter
         # opens a /new epoch with.
         echo_samples=[],
         echo_epochs=[second],
-        curated_out=frozenset(opencode_commands.CURATED_OUT),
+        curated_out=frozenset(curated_out),
         start_epoch=write,
         clear_epoch=write,
         medium=store,
@@ -445,6 +455,52 @@ def _gemini_kit() -> ConformanceKit:
     )
 
 
+# -- Qwen Code (a fork of Gemini CLI) -------------------------------------------------------
+
+
+def _qwen_code_kit() -> ConformanceKit:
+    folder = FIXTURES / "qwen-code"
+    # The SessionStart records the run's hooks gave for each recorded session, by id.
+    starts: dict[str, bytes] = {}
+    for hooks in sorted(folder.glob("*.hooks.jsonl")):
+        for line in hooks.read_bytes().splitlines():
+            record = json.loads(line)
+            if record.get("hook_event_name") == "SessionStart":
+                starts.setdefault(str(record["session_id"]), line)
+
+    def localised(context: RunContext, data: bytes) -> bytes:
+        state = json.loads((context.runtime_dir / "qwen-code.json").read_text())
+        home = str(Path(state["global_dir"]).parent).encode()
+        return data.replace(_GEMINI_HOME, home).replace(_GEMINI_CWD, str(context.cwd).encode())
+
+    def write(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        # What Qwen Code leaves for one session: its file under projects/<slug>/chats/
+        # and the SessionStart hook record naming it.
+        data = localised(context, data)
+        session = str(json.loads(data.splitlines()[0])["sessionId"])
+        record = json.loads(localised(context, starts[session]))
+        path = Path(str(record["transcript_path"]))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        spool = context.runtime_dir / "signals"
+        spool.mkdir(parents=True, exist_ok=True)
+        (spool / f"{time.time_ns()}-1.json").write_text(json.dumps(record))
+
+    names = ("hello.jsonl", "tools.jsonl", "approve.jsonl", "clear_0.jsonl")
+    second = _fixture("qwen-code", "clear_1.jsonl")
+    return ConformanceKit(
+        samples={name: _fixture("qwen-code", name) for name in names},
+        first_epoch=_fixture("qwen-code", "clear_0.jsonl"),
+        second_epoch=second,
+        # Qwen Code records no slash command: the adapter opens a /clear epoch with the echo.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(qwen_code_commands.CURATED_OUT),
+        start_epoch=write,
+        clear_epoch=write,
+    )
+
+
 # -- GitHub Copilot CLI ---------------------------------------------------------------------
 
 _COPILOT_CWD = b"/fixture/work"
@@ -491,13 +547,93 @@ def _copilot_kit() -> ConformanceKit:
     )
 
 
+# -- Mistral Vibe ------------------------------------------------------------------------------
+
+_VIBE_CWD = b"/fixture/work"
+"""The placeholder the recorded session journals hold for the run's folder."""
+_VIBE_SEGMENT = "journal/0000000000000001.jsonl"
+"""A session's first journal segment, which holds the whole journal until a snapshot."""
+
+
+class VibeStore(TranscriptMedium):
+    """A Mistral Vibe session store: a sample is a session's whole journal (recorded as it
+    was written, before any snapshot took it), laid out as the store's one segment.
+    """
+
+    def ref(self, path: Path, sample: bytes, label: str) -> TranscriptRef:
+        return TranscriptRef(transcript_id=label, path=path.parent / f"{path.stem}.store")
+
+    def write(self, ref: TranscriptRef, data: bytes) -> None:
+        segment = ref.path / _VIBE_SEGMENT
+        segment.parent.mkdir(parents=True, exist_ok=True)
+        segment.write_bytes(data)
+
+    def append(self, ref: TranscriptRef, data: bytes) -> None:
+        with (ref.path / _VIBE_SEGMENT).open("ab") as f:
+            f.write(data)
+
+    def read(self, ref: TranscriptRef) -> bytes:
+        return (ref.path / _VIBE_SEGMENT).read_bytes()
+
+
+def _vibe_session(data: bytes) -> str:
+    for line in data.splitlines():
+        params = json.loads(line).get("payload", {}).get("params", {})
+        if isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            return str(params["sessionId"])
+    raise AssertionError("a recorded Vibe journal names its session")
+
+
+def _vibe_kit() -> ConformanceKit:
+    store = VibeStore()
+
+    def write(provider: AgentProvider, context: RunContext, data: bytes) -> None:
+        # What Vibe leaves in the run's VIBE_HOME for one session (the run's first, or the
+        # one /clear leased at once): its lease, naming the session (the clear released the
+        # previous one), and from its first prompt its store.
+        state = json.loads((context.runtime_dir / "mistral-vibe.json").read_text())
+        sessions = Path(state["home"]) / vibe_compat.SESSIONS_DIR
+        session = _vibe_session(data)
+        leases = sessions / vibe_compat.LEASES_DIR
+        leases.mkdir(parents=True, exist_ok=True)
+        for old in leases.glob(f"*{vibe_compat.LEASE_SUFFIX}"):
+            old.unlink()
+        lease = leases / f"{session}{vibe_compat.LEASE_SUFFIX}"
+        lease.write_text(json.dumps({"session_id": session, "process_id": 1}))
+        later = time.time() + len(list((sessions / vibe_compat.STORE_DIR).glob("*")))
+        os.utime(lease, (later, later))
+        folder = sessions / vibe_compat.STORE_DIR / session
+        store.write(
+            TranscriptRef(session, folder), data.replace(_VIBE_CWD, str(context.cwd).encode())
+        )
+
+    second = _fixture("mistral-vibe", "clear_1.jsonl")
+    names = ("hello.jsonl", "tools.jsonl", "approve_reject.jsonl", "clear_0.jsonl")
+    return ConformanceKit(
+        samples={name: _fixture("mistral-vibe", name) for name in names},
+        first_epoch=_fixture("mistral-vibe", "clear_0.jsonl"),
+        second_epoch=second,
+        # Vibe records no slash command in its store: the only echo is the one the adapter
+        # opens a /clear epoch with.
+        echo_samples=[],
+        echo_epochs=[second],
+        curated_out=frozenset(vibe_commands.CURATED_OUT),
+        start_epoch=write,
+        clear_epoch=write,
+        medium=store,
+    )
+
+
 KITS: dict[str, Callable[[], ConformanceKit]] = {
     "claude-code": _claude_kit,
     "codex": _codex_kit,
     "opencode": _opencode_kit,
+    "kilo": lambda: _opencode_kit("kilo", kilo_commands.CURATED_OUT),
     "fake": _fake_kit,
     "gemini": _gemini_kit,
     "copilot": _copilot_kit,
+    "mistral-vibe": _vibe_kit,
+    "qwen-code": _qwen_code_kit,
 }
 """Kits by provider id. A new provider adds ``"<id>": _<id>_kit`` here."""
 

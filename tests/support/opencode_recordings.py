@@ -26,12 +26,14 @@ def version_of(folder: Path) -> str:
 
 
 class Recorded:
-    """One version's recorded scenarios, laid out as that version keeps them on disk."""
+    """One version's recorded scenarios, laid out as that version keeps them on disk
+    (``pinned``: the folder of the pinned version's event logs, a fork's own for a CLI of
+    OpenCode's family)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, pinned: Path = OPENCODE) -> None:
         self.folder = folder
         self.version = version_of(folder)
-        self.pinned = folder == OPENCODE
+        self.pinned = folder == pinned
 
     def __repr__(self) -> str:
         return self.version
@@ -124,6 +126,13 @@ class Recorded:
 
 
 RECORDED = [Recorded(folder) for folder in VERSIONS]
+
+
+def recordings(pinned: Path) -> list[Recorded]:
+    """Every recorded version of a CLI of OpenCode's family: the pinned version's folder,
+    then its ``v*/`` folders."""
+    older = sorted(p for p in pinned.glob("v*") if (p / "manifest.json").is_file())
+    return [Recorded(folder, pinned) for folder in [pinned, *older]]
 
 
 def fixture(name: str) -> bytes:

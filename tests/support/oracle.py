@@ -6,7 +6,9 @@ isolated home, ``<runtime>/home``; ccusage is pointed there with the variables i
 (verified with 20.0.24): ``CLAUDE_CONFIG_DIR`` (``<home>/.claude``, it reads
 ``projects/**/*.jsonl``), ``CODEX_HOME`` (``<home>/.codex``, its ``sessions/``),
 ``GEMINI_DATA_DIR`` (``<home>/.gemini/tmp``), ``OPENCODE_DATA_DIR``
-(``<home>/.local/share/opencode``), with ``HOME`` and the XDG folders set to the same home
+(``<home>/.local/share/opencode``), ``COPILOT_HOME`` (``<home>/.copilot``, its
+``session-state/*/events.jsonl``, of which it counts the ``session.shutdown`` totals only:
+a session still open counts nothing), with ``HOME`` and the XDG folders set to the same home
 so nothing of the user's own leaks in.
 """
 
@@ -27,7 +29,13 @@ from lab_widget.schema import Usage
 
 __all__ = ["SUBCOMMAND", "Report", "ccusage", "oracle_binary"]
 
-SUBCOMMAND = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+SUBCOMMAND = {
+    "claude-code": "claude",
+    "codex": "codex",
+    "gemini": "gemini",
+    "opencode": "opencode",
+    "copilot": "copilot",
+}
 """The ccusage report of each provider's files."""
 
 _OPTIONS = {"claude-code": ["--mode", "calculate"]}
@@ -58,6 +66,7 @@ def environment(home: Path) -> dict[str, str]:
         "CODEX_HOME": str(home / ".codex"),
         "GEMINI_DATA_DIR": str(home / ".gemini" / "tmp"),
         "OPENCODE_DATA_DIR": str(home / ".local" / "share" / "opencode"),
+        "COPILOT_HOME": str(home / ".copilot"),
         "NO_COLOR": "1",
         "LOG_LEVEL": "0",
     }

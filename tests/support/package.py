@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import lab_widget
+from tests.support.syntax import parse_file
 
 PACKAGE = Path(lab_widget.__file__).parent
 PROVIDERS = PACKAGE / "provider"
@@ -32,7 +33,7 @@ def module_name(path: Path, root: Path = PACKAGE) -> str:
 
 def user_facing_strings(path: Path) -> list[tuple[int, str]]:
     """Every string literal of the module at ``path`` but its docstrings, with its line."""
-    tree = ast.parse(path.read_text())
+    tree = parse_file(path)
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)

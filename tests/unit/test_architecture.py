@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import posixpath
 import re
 from pathlib import Path
@@ -20,11 +21,12 @@ from tests.support.package import (
     module_name,
     user_facing_strings,
 )
+from tests.support.syntax import parse_file
 
 
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+def imported_modules(path: Path, root: Path = PACKAGE) -> set[str]:
+    tree = parse_file(path)
+    package = ".".join(path.relative_to(root.parent).with_suffix("").parts[:-1])
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -77,7 +79,7 @@ def import_graph(root: Path = PACKAGE, *, at_import: bool = False) -> dict[str, 
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str] = set()
-        tree = ast.parse(path.read_text())
+        tree = parse_file(path)
         for node in import_time(tree) if at_import else ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
@@ -192,16 +194,18 @@ LAYERS: dict[str, set[str]] = {
     "provider": BASE,
     "scripted": BASE,
     "_install": BASE | {"provider"},
-    "_provider_table": BASE | {"provider", "_install"},
+    "_provider_table": BASE | {"provider", "_install", "_acp"},
     "_runtime": BASE | {"provider"},
+    "_acp": BASE | {"provider"},
     "_chat": BASE | {"provider"},
+    "_kernel": BASE | {"provider", "_chat"},
     "_workspace": BASE | {"provider", "_install"},
     "_reading": BASE | {"provider", "_provider_table"},
     "_export": BASE | {"provider"},
     "_widgets": BASE | {"provider", "_runtime", "_chat", "_export", "_run._registry"},
     "_run": BASE
-    | {"provider", "scripted", "_install", "_runtime", "_chat", "_workspace"}
-    | {"_reading", "_widgets", "_remote"},
+    | {"provider", "scripted", "_install", "_runtime", "_chat", "_workspace", "_acp"}
+    | {"_reading", "_widgets", "_remote", "_kernel"},
     "_remote": BASE | {"provider", "scripted", "_runtime", "_chat", "_workspace", "_run"},
 }
 """Which parts of the package each folder (or root module) may import: a folder's modules
@@ -297,7 +301,7 @@ def split_classes(root: Path = PACKAGE) -> list[str]:
     bases: list[tuple[str, str, str]] = []  # (class, its module, a base's name)
     for path in sorted(root.rglob("*.py")):
         module = module_name(path, root)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_file(path)):
             if isinstance(node, ast.ClassDef):
                 defined[node.name] = module
                 bases += [(node.name, module, b.id) for b in node.bases if isinstance(b, ast.Name)]
@@ -364,13 +368,12 @@ def test_core_never_imports_a_concrete_provider() -> None:
 
 
 def test_the_import_checker_sees_relative_imports(tmp_path: Path) -> None:
-    # A sanity check so the guard above can never go blind.
-    probe = PACKAGE / "provider" / "_probe_for_test.py"
+    # A sanity check so the guard above can never go blind. The probe is a copy's module,
+    # not the package's: other tests read the package's files at the same time.
+    probe = probe_module(tmp_path, "claude_code").parent.parent / "_probe_for_test.py"
     probe.write_text("from .claude_code import ClaudeCodeProvider\n")
-    try:
-        assert "lab_widget.provider.claude_code" in imported_modules(probe)
-    finally:
-        probe.unlink()
+    found = imported_modules(probe, root=tmp_path / "lab_widget")
+    assert "lab_widget.provider.claude_code" in found
 
 
 MODULE_SET = (
@@ -429,7 +432,7 @@ def module_set_offences(package: Path) -> list[str]:
         if not (package / f"{module}.py").is_file()
     ]
     for path in sorted(package.glob("*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parse_file(path)
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef):
                 continue
@@ -481,19 +484,23 @@ ADAPTER_BASE = ("lab_widget.schema", "lab_widget.errors", "lab_widget.compat")
 of :mod:`lab_widget.provider` (the seam) and :mod:`lab_widget.provider.kit` (the kit)."""
 
 
-def adapter_import_offences(path: Path, package: str) -> list[str]:
+def adapter_import_offences(
+    path: Path, package: str, parents: tuple[str, ...] = (), root: Path = PACKAGE
+) -> list[str]:
     """Imports of one adapter module that reach past the seam, the kit and the base.
 
     ``package`` is the adapter's own package (``lab_widget.provider.codex``): its modules
     import each other freely. From ``lab_widget.provider`` only the names its ``__all__``
     exports count (a private module, ``from .. import _tui``, or a kit name taken from the
     seam, ``from .. import JsonlTail``, is an offence), and from the kit only its names; the
-    kit may also be imported whole, as a namespace (``from .. import kit``).
+    kit may also be imported whole, as a namespace (``from .. import kit``). A fork's
+    ``parents`` (:func:`parent_packages`) lend it their public names (their ``__all__``):
+    ``from ..opencode import OpenCodeProvider``, never a private module of theirs.
     """
-    module = module_name(path)
+    module = module_name(path, root)
     here = module if path.name == "__init__.py" else module.rpartition(".")[0]
     offences: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_file(path)):
         targets: list[tuple[str, str | None]]
         if isinstance(node, ast.Import):
             targets = [(alias.name, None) for alias in node.names]
@@ -516,26 +523,79 @@ def adapter_import_offences(path: Path, package: str) -> list[str]:
                 continue  # the seam, and the kit as a namespace (``kit.TuiProvider``)
             if base == "lab_widget.provider.kit" and name in lab_widget.provider.kit.__all__:
                 continue
+            if base in parents and name in importlib.import_module(base).__all__:
+                continue  # a fork builds on its parent's public names
             shown = f"{base} import {name}" if name else base
-            offences.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {shown}")
+            offences.append(f"{path.relative_to(root)}:{node.lineno}: {shown}")
     return offences
+
+
+def parent_packages(package: str) -> tuple[str, ...]:
+    """The provider packages a provider's package is a fork of: those whose provider class
+    its own provider class builds on (Kilo's ``KiloProvider(OpenCodeProvider)``).
+    """
+    own = {type(get_provider(p)) for p in provider_ids()}
+    mine = [c for c in own if c.__module__.rpartition(".")[0] == package]
+    return tuple(
+        sorted(
+            base.__module__.rpartition(".")[0]
+            for cls in mine
+            for base in cls.__mro__[1:]
+            if base in own
+        )
+    )
 
 
 def test_adapters_import_only_the_seam_the_kit_and_the_base() -> None:
     # An adapter is written against the seam's public names, the kit's, the schema, the
-    # errors and the pins: a helper it needs from core moves down into the kit.
+    # errors and the pins: a helper it needs from core moves down into the kit. A fork also
+    # builds on its parent's public names (a family).
     offences = [
         offence
         for name in CONCRETE
         for path in sorted((PROVIDERS / name).rglob("*.py"))
-        for offence in adapter_import_offences(path, f"lab_widget.provider.{name}")
+        for offence in adapter_import_offences(
+            path,
+            f"lab_widget.provider.{name}",
+            parent_packages(f"lab_widget.provider.{name}"),
+        )
     ]
     assert offences == []
 
 
-def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
+def probe_module(tmp_path: Path, provider: str) -> Path:
+    """Where a probe module of ``provider``'s package goes: a copy of the package's layout
+    under the test's folder, never the package itself (other tests read its files)."""
+    probe = tmp_path / "lab_widget" / "provider" / provider / "_probe_for_test.py"
+    probe.parent.mkdir(parents=True)
+    return probe
+
+
+def test_a_fork_builds_on_its_parent_s_public_names_only(tmp_path: Path) -> None:
+    # A sanity check so the family rule can never open more than the parent's __all__.
+    assert parent_packages("lab_widget.provider.kilo") == ("lab_widget.provider.opencode",)
+    assert parent_packages("lab_widget.provider.opencode") == ()
+    probe = probe_module(tmp_path, "kilo")
+    probe.write_text(
+        "from ..opencode import OpenCodeProvider\nfrom ..opencode import _store\n"
+        "from ..opencode._compat import VERSION\nfrom ..codex import CodexProvider\n"
+    )
+    found = adapter_import_offences(
+        probe,
+        "lab_widget.provider.kilo",
+        ("lab_widget.provider.opencode",),
+        tmp_path / "lab_widget",
+    )
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "lab_widget.provider.opencode import _store",
+        "lab_widget.provider.opencode._compat import VERSION",
+        "lab_widget.provider.codex import CodexProvider",
+    ]
+
+
+def test_the_adapter_import_checker_sees_what_reaches_past_the_seam(tmp_path: Path) -> None:
     # A sanity check so the guard above can never go blind.
-    probe = PROVIDERS / "claude_code" / "_probe_for_test.py"
+    probe = probe_module(tmp_path, "claude_code")
     probe.write_text(
         "from ... import _commands\nfrom .._jsonl import JsonlTail\nfrom .. import _tui\n"
         "from ..codex import _compat\nimport lab_widget._run._run\nfrom .. import JsonlTail\n"
@@ -543,10 +603,9 @@ def test_the_adapter_import_checker_sees_what_reaches_past_the_seam() -> None:
         "from .. import kit\nfrom ..kit import JsonlTail, TranscriptRef\nfrom ..kit import _jsonl\n"
         "from ... import provider\n"
     )
-    try:
-        found = adapter_import_offences(probe, "lab_widget.provider.claude_code")
-    finally:
-        probe.unlink()
+    found = adapter_import_offences(
+        probe, "lab_widget.provider.claude_code", root=tmp_path / "lab_widget"
+    )
     assert [f.split(": ", 1)[1] for f in found] == [
         "lab_widget import _commands",
         "lab_widget.provider._jsonl import JsonlTail",
@@ -704,7 +763,7 @@ def test_the_chat_brain_never_reads_the_terminal_view() -> None:
     used = {
         f"{m}: {node.attr if isinstance(node, ast.Attribute) else node.id}"
         for m in modules
-        for node in ast.walk(ast.parse(paths[m].read_text()))
+        for node in ast.walk(parse_file(paths[m]))
         if (isinstance(node, ast.Attribute) and node.attr in _SCREEN_NAMES)
         or (isinstance(node, ast.Name) and node.id in _SCREEN_NAMES)
     }

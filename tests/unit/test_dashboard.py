@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import lab_widget
 from lab_widget import Run
-from lab_widget._widgets._dashboard import RunList, RunsDashboard
+from lab_widget._run._registry import LiveRun
+from lab_widget._widgets._dashboard import RunList, RunsDashboard, _row
+from lab_widget.schema import SessionSummary
 from tests.support.dashboard import act
 from tests.support.local import local_parts
 from tests.support.recording import RecordingComm, from_browser
@@ -120,3 +123,29 @@ def test_two_busy_runs_and_sync_requests_never_deadlock(
         board.close()
         for run in runs:
             run.stop()
+
+
+class _Quiet:
+    """A live run as the table reads it, last heard from two hours ago (or never)."""
+
+    id, display_name, state, cwd = "q", "Quiet", "idle", Path("/tmp/q")
+
+    def __init__(self, updated_at: datetime | None) -> None:
+        self.session = SessionSummary(updated_at=updated_at)
+
+
+def test_last_activity_is_the_transcripts_last_change_not_when_the_table_looked() -> None:
+    two_hours_ago = datetime.now(UTC) - timedelta(hours=2)
+    row = _row(cast(LiveRun, _Quiet(two_hours_ago)), seen="")
+    assert row["last_activity"] == two_hours_ago.isoformat(timespec="seconds")
+    # Nothing in the transcript yet: what the table heard, and nothing before it heard.
+    assert _row(cast(LiveRun, _Quiet(None)), seen="")["last_activity"] == ""
+
+
+def test_stop_all_ends_every_listed_run_in_one_call(lab_home: Path, workdir: Path) -> None:
+    runs = [Run("fake", cwd=workdir, name=f"all-{i}") for i in range(2)]
+    listed = lab_widget.runs()
+    assert sorted(listed.stop_all()) == ["all-0", "all-1"]
+    assert [r.state for r in runs] == ["ended", "ended"]
+    assert lab_widget.runs() == []
+    assert listed.stop_all() == []  # nothing left to stop

@@ -17,6 +17,7 @@ from lab_widget.provider import get_provider
 from lab_widget.provider._couplings import ApprovalKeys, Evidence
 from lab_widget.schema import Answer, Dialog, DialogAnswer, Question
 from tests.support.package import PACKAGE
+from tests.support.syntax import parse_file
 
 BASES = {"LabWidgetError", "SetupError", "RunStateError", "DialogError"}
 """Classes that exist to be caught, never raised: a raise names the leaf that happened."""
@@ -106,7 +107,7 @@ def raised_bases(paths: list[Path]) -> list[str]:
     """``file:line name`` of every ``raise`` of a base class (called or not) in ``paths``."""
     hits: list[str] = []
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_file(path)):
             if not isinstance(node, ast.Raise) or node.exc is None:
                 continue
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc

@@ -11,6 +11,7 @@ from pathlib import Path
 import lab_widget
 from lab_widget import errors
 from tests.support.package import PACKAGE, module_name
+from tests.support.syntax import parse_file
 
 ROOT = PACKAGE.parent
 API_DOC = ROOT / "docs" / "api.md"
@@ -32,13 +33,13 @@ def dotted(node: ast.expr) -> str | None:
     return None
 
 
-def raised_and_warned() -> dict[str, set[str]]:
+def raised_and_warned(root: Path = PACKAGE) -> dict[str, set[str]]:
     """Class names raised (``raise X(...)``, ``raise X``) or warned (``warnings.warn(...,
-    X)``) in each module of the package, by module name."""
+    X)``) in each module under ``root`` (the package), by module name."""
     found: dict[str, set[str]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse_file(path)):
             if isinstance(node, ast.Raise) and node.exc is not None:
                 target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
                 if (name := dotted(target)) is not None:
@@ -50,7 +51,7 @@ def raised_and_warned() -> dict[str, set[str]]:
                         category = keyword.value
                 if category is not None and (name := dotted(category)) is not None:
                     names.add(name)
-        found[module_name(path)] = names
+        found[module_name(path) if root == PACKAGE else path.stem] = names
     return found
 
 
@@ -62,9 +63,9 @@ def resolve(module: object, name: str) -> object:
 
 
 def test_the_scanner_sees_raises_and_warnings(tmp_path: Path) -> None:
-    # A sanity check so the guard below can never go blind.
-    probe = PACKAGE / "_probe_raises_for_test.py"
-    probe.write_text(
+    # A sanity check so the guard below can never go blind. The probe stays out of the
+    # package: other tests read the package's files at the same time.
+    (tmp_path / "probe.py").write_text(
         "import warnings\n"
         "def f():\n"
         "    raise errors.TmuxError('x')\n"
@@ -72,10 +73,7 @@ def test_the_scanner_sees_raises_and_warnings(tmp_path: Path) -> None:
         "    warnings.warn('y', AnswerMismatchWarning, stacklevel=2)\n"
         "    raise LookupError\n"
     )
-    try:
-        names = raised_and_warned()["lab_widget._probe_raises_for_test"]
-    finally:
-        probe.unlink()
+    names = raised_and_warned(tmp_path)["probe"]
     assert names == {"errors.TmuxError", "AnswerMismatchWarning", "LookupError"}
 
 

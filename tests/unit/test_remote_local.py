@@ -90,6 +90,8 @@ def test_run_shows_its_real_parameters() -> None:
         "sandbox",
         "host",
         "prompt",
+        "kernel",
+        "rerun",
         "options",
     ]
     assert parameters["cwd"].default == "." and parameters["host"].default is None

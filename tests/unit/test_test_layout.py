@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from tests.support.paths import ROOT
+from tests.support.syntax import parse_file
 
 TESTS = ROOT / "tests"
 
@@ -24,7 +25,7 @@ def imported_test_modules(path: Path, root: Path = TESTS) -> list[tuple[int, str
     if path.name != "__init__.py":
         package = package[:-1]
     found: list[tuple[int, str, bool]] = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_file(path)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name, True) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -19,6 +19,13 @@ export interface CodeHost {
 }
 
 const PYTHON = new Set(["", "python", "py", "python3", "ipython", "ipython3", "pycon"]);
+/** Blocks that show text, not code (a variable's description, an output): nothing to run. */
+const PLAIN = new Set(["text", "txt", "plain", "plaintext", "output", "log"]);
+
+/** Whether a block of `lang` is code a cell could hold (plain text is only copied). */
+export function insertable(lang: string): boolean {
+  return !PLAIN.has(lang.trim().toLowerCase());
+}
 const SHELL = new Set(["bash", "sh", "shell", "console", "zsh"]);
 const FEEDBACK_MS = 1500;
 
@@ -77,19 +84,22 @@ export function decorateCodeBlocks(root: HTMLElement, host: CodeHost): void {
       { type: "button", class: "lw-code-copy", title: "Copy the code" },
       "Copy",
     );
-    const insert = host.insertCell
-      ? h(
-          "button",
-          {
-            type: "button",
-            class: "lw-code-insert",
-            title: "Insert as a new cell below the chat",
-            "aria-label": "Insert as a new cell below",
-          },
-          "Insert cell",
-        )
-      : null;
-    const bar = h("div", { class: "lw-code-actions" }, copy, insert);
+    const insert =
+      host.insertCell && insertable(lang)
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "lw-code-insert",
+              title: "Insert as a new cell below the chat",
+              "aria-label": "Insert as a new cell below",
+            },
+            "Insert cell",
+          )
+        : null;
+    // A bar above the code, never over it: the language on the left, the actions right.
+    const label = h("span", { class: "lw-code-lang" }, lang);
+    const bar = h("div", { class: "lw-code-actions" }, label, copy, insert);
     const block = h("div", { class: "lw-codeblock" });
     pre.replaceWith(block);
     block.append(bar, pre);

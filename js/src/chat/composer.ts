@@ -19,6 +19,14 @@ export interface ComposerActions {
 
 const HINT = "Enter to send · Shift+Enter for a new line";
 
+/** What was typed and where the caret was: kept when the view is drawn again. */
+export interface Draft {
+  text: string;
+  start: number;
+  end: number;
+  focused: boolean;
+}
+
 export class Composer {
   readonly el: HTMLElement;
 
@@ -99,10 +107,30 @@ export class Composer {
     this.#clear.hidden = !c.clearVisible;
     this.#clear.disabled = !c.clearEnabled;
     this.#clear.classList.toggle("lw-busy", this.#busy.has("clear"));
+    // How to type means nothing where nothing can be typed (an ended run, a question).
+    this.#hint.hidden = !c.inputEnabled;
     this.#notice.textContent = c.notice;
     this.#notice.hidden = c.notice === "";
     if (this.#input.disabled && this.#completer.isOpen) this.#completer.update();
     if (this.#input.disabled && this.#mentions.isOpen) this.#mentions.update();
+  }
+
+  /** The text typed and not sent, with its caret. */
+  draft(): Draft {
+    const input = this.#input;
+    const focused = typeof document !== "undefined" && document.activeElement === input;
+    return { text: input.value, start: input.selectionStart, end: input.selectionEnd, focused };
+  }
+
+  /** Put back a draft (a new view of the same run); a text typed here already wins. */
+  restoreDraft(draft: Draft): void {
+    const input = this.#input;
+    if (input.value !== "" || draft.text === "") return;
+    input.value = draft.text;
+    this.#fitInput();
+    this.update();
+    input.setSelectionRange(draft.start, draft.end);
+    if (draft.focused && !input.disabled) input.focus({ preventScroll: true });
   }
 
   /** Stop updating: the view is gone. */

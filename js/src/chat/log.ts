@@ -102,6 +102,29 @@ export class MessageLog {
     this.#followNewContent();
   }
 
+  /** Show `el` after the messages (what is on its way); call `contentAdded` as it changes. */
+  setTail(el: HTMLElement): void {
+    this.#scroller.append(el);
+  }
+
+  /** Something below the messages changed: follow it when the log follows the end. */
+  contentAdded(): void {
+    this.#followNewContent();
+  }
+
+  /** How far the log is scrolled: null when it follows the end. */
+  scrollPosition(): number | null {
+    return this.#atBottom ? null : this.#scroller.scrollTop;
+  }
+
+  /** Scroll back to a position `scrollPosition` gave (once laid out). */
+  restoreScroll(position: number | null): void {
+    if (position === null) return;
+    this.#atBottom = false;
+    this.#scroller.scrollTop = position;
+    this.#jump.hidden = false;
+  }
+
   /** The dialog forms shown, or only those answering `toolId`. */
   dialogForms(toolId?: string): HTMLFormElement[] {
     return [...this.#log.querySelectorAll<HTMLFormElement>(".lw-dialog-form")].filter(

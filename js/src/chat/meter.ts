@@ -40,6 +40,32 @@ export interface SessionInfo {
   contextWindow: number | null;
   branch: string;
   quotas: QuotaInfo[];
+  /** The whole run's, when a clear ended earlier conversations: theirs plus this one's. */
+  total: SessionTotal | null;
+}
+
+/** A run's totals over all its conversations. */
+export interface SessionTotal {
+  conversations: number;
+  tokens: number;
+  costEstimate: string | null;
+  vendorCost: string | null;
+}
+
+/** Two exact decimals added (as the kernel sends them); null when neither is known. */
+function addDecimal(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return String(Number(a) + Number(b));
+}
+
+function tokenCount(u: Record<string, unknown>): number {
+  return (
+    num(u.input_tokens) +
+    num(u.output_tokens) +
+    num(u.cache_read_tokens) +
+    num(u.cache_write_tokens)
+  );
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
@@ -81,6 +107,23 @@ export function normalizeSession(raw: unknown): SessionInfo | null {
   const v = raw as Record<string, unknown>;
   const usage = (v.usage ?? {}) as Record<string, unknown>;
   const limits = Array.isArray(v.rate_limits) ? v.rate_limits : [];
+  const costEstimate = decimal(v.cost_usd_estimate);
+  let vendorCost = decimal(v.vendor_cost_usd);
+  // A CLI that has not reported yet (a dialog waits in the first turn) says 0: that is no
+  // figure beside an estimate of what the turn already cost.
+  if (vendorCost !== null && Number(vendorCost) === 0 && Number(costEstimate ?? 0) > 0) {
+    vendorCost = null;
+  }
+  let total: SessionTotal | null = null;
+  if (v.earlier !== null && typeof v.earlier === "object") {
+    const e = v.earlier as Record<string, unknown>;
+    total = {
+      conversations: num(e.conversations) + 1,
+      tokens: tokenCount((e.usage ?? {}) as Record<string, unknown>) + tokenCount(usage),
+      costEstimate: addDecimal(decimal(e.cost_usd_estimate), costEstimate),
+      vendorCost: addDecimal(decimal(e.vendor_cost_usd), vendorCost),
+    };
+  }
   return {
     model: str(v.model),
     modelRequested: str(v.model_requested),
@@ -88,14 +131,15 @@ export function normalizeSession(raw: unknown): SessionInfo | null {
     outputTokens: num(usage.output_tokens),
     cacheReadTokens: num(usage.cache_read_tokens),
     cacheWriteTokens: num(usage.cache_write_tokens),
-    costEstimate: decimal(v.cost_usd_estimate),
-    vendorCost: decimal(v.vendor_cost_usd),
+    costEstimate,
+    vendorCost,
     currency: str(v.currency) || "USD",
     priceTable: str(v.price_table),
     contextTokens: num(v.context_tokens, null),
     contextWindow: num(v.context_window, null),
     branch: str(v.branch),
     quotas: limits.map(quota).filter((q): q is QuotaInfo => q !== null),
+    total,
   };
 }
 
@@ -243,6 +287,7 @@ export class SessionMeter {
     h("span", { class: "lw-context-label" }),
   );
   readonly #branch = h("span", { class: "lw-session-branch" });
+  readonly #total = h("span", { class: "lw-session-total" });
 
   constructor() {
     this.#cost.append(this.#estimate, this.#separator, this.#vendor);
@@ -251,6 +296,7 @@ export class SessionMeter {
       this.#tokens,
       this.#cost,
       this.#quotas.el,
+      this.#total,
       this.#context,
       this.#branch,
     );
@@ -259,7 +305,8 @@ export class SessionMeter {
   set(raw: unknown): void {
     const s = normalizeSession(raw);
     const tokens = s ? s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens : 0;
-    this.el.hidden = s === null || (s.model === "" && tokens === 0 && s.quotas.length === 0);
+    this.el.hidden =
+      s === null || (s.model === "" && tokens === 0 && s.quotas.length === 0 && s.total === null);
     if (s === null) return;
 
     this.#model.textContent = s.model || s.modelRequested;
@@ -293,6 +340,7 @@ export class SessionMeter {
     this.#cost.title = this.#estimate.title || this.#vendor.title;
 
     this.#quotas.set(s.quotas);
+    this.#setTotal(s.total);
 
     const label = this.#context.querySelector(".lw-context-label") as HTMLElement;
     if (s.contextTokens !== null && s.contextWindow) {
@@ -312,5 +360,23 @@ export class SessionMeter {
 
     this.#branch.textContent = s.branch ? `⎇ ${s.branch}` : "";
     this.#branch.hidden = s.branch === "";
+  }
+
+  /** The run's totals beside this conversation's, once a clear ended an earlier one. */
+  #setTotal(total: SessionTotal | null): void {
+    this.#total.hidden = total === null;
+    if (total === null) {
+      this.#total.textContent = "";
+      return;
+    }
+    const cost = total.costEstimate ?? total.vendorCost;
+    const parts = [`session: ${compactCount(total.tokens)} tokens`];
+    if (cost !== null) parts.push(`${total.costEstimate !== null ? "≈ " : ""}${dollars(cost)}`);
+    this.#total.textContent = parts.join(" · ");
+    this.#total.title =
+      `All ${total.conversations} conversations of this run: ${total.tokens} tokens` +
+      (total.costEstimate !== null ? `, estimated ${total.costEstimate} USD` : "") +
+      (total.vendorCost !== null ? `, reported ${total.vendorCost} USD` : "") +
+      ". The other figures are this conversation's.";
   }
 }

@@ -2,7 +2,7 @@
 // it renders a ConversationStore and calls the actions it is given.
 import type { CodeHost } from "./codeblocks";
 import { normalizeCommands } from "./commands";
-import { Composer } from "./composer";
+import { Composer, type Draft } from "./composer";
 import { dialogContext, syncDialogForm } from "./dialog-form";
 import { h } from "../shared/dom";
 import { stateLabel } from "./format";
@@ -12,6 +12,7 @@ import { SessionMeter } from "./meter";
 import { normalizeDialog } from "./normalize";
 import type { RenderContext } from "./message";
 import { ConversationStore } from "./store";
+import { awaitingModel, userPrompts, WaitingTail } from "./waiting";
 import type { ActionKind, Answer, DeltaMsg, State } from "../types";
 
 export interface ChatActions {
@@ -46,6 +47,16 @@ export interface ChatViewOptions {
   code?: CodeHost;
   /** A pane shown between the conversation and the composer (the terminal). */
   terminal?: HTMLElement;
+  /** Saves the document the chat is in (a notebook): Ctrl+S / Cmd+S inside the chat. */
+  save?: () => Promise<void>;
+}
+
+/** What the user had typed, scrolled and expanded: a new view of the same run gets it back. */
+export interface UiState {
+  draft: Draft;
+  /** null: following the end. */
+  scroll: number | null;
+  expanded: readonly string[];
 }
 
 const COPY_FEEDBACK_MS = 1500;
@@ -97,8 +108,10 @@ export class ChatView {
   );
   readonly #meter = new SessionMeter();
   readonly #errors = h("div", { class: "lw-errors" });
+  readonly #tail = new WaitingTail();
+  #unsubscribeTail: () => void = () => {};
   readonly #composer = new Composer(this.#busy, {
-    send: (text) => this.#run("send", () => this.#actions.send(text)),
+    send: (text) => this.#send(text),
     interrupt: () => void this.#run("interrupt", () => this.#actions.interrupt()),
     clear: () => void this.#run("clear", () => this.#actions.clear()),
   });
@@ -110,6 +123,8 @@ export class ChatView {
     this.store = options.store ?? new ConversationStore();
     this.#ctx.code = options.code ?? {};
     this.#log = new MessageLog(this.store, this.#ctx);
+    this.#log.setTail(this.#tail.el);
+    this.#unsubscribeTail = this.store.subscribe((change) => this.#updateTail(change.reset));
     this.#composer.setVariables(options.variables ?? null);
 
     root.classList.add("lw-chat");
@@ -131,6 +146,24 @@ export class ChatView {
     );
 
     this.#copy.addEventListener("click", () => void this.#copyAttach());
+    // The resize corner is the frame's own: a user who takes it wants more than the limit
+    // the frame grows to by itself.
+    root.addEventListener("pointerdown", (event) => {
+      if (event.target === root) root.style.maxHeight = "none";
+    });
+    const save = options.save;
+    if (save) {
+      // The notebook's own shortcuts never see keys typed here (see above): save as it would.
+      root.addEventListener("keydown", (event) => {
+        const mod = event.ctrlKey || event.metaKey;
+        if (!mod || event.altKey || event.shiftKey || event.key.toLowerCase() !== "s") return;
+        event.preventDefault();
+        event.stopPropagation();
+        void save().catch((error: unknown) =>
+          this.showError(`Could not save the notebook: ${errorText(error)}`),
+        );
+      });
+    }
     this.#ctx.dialogs.attachCommand = options.info?.attachCommand ?? "";
     this.#ctx.dialogs.pending = normalizeDialog(options.pendingDialog);
     this.setInfo(options.info ?? {});
@@ -158,8 +191,11 @@ export class ChatView {
     this.#reason.textContent = stateReason;
     this.#reason.hidden = stateReason === "";
     this.#attach.textContent = attachCommand;
-    this.#attachRow.hidden = attachCommand === "";
+    // An ended run has no TUI to attach to.
+    this.#attachRow.hidden = attachCommand === "" || state === "ended";
     this.#composer.setRun({ state, stateReason, providerName, clearCommand });
+    if (state === "ended") this.#tail.drop();
+    this.#updateTail();
     const dialogs = this.#ctx.dialogs;
     if (dialogs.attachCommand !== attachCommand) {
       dialogs.attachCommand = attachCommand;
@@ -201,6 +237,26 @@ export class ChatView {
     this.#meter.set(raw);
   }
 
+  /** What the user typed, scrolled and expanded, for a view drawn in this one's place. */
+  saveUi(): UiState {
+    return {
+      draft: this.#composer.draft(),
+      scroll: this.#log.scrollPosition(),
+      expanded: [...this.#ctx.expanded],
+    };
+  }
+
+  /** Take back what an earlier view of the same run had (call once in the page). */
+  restoreUi(state: UiState): void {
+    if (this.#destroyed) return;
+    if (state.expanded.length) {
+      for (const key of state.expanded) this.#ctx.expanded.add(key);
+      this.#log.render();
+    }
+    this.#composer.restoreDraft(state.draft);
+    this.#log.restoreScroll(state.scroll);
+  }
+
   applySnapshot(snapshot: unknown): void {
     this.store.applySnapshot(snapshot);
   }
@@ -232,6 +288,7 @@ export class ChatView {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#log.destroy();
+    this.#unsubscribeTail();
     this.#composer.destroy();
     clearTimeout(this.#copyTimer);
     this.#root.replaceChildren();
@@ -267,6 +324,26 @@ export class ChatView {
 
   #syncDialogForms(): void {
     for (const form of this.#log.dialogForms()) syncDialogForm(form, this.#ctx.dialogs);
+  }
+
+  // -- what is on its way ----------------------------------------------------
+
+  /** Send a prompt; one sent while the agent works shows as queued until it is taken. */
+  async #send(text: string): Promise<string | null> {
+    const messages = this.store.messages;
+    const drop =
+      this.#info.state === "working" ? this.#tail.queue(text, userPrompts(messages)) : null;
+    this.#log.contentAdded();
+    const error = await this.#run("send", () => this.#actions.send(text));
+    if (error !== null) drop?.();
+    return error;
+  }
+
+  #updateTail(reset = false): void {
+    if (this.#destroyed) return;
+    const messages = this.store.messages;
+    this.#tail.update(userPrompts(messages), awaitingModel(this.#info.state, messages), reset);
+    this.#log.contentAdded();
   }
 
   // -- actions ---------------------------------------------------------------

@@ -126,3 +126,22 @@ function reveal(anchor: HTMLElement, index: number): void {
     cell?.scrollIntoView?.({ block: "nearest" });
   }, 50);
 }
+
+/**
+ * What saves the notebook showing `model` (the document context's own save, which also
+ * stores the widget state where that is turned on), or null where there is none. The chat
+ * keeps JupyterLab's shortcuts away from its keys, so Ctrl+S in it calls this instead.
+ */
+export function notebookSaver(model: HostModel): (() => Promise<void>) | null {
+  const manager = model.widget_manager;
+  try {
+    const context = isObj(manager) ? manager.context : undefined;
+    const save = isObj(context) ? context.save : undefined;
+    if (typeof save !== "function") return null;
+    return async () => {
+      await (save as () => Promise<void>).call(context);
+    };
+  } catch {
+    return null; // a disposed context throws on access
+  }
+}

@@ -54,6 +54,10 @@ export function ago(iso: string, now: number = Date.now()): string {
   return new Date(t).toISOString().slice(0, 10);
 }
 
+/** What the Stop button says while it waits for the second click, and for how long. */
+export const STOP_CONFIRM = "Stop? Click again";
+export const STOP_CONFIRM_MS = 4000;
+
 export class RunsTableView {
   readonly #root: HTMLElement;
   readonly #actions: RunsActions;
@@ -135,7 +139,25 @@ export class RunsTableView {
           this.#opened === row.id ? this.#actions.close() : this.#actions.open(row.id),
         ),
       );
-      stop.addEventListener("click", () => this.#act(() => this.#actions.stop(row.id)));
+      // Stopping ends the agent and its TUI: the first click asks, a second one stops.
+      let asking: ReturnType<typeof setTimeout> | undefined;
+      const calm = () => {
+        clearTimeout(asking);
+        delete stop.dataset.confirm;
+        stop.textContent = "Stop";
+        stop.title = "";
+      };
+      stop.addEventListener("click", () => {
+        if (stop.dataset.confirm !== "true") {
+          stop.dataset.confirm = "true";
+          stop.textContent = STOP_CONFIRM;
+          stop.title = "This ends the agent and its terminal; click again to stop it";
+          asking = setTimeout(calm, STOP_CONFIRM_MS);
+          return;
+        }
+        calm();
+        this.#act(() => this.#actions.stop(row.id));
+      });
       const terminal = this.#terminalButton(row.id);
       tr = h(
         "tr",

@@ -300,12 +300,11 @@ export class TerminalPane {
 
   close(): void {
     if (!this.#isOpen) return;
-    const live = this.#live;
     this.#screen.hidden = true;
     this.#releaseKeys();
     this.#stopTimers();
     this.#keep();
-    if (live) this.#send({ op: "close", viewer: this.viewer });
+    this.#sendClose();
     // Closed by hand while the run waits on it: the user chose the chat.
     this.#state = { kind: "closed", dismissed: true };
     this.#render();
@@ -373,7 +372,7 @@ export class TerminalPane {
 
   destroy(): void {
     if (this.#state.kind === "destroyed") return;
-    if (this.#live) this.#send({ op: "close", viewer: this.viewer });
+    if (this.#isOpen) this.#sendClose();
     this.#keep();
     this.#state = { kind: "destroyed" };
     this.#stopTimers();
@@ -524,6 +523,15 @@ export class TerminalPane {
     clearTimeout(this.#kernelTimer);
     this.#pingTimer = undefined;
     this.#kernelTimer = undefined;
+  }
+
+  /**
+   * Tell the kernel this viewer went. Sent from every open state, not only `live`: the
+   * kernel attaches for a viewer as soon as its `open` arrives, before the first screen
+   * comes back, and would otherwise stream to it until its lease ran out.
+   */
+  #sendClose(): void {
+    if (this.#available && !this.#ended) this.#send({ op: "close", viewer: this.viewer });
   }
 
   #send(msg: TermOutMsg): boolean {

@@ -4,12 +4,12 @@
 import "../styles/chat.css";
 import type { AnyModel, Initialize, Render } from "@anywidget/types";
 import { ActionChannel } from "../kernel/channel";
-import { notebookHost } from "../kernel/notebook";
+import { notebookHost, notebookSaver } from "../kernel/notebook";
 import { ConversationSync } from "../kernel/sync";
 import { pointAtTerminal, TerminalPane } from "../terminal/pane";
 import { createXterm } from "../terminal/xterm";
 import type { ChatActionArgs, Traits } from "../types";
-import { ChatView, type RunInfo } from "../chat/view";
+import { ChatView, type RunInfo, type UiState } from "../chat/view";
 
 const INFO_TRAITS = [
   "provider_name",
@@ -113,12 +113,39 @@ function terminalPane(model: AnyModel<Traits>): { pane: TerminalPane; dispose():
   };
 }
 
+// -- what the user had, across views of one model -----------------------------------
+
+/** A view's UI state with the terminal pane's. */
+interface ViewUi extends UiState {
+  terminalOpen: boolean;
+}
+
+/** Each model's views in the page, and what the last one to go had. JupyterLab draws a
+ *  new view of the same model when the output's data is replaced (the static copy brought
+ *  up to date): the draft, caret, scroll and open panes carry over. */
+const liveViews = new Map<unknown, Set<() => ViewUi>>();
+const leftUi = new Map<unknown, ViewUi>();
+
+/** What names the model: `_view_key`, or the handle itself where it is the same for all. */
+function uiKey(model: AnyModel<Traits>): unknown {
+  const key: unknown = model.get("_view_key");
+  return typeof key === "string" && key !== "" ? key : model;
+}
+
+function priorUi(key: unknown): ViewUi | undefined {
+  // The old view may still be in the page when the new one is drawn, or already gone.
+  const live = [...(liveViews.get(key) ?? [])];
+  const last = live[live.length - 1];
+  return last ? last() : leftUi.get(key);
+}
+
 const render: Render<Traits> = ({ model, el }) => {
   // Hosts that never call initialize still get a working view.
   const borrowed = links.get(model);
   const link = borrowed ?? new ModelLink(model);
   const { actions } = link;
   const terminal = terminalPane(model);
+  const save = notebookSaver(model);
   const view = new ChatView(
     el,
     {
@@ -136,9 +163,23 @@ const render: Render<Traits> = ({ model, el }) => {
       // Asked when an `@` starts a mention; a quick answer or none (no kernel).
       variables: () => actions.ask("variables", {}, { timeoutMs: 10_000 }),
       code: notebookHost(model) ?? {},
+      ...(save ? { save } : {}),
       terminal: terminal.pane.el,
     },
   );
+  const key = uiKey(model);
+  const prior = priorUi(key);
+  const saveUi = (): ViewUi => ({ ...view.saveUi(), terminalOpen: terminal.pane.isOpen });
+  const live = liveViews.get(key) ?? new Set();
+  liveViews.set(key, live);
+  live.add(saveUi);
+  if (prior) {
+    // Once laid out: a scroll position means nothing before.
+    requestAnimationFrame(() => {
+      view.restoreUi(prior);
+      if (prior.terminalOpen && !terminal.pane.isOpen) terminal.pane.open();
+    });
+  }
   const onInfo = () => view.setInfo(readInfo(model));
   const onPendingDialog = () => view.setPendingDialog(model.get("pending_dialog"));
   const onCommands = () => view.setCommands(model.get("commands"));
@@ -149,6 +190,9 @@ const render: Render<Traits> = ({ model, el }) => {
   model.on("change:commands", onCommands);
   model.on("change:session", onSession);
   return () => {
+    leftUi.set(key, saveUi());
+    live.delete(saveUi);
+    if (live.size === 0) liveViews.delete(key);
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
     model.off("change:has_terminal", onInfo);
     model.off("change:pending_dialog", onPendingDialog);

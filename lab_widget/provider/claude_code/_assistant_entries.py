@@ -46,6 +46,9 @@ def assistant_entry(session: SessionState, entry: dict[str, Any]) -> None:
         "timestamp": timestamp(entry),
         "model": model,
     }
+    # The response's first message carries its usage (built with it, not copied after).
+    if usage is not None and key not in session.carrier:
+        base["usage"] = usage
     asks_tools = False
     for block in blocks:
         if not isinstance(block, dict):
@@ -62,9 +65,9 @@ def assistant_entry(session: SessionState, entry: dict[str, Any]) -> None:
         elif kind == "tool_use":
             added = _tool_use(session, block, entry, base)
             asks_tools = True
-        if added is not None and key not in session.carrier and usage is not None:
+        if added is not None and "usage" in base:
             session.carrier[key] = added.seq
-            session.replace_message(added.model_copy(update={"usage": usage}))
+            del base["usage"]
     stop = message.get("stop_reason")
     session.seen_turn = True
     # A response that so far only thought has its answer still to come.
@@ -104,6 +107,10 @@ def _tool_use(
     session: SessionState, block: dict[str, Any], entry: dict[str, Any], base: dict[str, Any]
 ) -> Message:
     tool_input = block.get("input")
+    report = tool_input.get("message") if isinstance(tool_input, dict) else None
+    if block.get("name") == _compat.HANDBACK_TOOL and isinstance(report, str):
+        session.handbacks.add(str(block.get("id")))
+        return session.add_message(kind="text", text=report, **base)
     call = ToolCall(
         id=str(block.get("id")),
         name=str(block.get("name")),

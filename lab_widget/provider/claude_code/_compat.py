@@ -10,10 +10,8 @@ from .. import kit
 
 VERSION = kit.pinned("claude-code", "2.1.332")
 
-PASTE = kit.PasteTiming(
-    submit_delay=0.25,
-    confirm_waits=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
-    evidence=kit.Evidence(
+PASTE = kit.hook_confirmed_paste(
+    kit.Evidence(
         VERSION,
         "live: test_twenty_prompts_under_load_arrive_once_each, "
         "test_a_reply_is_answered_and_the_run_goes_idle, "
@@ -21,6 +19,7 @@ PASTE = kit.PasteTiming(
         "at spawn, before the TUI read its terminal: the paste landed, the Enter did nothing, "
         "a second Enter 3 s later submitted it (4 of 4, two busy processes beside)",
     ),
+    submit_delay=0.25,
 )
 """A prompt is a bracketed paste with Enter at once; the ``UserPromptSubmit`` hook
 (:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
@@ -45,15 +44,8 @@ INTERRUPT = kit.KeyRecipe(
 )
 """Esc stops the current turn; Ctrl-C twice would quit the TUI."""
 
-RESTORED_INPUT = kit.KeyRecipe(
-    keys=("C-c",),
-    settle=1.0,
-    after=1.0,
-    evidence=kit.Evidence(
-        VERSION,
-        "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered[claude-code]",
-    ),
-)
+_INTERRUPT = "live: test_an_interrupt_stops_the_turn_and_the_next_prompt_is_answered"
+RESTORED_INPUT = kit.ctrl_c_empties_the_box(kit.Evidence(VERSION, f"{_INTERRUPT}[claude-code]"))
 """Esc before the first answer token puts the prompt back into the input box (and records
 nothing); one Ctrl-C empties a non-empty box (a second one within its hint would quit, and
 nothing here sends two). The TUI needs a second to abort the request and put the prompt
@@ -138,6 +130,31 @@ SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 """Tools that start a sub-agent: ``Agent`` in 2.1.332 (which still takes ``Task`` as an
 alias); ``Task`` in the versions before it. Their ``prompt`` input is the sub-agent's first
 prompt."""
+
+HANDBACK_TOOL = "SubagentHandback"
+"""The tool a 2.1.332 sub-agent calls last, its final report as the ``message`` input (the
+CLI tells it so in a reminder): the report is the sub-agent's reply, and the call's result
+("Report delivered to your caller.") is plumbing (fixture ``subagent``)."""
+
+MCP_TOOLS = kit.ToolServerNames(
+    pattern="mcp__{server}__{tool}",
+    evidence=kit.Evidence(
+        VERSION,
+        "live: tests/live/test_kernel_tools.py -k claude-code (the transcript's tool_use name, "
+        "the PermissionRequest hook's tool_name, a permissions.ask rule that makes it ask)",
+    ),
+)
+"""An MCP server given with ``--mcp-config <file>`` (``{"mcpServers": {name: {"type": "stdio",
+"command", "args", "env"}}}``) offers its tools as ``mcp__<server>__<tool>``; rules in the
+settings' ``permissions.ask`` / ``permissions.allow`` name them so."""
+
+UNASKING_MODES = frozenset({"bypassPermissions"})
+"""Permission modes in which the CLI asks before no tool at all (``--permission-mode``): a run
+with asking tools of its own servers is refused in them."""
+
+MCP_CONFIG_FLAG = "--mcp-config"
+"""The command-line option that adds MCP servers from a JSON file, for this run alone (the
+same evidence as :data:`MCP_TOOLS`)."""
 
 RUN_SETTINGS: dict[str, object] = {"askUserQuestionTimeout": "never"}
 """Settings layered over the user's for every run. 2.1.332 can auto-continue an unanswered

@@ -6,9 +6,24 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["global_state_file", "prepare_isolated_home", "user_config_dir"]
+from .. import ToolServer, kit
+from . import _compat
+
+RUN_STATE = kit.RunFile("claude-code.json")
+"""What the spawn decided: the session id it passed, the config folder the CLI uses, and
+the tools of the run's own servers that ask before every call."""
+
+__all__ = [
+    "RUN_STATE",
+    "global_state_file",
+    "prepare_isolated_home",
+    "tool_server_config",
+    "tool_server_permissions",
+    "user_config_dir",
+]
 
 
 def user_config_dir() -> Path:
@@ -32,3 +47,41 @@ def prepare_isolated_home(home: Path, cwd: Path, api_key: str) -> None:
         "projects": {str(cwd): {"hasTrustDialogAccepted": True}},
     }
     (home / ".claude.json").write_text(json.dumps(state, indent=2))
+
+
+def tool_server_config(servers: Sequence[ToolServer]) -> dict[str, object]:
+    """The ``--mcp-config`` file's content that gives the CLI ``servers`` over stdio.
+
+    Examples
+    --------
+    >>> config = tool_server_config([ToolServer("kernel", ["python", "-m", "k"], {"A": "1"})])
+    >>> config["mcpServers"]["kernel"]["args"]
+    ['-m', 'k']
+    """
+    return {
+        "mcpServers": {
+            s.name: {
+                "type": "stdio",
+                "command": s.command[0],
+                "args": list(s.command[1:]),
+                "env": dict(s.env),
+            }
+            for s in servers
+        }
+    }
+
+
+def tool_server_permissions(servers: Sequence[ToolServer]) -> dict[str, list[str]]:
+    """The settings' ``permissions``: each asking tool asks before every call, whatever
+    the permission mode allows; reading tools are allowed.
+
+    Examples
+    --------
+    >>> tool_server_permissions([ToolServer("kernel", ["k"], asking=("run",), reading=("ls",))])
+    {'ask': ['mcp__kernel__run'], 'allow': ['mcp__kernel__ls']}
+    """
+    name = _compat.MCP_TOOLS.tool
+    return {
+        "ask": [name(s.name, tool) for s in servers for tool in s.asking],
+        "allow": [name(s.name, tool) for s in servers for tool in s.reading],
+    }

@@ -63,7 +63,7 @@ def dialog_for_tool(name: str, tool_input: Any, tool_id: str | None) -> Dialog |
 def _summary(tool_input: Any) -> str:
     if not isinstance(tool_input, dict):
         return ""
-    for key in ("command", "file_path", "path", "url", "pattern", "description"):
+    for key in ("command", "code", "file_path", "path", "url", "pattern", "description"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return value
@@ -114,26 +114,37 @@ def approval_for_tool(
     *,
     suggestions: Any = None,
     agent_type: str | None = None,
+    always: bool = True,
 ) -> Dialog:
     """The permission prompt for a tool call (known from its PermissionRequest hook): the
     second row's scope from the hook's ``permission_suggestions``, and the sub-agent that
     asks, if one does (the hook's ``agent_type``).
+
+    ``always=False`` offers no "don't ask again": a tool of the run's own servers that asks
+    before every call (the CLI's second row would save an allow rule in the user's project,
+    beyond the run, and the run's ask rule would still ask).
 
     Examples
     --------
     >>> d = approval_for_tool("Bash", {"command": "ls"}, "t1", agent_type="general-purpose")
     >>> d.questions[0].text, d.body.splitlines()[0]
     ('Allow Bash: ls?', 'Asked by the general-purpose sub-agent.')
+    >>> d = approval_for_tool("mcp__kernel__run_python", {"code": "x = 1"}, "t2", always=False)
+    >>> [o.label for o in d.questions[0].options], d.body.splitlines()
+    (['Approve', 'Reject'], ['```python', 'x = 1', '```'])
     """
     summary = _summary(tool_input)
     scope = _suggested_scope(suggestions)
-    body = f"```\n{summary}\n```" if summary else ""
+    code = isinstance(tool_input, dict) and isinstance(tool_input.get("code"), str)
+    body = f"```{'python' if code else ''}\n{summary}\n```" if summary else ""
     if agent_type:
         body = f"Asked by the {agent_type} sub-agent.\n\n{body}".rstrip()
     return approval_dialog(
         f"Allow {name}" + (f": {summary}" if summary else "") + "?",
         approve="Run it this once",
-        approve_always=f"Run it, and {scope}" if scope else "Run it, and don't ask again",
+        approve_always=(f"Run it, and {scope}" if scope else "Run it, and don't ask again")
+        if always
+        else None,
         reject="Don't run it",
         tool_id=tool_id,
         tool_name=name,

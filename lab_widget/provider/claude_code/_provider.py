@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...compat import PINS
+from ...errors import KernelToolsError
 from ...schema import ProviderCapabilities
 from .. import ProviderMeta, SpawnPlan, StartupBlocker, TranscriptRef, injected_credentials, kit
 from . import _commands, _compat
 from ._auth import ClaudeAuthFlow, api_key, descriptor
-from ._config import global_state_file, prepare_isolated_home, user_config_dir
+from ._config import (
+    RUN_STATE,
+    global_state_file,
+    prepare_isolated_home,
+    tool_server_config,
+    tool_server_permissions,
+    user_config_dir,
+)
 from ._dialogs import play, recipe
 from ._files import peek_session, project_dir, session_files, subagent_dir
 from ._signals import ClaudeSignals
@@ -27,8 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ClaudeCodeProvider"]
 
-_STATE = kit.RunFile("claude-code.json")
-"""What the spawn decided: the session id it passed and the config folder the CLI uses."""
 _SIGNALS = ClaudeSignals()
 
 
@@ -45,6 +51,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
         dialog_kinds=["question", "plan", "approval"],
         model_selection=True,
         models=list(_compat.MODEL_ALIASES),
+        tool_servers=True,
     )
     rejected_marker = _compat.REJECTED_RESULT
     _auth_flow: ClaudeAuthFlow | None = None
@@ -55,6 +62,13 @@ class ClaudeCodeProvider(kit.TuiProvider):
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
+        mode = request.options.get("permission_mode")
+        if request.tool_servers and mode in _compat.UNASKING_MODES:
+            # The servers' asking tools would run unapproved: code in the user's kernel.
+            raise KernelToolsError(
+                f"permission_mode={mode!r} lets {self.meta.display_name} run tools without "
+                "asking; the kernel's tools need every call approved. Use another mode."
+            )
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         session_id = str(uuid.uuid4())
@@ -70,6 +84,13 @@ class ClaudeCodeProvider(kit.TuiProvider):
             **_compat.STATUS_LINE_SETTINGS,
             "command": status_command(ctx.runtime_dir / _compat.STATUS_SPOOL, own),
         }
+        extra: list[str] = []
+        if request.tool_servers:
+            # The run's own servers, beside the user's (whose own rules still apply).
+            settings["permissions"] = tool_server_permissions(request.tool_servers)
+            servers_path = ctx.runtime_dir / "claude-mcp.json"
+            servers_path.write_text(json.dumps(tool_server_config(request.tool_servers), indent=2))
+            extra = [_compat.MCP_CONFIG_FLAG, str(servers_path)]
         settings_path = ctx.runtime_dir / "claude-settings.json"
         settings_path.write_text(json.dumps(settings, indent=2))
 
@@ -100,11 +121,19 @@ class ClaudeCodeProvider(kit.TuiProvider):
             stored = injected_credentials(self.meta.id, self.auth())
             env.update(stored)
             secret.update(stored)
-        _STATE.write(ctx, {"session_id": session_id, "config_dir": str(config_dir)})
+        asking = [
+            _compat.MCP_TOOLS.tool(server.name, tool)
+            for server in request.tool_servers
+            for tool in server.asking
+        ]
+        RUN_STATE.write(
+            ctx,
+            {"session_id": session_id, "config_dir": str(config_dir), "asking_tools": asking},
+        )
         argv = [str(request.binary), "--session-id", session_id, "--settings", str(settings_path)]
+        argv += extra
         if request.model:
             argv += ["--model", request.model]
-        mode = request.options.get("permission_mode")
         if isinstance(mode, str):
             argv += ["--permission-mode", mode]
         return SpawnPlan(
@@ -166,7 +195,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
                 path = Path(str(record["transcript_path"]))
                 break
         if path is None:
-            state = _STATE.read(context)
+            state = RUN_STATE.read(context)
             if not state.get("session_id"):
                 return current
             session_id = str(state["session_id"])
@@ -196,7 +225,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
         return session_files(project_dir(user_config_dir(), str(Path(cwd).expanduser().resolve())))
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        config = _STATE.read(context).get("config_dir")
+        config = RUN_STATE.read(context).get("config_dir")
         if not config or Path(str(config)) == user_config_dir():
             return []
         return session_files(project_dir(Path(str(config)), str(context.cwd)))
@@ -208,7 +237,7 @@ class ClaudeCodeProvider(kit.TuiProvider):
         return peek_session(ref.path)
 
     def watch_paths(self, context: RunContext) -> list[Path]:
-        state = _STATE.read(context)
+        state = RUN_STATE.read(context)
         config_dir = Path(str(state.get("config_dir") or user_config_dir()))
         return [
             _SIGNALS.spool(context),

@@ -63,6 +63,10 @@ class SessionState:
     """Sub-agent id -> the tool call that started it, as this file tells."""
     agent_calls: dict[str, str] = field(default_factory=dict)
     """Sub-agent calls (tool id -> prompt) whose sub-agent is not known yet."""
+    handbacks: set[str] = field(default_factory=set)
+    """A sub-agent's report calls, shown as its reply: their results are not shown."""
+    finished: set[str] = field(default_factory=set)
+    """Sub-agent calls whose finish is noted already (when the report came back)."""
 
     def add_message(self, **fields: Any) -> Message:
         """Append a message (the next seq) and report it as changed."""

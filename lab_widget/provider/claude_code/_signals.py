@@ -12,6 +12,7 @@ from ...schema import Dialog
 from .. import RunContext
 from ..kit import HookSignals, open_calls, spool_drop, spool_entries
 from . import _compat
+from ._config import RUN_STATE
 from ._dialogs import approval_for_tool, dialog_for_tool
 
 __all__ = ["ClaudeSignals", "sweepable"]
@@ -61,6 +62,7 @@ class ClaudeSignals(HookSignals):
                     call.get("tool_use_id"),
                     suggestions=last.get("permission_suggestions"),
                     agent_type=str(agent) if agent else None,
+                    always=name not in (RUN_STATE.read(context).get("asking_tools") or []),
                 )
         for record in reversed(calls):
             dialog = dialog_for_tool(

@@ -29,7 +29,7 @@ from ...schema import (
     State,
 )
 from .. import ReadResult, TranscriptReader, TranscriptRef
-from ..kit import CorruptLine, JsonlTail, Line, UsageLedger, exact
+from ..kit import CorruptLine, JsonlTail, Line, UsageLedger, collector_paused, exact
 from ._assistant_entries import assistant_entry
 from ._entries import ANSI, timestamp, unused_line
 from ._files import peek_session, project_dir, project_slug
@@ -127,15 +127,16 @@ class ClaudeTranscriptReader(TranscriptReader):
             self._reset()
         session = self._session
         session.changed = {}
-        for item in items:
-            if isinstance(item, CorruptLine):
-                session.lifecycle(
-                    f"Skipped unreadable transcript line {item.number}: {item.error}",
-                    "warning",
-                    None,
-                )
-            elif isinstance(item.value, dict):
-                self._entry(item)
+        with collector_paused():
+            for item in items:
+                if isinstance(item, CorruptLine):
+                    session.lifecycle(
+                        f"Skipped unreadable transcript line {item.number}: {item.error}",
+                        "warning",
+                        None,
+                    )
+                elif isinstance(item.value, dict):
+                    self._entry(item)
         if self._subagents is not None:
             self._subagents.read()
         changed = [session.messages[seq] for seq in sorted(session.changed)]

@@ -123,6 +123,8 @@ def user_entry(session: SessionState, entry: dict[str, Any]) -> None:
 
 def _tool_result(session: SessionState, block: dict[str, Any], entry: dict[str, Any]) -> None:
     tool_id = block.get("tool_use_id")
+    if tool_id in session.handbacks:
+        return  # the report's delivery receipt: the report itself is the reply
     seq = session.tool_seq.get(tool_id) if isinstance(tool_id, str) else None
     content = block.get("content")
     output = TOOL_ERROR.sub("", block_text(content))
@@ -176,14 +178,24 @@ def _report(session: SessionState, origin: dict[str, Any]) -> None:
     old = session.tool_message(tool_id) if tool_id else None
     if old is None or old.tool is None or not isinstance(report, str):
         return
-    tool = old.tool.model_copy(update={"output": report})
+    tool = old.tool.model_copy(update={"output": report, "status": "ok"})
     session.replace_message(old.model_copy(update={"tool": tool}))
+    # The finish is told where the report arrives, before the answer the main agent builds
+    # on it; the task notification that follows much later adds nothing.
+    description = old.tool.input.get("description")
+    name = f'Agent "{description}"' if isinstance(description, str) and description else "Agent"
+    session.lifecycle(f"{name} finished", "info", None)
+    session.finished.add(old.tool.id)
 
 
 def _task_done(session: SessionState, notice: TaskNotification, entry: dict[str, Any]) -> None:
     # Whether the main agent answers the notification shows in what follows (a model
     # request, then a response): the notification itself starts no turn.
     tool_id = notice.tool_use_id
+    if tool_id in session.finished and notice.status == "completed":
+        # Told when the report came back; until this note the run counted it as running.
+        session.background.pop(tool_id, None)
+        return
     level: LifecycleLevel = "info" if notice.status == "completed" else "warning"
     old = session.tool_message(tool_id) if tool_id is not None else None
     report = old.tool.output if old is not None and old.tool is not None else None

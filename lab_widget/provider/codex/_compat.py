@@ -300,6 +300,66 @@ prefix; the hook names none, so the chat says "commands that start the same way"
 declines it and ends the turn (``turn_aborted``). Keys go 1.5 s after the
 PermissionRequest hook (a key sent 0.5 s after it was lost in a live run)."""
 
+_MCP_EVIDENCE = kit.Evidence(
+    VERSION,
+    "live: tests/live/test_kernel_tools.py -k codex (the request's tools, the hooks' "
+    "tool_name, the rollout's function_call, the approval form on screen)",
+)
+
+MCP_TOOLS = kit.ToolServerNames(pattern="mcp__{server}__{tool}", evidence=_MCP_EVIDENCE)
+"""A server given as ``mcp_servers.<server>`` (a ``-c`` override of this run alone, or the
+``config.toml`` table) offers its tools to the model in a ``namespace`` tool named
+``mcp__<server>``, each by its own name; the rollout's ``function_call`` carries ``name``
+and ``namespace`` apart, and the PreToolUse / PermissionRequest / PostToolUse hooks name
+the call ``mcp__<server>__<tool>``, which the reader names it too."""
+
+MCP_NAMESPACE_PREFIX = "mcp__"
+"""How an MCP server's ``namespace`` in the rollout begins (the same evidence)."""
+
+MCP_APPROVAL_MODES = ("prompt", "approve")
+"""``default_tools_approval_mode`` of the run's servers and ``tools.<tool>.approval_mode``
+of their reading tools: ``prompt`` asks before every call, whatever the approval policy;
+``approve`` runs the tool without asking. (``auto``, the default, lets the CLI decide from
+the tool's annotations and the policy.) The same evidence."""
+
+MCP_STARTUP: dict[str, object] = {"required": True, "startup_timeout_sec": 60}
+"""Each run's server is ``required``: the CLI waits for it before the first request (an
+optional one is left behind when it is slower to start than the TUI, and that turn's
+request offers no ``mcp__<server>`` tools, seen live), and fails loudly ("required MCP
+servers failed to initialize") rather than run without it. Starting the kernel server
+(Python, the ``mcp`` SDK, ``jupyter_client``) takes seconds on a loaded machine: 60 s
+before the CLI gives up. The same evidence."""
+
+MCP_RUN_SETTINGS = {"approvals_reviewer": '"user"'}
+"""``-c`` overrides of a run with its own servers: the user answers every approval, never
+a reviewing agent a user's ``config.toml`` may name (``auto_review``); the rollout's
+``turn_context`` shows ``"approvals_reviewer": "user"``. The same evidence."""
+
+MCP_APPROVAL_QUESTION = 'Allow the {server} MCP server to run tool "{tool}"?'
+"""The prompt's question for a tool in ``prompt`` mode; below it the call's arguments
+(``code: ...``) and two rows, "1. Allow  Run the tool and continue" (preselected) and
+"2. Cancel  Cancel this tool call", with "enter to submit | esc to cancel". No row would
+remember the answer: those ("remember this choice for this session / for future tool
+calls") show only for tools in ``auto`` mode. The PermissionRequest hook fires as it opens,
+with the call's ``tool_name`` and ``tool_input`` (no id; the PreToolUse just before it has
+the ``tool_use_id``). The same evidence."""
+
+MCP_APPROVAL = kit.ApprovalKeys(
+    approve="Enter", reject="Escape", settle=1.5, evidence=_MCP_EVIDENCE
+)
+"""Enter submits the preselected Allow; Esc cancels the call. Keys go 1.5 s after the
+PermissionRequest hook, as for :data:`APPROVAL`."""
+
+MCP_DECLINED_OUTPUT = "user cancelled MCP tool call"
+"""The output (after the "Wall time" header) of an MCP call whose prompt was cancelled
+(Esc). The turn goes on: no PostToolUse hook, and the model answers the output. The reader
+marks such a call failed and ``(rejected)``, as :data:`DECLINED_OUTPUT`. The same
+evidence."""
+
+UNASKING_POLICIES = frozenset({"never"})
+"""``--ask-for-approval`` values under which the CLI never asks: a run with its own servers
+refuses them (its asking tools must be approved call by call)."""
+
 APPROVAL_TOOLS = frozenset({"Bash"})
 """PermissionRequest tool names whose prompt the recipe above answers (shell commands);
 any other (edits, network) is reported as blocked, to be answered in the terminal."""
@@ -319,6 +379,16 @@ EXIT_CODE = r"(?:Process exited with code|^Exit code:) (-?\d+)"
 """How a shell call's output reports the exit status: ``exec_command`` (0.150.1, 0.171.0)
 "Process exited with code N" in its header, ``shell_command`` (0.80.0) a first line
 "Exit code: N"."""
+
+EXEC_HEADER = (
+    r"\A(?:(?:Chunk ID|Wall time|Exit code|Original token count|Total output lines"
+    r"|Process running with session ID): [^\n]*\n|Process exited with code -?\d+\n)+Output:\n"
+)
+"""The harness lines a shell call's output begins with, for the model and not the user:
+``exec_command`` (0.150.1, 0.171.0) "Chunk ID / Wall time / Process exited with code N /
+Original token count / Output:", ``shell_command`` (0.80.0) "Exit code / Wall time /
+Output:" (fixtures ``tools``). The chat shows what the command printed; the exit status is
+the call's status (``EXIT_CODE``)."""
 
 FAILED_OUTPUT_PREFIXES = ("rejected", "aborted", "error", "unsupported call")
 """How an output without an exit status says the call failed (``unsupported call: <name>``

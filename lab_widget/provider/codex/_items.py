@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE, re.MULTILINE)
+_EXEC_HEADER = re.compile(_compat.EXEC_HEADER)
 _IMAGE_WRAPPER = re.compile(_compat.IMAGE_WRAPPER)
 _DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)(?:;[^,;]*)*;base64,(.*)", re.DOTALL)
 
@@ -193,8 +194,9 @@ def tool_output(raw: Any) -> tuple[str, bool, list[Attachment]]:
 
     Examples
     --------
-    >>> tool_output("Process exited with code 1\nOutput:\nno such file")[1]
-    True
+    >>> tool_output("Chunk ID: d4\nWall time: 0.1 seconds\nProcess exited with code 1\n"
+    ...             "Original token count: 3\nOutput:\nno such file\n")[:2]
+    ('no such file\n', True)
     >>> tool_output('{"output": "hi\\n", "metadata": {"exit_code": 0}}')[:2]
     ('hi\n', False)
     """
@@ -225,7 +227,7 @@ def tool_output(raw: Any) -> tuple[str, bool, list[Attachment]]:
         failed = exit_code != 0
     else:
         failed = text.lstrip().lower().startswith(_compat.FAILED_OUTPUT_PREFIXES)
-    return text, failed, images
+    return _EXEC_HEADER.sub("", text, count=1), failed, images
 
 
 def spawned_agent(output: str) -> tuple[str, str | None] | None:

@@ -8,10 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...compat import PINS
+from ...errors import KernelToolsError
 from ...schema import ProviderCapabilities
 from .. import ProviderMeta, SpawnPlan, StartupBlocker, TranscriptRef, kit
 from . import _auth, _commands, _compat
-from ._config import isolated_config, toml_string, user_codex_home, user_config
+from ._config import (
+    RUN_STATE,
+    isolated_config,
+    toml_string,
+    tool_server_overrides,
+    user_codex_home,
+    user_config,
+)
 from ._questions import play, recipe
 from ._rollouts import (
     folder_sessions,
@@ -30,8 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CodexProvider"]
 
-_STATE = kit.RunFile("codex.json")
-"""What the spawn decided: the run's ``CODEX_HOME``, when, and whether it is isolated."""
 _SIGNALS = CodexSignals()
 
 
@@ -51,12 +57,21 @@ class CodexProvider(kit.TuiProvider):
     couplings = _compat
     commands_from = _commands
     # --model, or the isolated config's model for an endpoint run.
-    declared = ProviderCapabilities(dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True)
+    declared = ProviderCapabilities(
+        dialog_kinds=list(_compat.DIALOG_KINDS), model_selection=True, tool_servers=True
+    )
 
     # -- spawn -------------------------------------------------------------------------
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
+        policy = request.options.get("approval_policy")
+        if request.tool_servers and policy in _compat.UNASKING_POLICIES:
+            # The servers' asking tools would never be asked: code in the user's kernel.
+            raise KernelToolsError(
+                f"approval_policy={policy!r} lets {self.meta.display_name} run tools without "
+                "asking; the kernel's tools need every call approved. Use another policy."
+            )
         spool = _SIGNALS.spool(ctx)
         spool.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
@@ -78,19 +93,18 @@ class CodexProvider(kit.TuiProvider):
             model = None  # written into the isolated config
         else:
             codex_home = user_codex_home()
-        _STATE.write(
+        RUN_STATE.note_spawn(
             ctx,
-            {
-                "codex_home": str(codex_home),
-                "spawned_at": time.time(),
-                "isolated": request.endpoint is not None,
-            },
+            isolated=request.endpoint is not None,
+            codex_home=str(codex_home),
+            asking_tools=_compat.MCP_TOOLS.asking(request.tool_servers),
         )
         # The native binary itself, not its Node launcher (see NATIVE_BINARY).
         binary = _compat.NATIVE_BINARY.resolve(request.binary)
         if binary is not None:
             env.update(_compat.NATIVE_BINARY.spawn_env(request.binary))
         argv = [str(binary or request.binary), _compat.HOOK_TRUST_FLAG, *_hook_overrides(spool)]
+        argv += tool_server_overrides(request.tool_servers)
         if model:
             argv += ["--model", model]
         for option, flag in (("approval_policy", "--ask-for-approval"), ("sandbox", "--sandbox")):
@@ -146,14 +160,14 @@ class CodexProvider(kit.TuiProvider):
     # -- transcript --------------------------------------------------------------------
 
     def _codex_home(self, context: RunContext) -> Path:
-        return Path(str(_STATE.read(context).get("codex_home") or user_codex_home()))
+        return RUN_STATE.path_of(context, "codex_home", user_codex_home())
 
     def locate_transcript(
         self, context: RunContext, current: TranscriptRef | None
     ) -> TranscriptRef | None:
         threads = self._threads(context)
         if not threads:
-            since = float(_STATE.read(context).get("spawned_at") or 0.0)
+            since = RUN_STATE.spawned_at(context)
             found = newest_rollout(self._codex_home(context), context.cwd, since)
             if found is None:
                 return current
@@ -175,10 +189,9 @@ class CodexProvider(kit.TuiProvider):
         """
         paths = dict(_SIGNALS.session_starts(context))
         order = list(paths)
-        state = _STATE.read(context)
-        if state.get("isolated"):
+        if RUN_STATE.isolated(context):
             codex_home = self._codex_home(context)
-            markers = thread_markers(codex_home, float(state.get("spawned_at") or 0.0))
+            markers = thread_markers(codex_home, RUN_STATE.spawned_at(context))
             order = [t for t in order if t not in markers] + markers
             sessions = codex_home / _compat.SESSIONS_DIR
             for thread in order:
@@ -188,7 +201,7 @@ class CodexProvider(kit.TuiProvider):
     def clear_opens_epoch(self, context: RunContext) -> bool:
         # /new marks its thread at once only in an isolated home (see _threads); on the
         # user's own the new thread shows with its first message.
-        return bool(_STATE.read(context).get("isolated"))
+        return RUN_STATE.isolated(context)
 
     def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
         echo = self.clear_echo(ref)
@@ -202,7 +215,7 @@ class CodexProvider(kit.TuiProvider):
         return folder_sessions(user_codex_home(), Path(cwd).expanduser().resolve())
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        if not _STATE.read(context).get("isolated"):
+        if not RUN_STATE.isolated(context):
             return []
         return folder_sessions(self._codex_home(context), context.cwd)
 
@@ -226,7 +239,7 @@ class CodexProvider(kit.TuiProvider):
         # The TUI marks its thread in CODEX_HOME once it is up (a paste sent then lands;
         # the confirmed submit repeats an Enter it took too early). A marker older than the
         # spawn is another session's.
-        since = float(_STATE.read(context).get("spawned_at") or 0.0)
+        since = RUN_STATE.spawned_at(context)
         markers = self._codex_home(context) / _compat.THREAD_MARKERS
         try:
             ages = [time.time() - p.stat().st_mtime for p in markers.iterdir()]
@@ -255,6 +268,10 @@ class CodexProvider(kit.TuiProvider):
         if dialog.kind == "question":
             reported = kit.reported_at(_SIGNALS.spool(context), dialog.tool_id)
             play(terminal, recipe(dialog, answer), reported)
+            return
+        if dialog.tool_name in RUN_STATE.read(context).get("asking_tools", ()):
+            # The run's own servers ask in a form of their own, with other keys.
+            _compat.MCP_APPROVAL.play(terminal, dialog, answer)
             return
         super().answer(context, terminal, dialog, answer)
 

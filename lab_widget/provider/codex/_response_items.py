@@ -119,6 +119,11 @@ def _call(
     else:
         tool_input = {"input": payload.get("input")}
     name = str(payload.get("name") or kind)
+    namespace = payload.get("namespace")
+    if isinstance(namespace, str) and namespace.startswith(_compat.MCP_NAMESPACE_PREFIX):
+        # An MCP server's tool, named as its hooks name it (and as the user's rules do).
+        server = namespace.removeprefix(_compat.MCP_NAMESPACE_PREFIX)
+        name = _compat.MCP_TOOLS.tool(server, name)
     thread.structural = "working"
     # A question call shows as its dialog from the start (the picker is open).
     asks = name == _compat.QUESTION_TOOL
@@ -145,7 +150,7 @@ def _output(
     thread.structural = "working"  # the model answers the output next
     output, failed, images = tool_output(payload.get("output"))
     status = "error" if failed else "ok"
-    if output.rstrip().endswith(_compat.DECLINED_OUTPUT):
+    if output.rstrip().endswith((_compat.DECLINED_OUTPUT, _compat.MCP_DECLINED_OUTPUT)):
         status, output = "error", f"{output.rstrip()} (rejected)"
     message = state.messages[seq]
     assert message.tool is not None

@@ -14,7 +14,8 @@ from ...schema import Dialog
 from .. import RunContext
 from ..kit import HookSignals, open_calls
 from . import _compat
-from ._dialogs import approval_dialog
+from ._config import RUN_STATE
+from ._dialogs import approval_dialog, tool_server_dialog
 from ._questions import question_dialog
 
 __all__ = ["CodexSignals"]
@@ -54,13 +55,15 @@ class CodexSignals(HookSignals):
             default=-1,
         )
         name = last.get("tool_name")
-        if name not in _compat.APPROVAL_TOOLS:
+        own = name in RUN_STATE.read(context).get("asking_tools", ())
+        if name not in _compat.APPROVAL_TOOLS and not own:
             return None  # reported by blocked(): no verified recipe answers it
         calls = open_calls(records[start + 1 :], _CLOSING)
         call = next((r for r in reversed(calls) if r.get("tool_name") == name), None)
         if call is None:
             return None
-        return approval_dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
+        dialog = tool_server_dialog if own else approval_dialog
+        return dialog(str(name), last.get("tool_input"), call.get("tool_use_id"))
 
     def blocked(self, context: RunContext) -> str | None:
         records = self.records(context)

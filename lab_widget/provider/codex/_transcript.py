@@ -27,7 +27,7 @@ from typing import Any
 
 from ...schema import Message, ModelUsage, SessionSummary, State
 from .. import ReadResult, TranscriptReader, TranscriptRef
-from ..kit import CorruptLine, JsonlTail, Line
+from ..kit import CorruptLine, JsonlTail, Line, collector_paused
 from ..kit import iso_time as _timestamp
 from ._items import (
     Counts,
@@ -154,16 +154,17 @@ class CodexTranscriptReader(TranscriptReader):
         return True
 
     def _lines(self, thread: Thread, items: Any) -> None:
-        for item in items:
-            if isinstance(item, CorruptLine):
-                self._state.lifecycle(
-                    thread,
-                    f"Skipped unreadable transcript line {item.number}: {item.error}",
-                    "warning",
-                    None,
-                )
-            elif isinstance(item.value, dict):
-                self._line(thread, item)
+        with collector_paused():
+            for item in items:
+                if isinstance(item, CorruptLine):
+                    self._state.lifecycle(
+                        thread,
+                        f"Skipped unreadable transcript line {item.number}: {item.error}",
+                        "warning",
+                        None,
+                    )
+                elif isinstance(item.value, dict):
+                    self._line(thread, item)
 
     # -- mapping -----------------------------------------------------------------------
 

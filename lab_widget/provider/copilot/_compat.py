@@ -44,23 +44,127 @@ Once only: a second Ctrl+C at the idle prompt would quit the CLI."""
 APPROVAL = kit.ApprovalKeys(
     approve="Enter",
     reject="Escape",
-    approve_always=None,
+    approve_always="2",
     settle=0.5,
     evidence=kit.Evidence(
         VERSION,
-        "live: test_a_shell_approval_answered_from_the_chat_runs_the_command; fixture: "
+        "live: test_a_shell_approval_answered_from_the_chat_runs_the_command, "
+        "test_approve_always_stops_asking_for_that_command; fixture: "
         "approve_reject_interrupt.jsonl (permission.completed approved after Enter, cancelled "
-        "after Escape)",
+        "after Escape), questions.jsonl (approved-for-location after 2)",
     ),
 )
 """"Do you want to run this command?": "1. Yes" (preselected), "2. Yes, and don't ask again
-for `<cmd>` in this repo (<folder>)", "3. No, and tell Copilot what to do differently (Esc
-to stop)". Enter approves; Esc cancels the call and the whole turn. The prompt opened 0.55 s
-after the ``preToolUse`` hook. Row 2 is not offered: it outlives the run (kept per repo)."""
+for `<cmd>` in this directory (<folder>)", "3. No, and tell Copilot what to do differently
+(Esc to stop)". Enter approves; 2 approves and keeps the command's identifier for the folder
+in ``<COPILOT_HOME>/permissions-config.json`` (an isolated run's own home: it ends with the
+run); Esc cancels the call and the whole turn. The prompt opened 0.55 s after the
+``preToolUse`` hook."""
+
+_MCP_EVIDENCE = kit.Evidence(
+    VERSION,
+    "live: tests/live/test_kernel_tools.py -k copilot (the tool the model calls, the session "
+    "log's tool.execution_start and permission.requested, the prompt on screen); "
+    "extraction: `copilot --help` (--additional-mcp-config, --allow-tool), "
+    "`copilot help permissions` (<mcp-server-name>(tool-name?))",
+)
+
+MCP_TOOLS = kit.ToolServerNames(pattern="{server}-{tool}", evidence=_MCP_EVIDENCE)
+"""An MCP server's tool is offered to the model as ``<server>-<tool>``; the session log's
+``tool.execution_start`` names it so (``toolName``, with ``mcpServerName`` and
+``mcpToolName`` beside it), and so does the ``permission.requested`` event."""
+
+MCP_CONFIG_FLAG = "--additional-mcp-config"
+"""Adds MCP servers for this session only, from ``@<file>`` holding ``{"mcpServers":
+{name: {"type": "local", "command", "args", "env", "tools": ["*"]}}}`` (beside the home's
+``mcp-config.json``, which is left alone). The TUI took the first prompt only once the
+server was up (its log's "Service initialized as client" 0.7 s before the
+``userPromptSubmitted`` hook, on a loaded machine 10 s after ``session.start``). The same
+evidence."""
+
+MCP_SERVERS_KEY = "mcpServers"
+
+ALLOW_TOOL_FLAG = "--allow-tool"
+"""``--allow-tool=<server>(<tool>)`` lets one tool of a server run without a prompt (the
+reading tools); any other tool of it prompts before every call. The same evidence."""
+
+MCP_REQUEST = "mcp"
+"""The ``permissionRequest.kind`` of an MCP tool's prompt: ``{kind, toolCallId, serverName,
+toolName: "<server>-<tool>", toolTitle: <tool>, args, readOnly}``. The prompt, "Do you want
+to use this tool?" below the arguments as JSON, offers "1. Yes" (preselected), "2. Yes, and
+don't ask again for tool "<tool>" from "<server>" in this directory (<folder>)" (kept in
+the home's permissions, beyond the run when the home is the user's: the chat does not offer
+it) and "3. No, and tell Copilot what to do differently (Esc to stop)"; :data:`APPROVAL`'s
+Enter and Esc answer it, and ``permission.completed`` says how. The same evidence."""
+
+ALLOW_ALL_ENV = "COPILOT_ALLOW_ALL"
+ALLOW_ALL_OFF = frozenset({"", "false", "0", "no", "off", "n"})
+"""``COPILOT_ALLOW_ALL`` approves every tool unless it is one of these (case and surrounding
+space ignored; ``copilot help environment``). A run on the user's own setup inherits it, so
+a run with its own servers is refused while it is on (an isolated run unsets it,
+:data:`UNSET_ENV`). Extraction: ``copilot help environment``."""
 
 APPROVAL_QUESTION = "Do you want to run this command?"
 APPROVE_CHOICE = "Yes"
+ALWAYS_CHOICE = "Yes, and don't ask again for this command in this folder"
 REJECT_CHOICE = "No (Esc: stops the turn)"
+
+APPROVED = frozenset({"approved", "approved-for-location", "approved-for-session"})
+APPROVED_ALWAYS = frozenset({"approved-for-location", "approved-for-session"})
+"""``permission.completed`` ``result.kind`` values that approve the call (seen: ``approved``
+after Enter, ``approved-for-location`` after 2; ``approved-for-session`` is the schema's
+session-wide kind), and those that keep the approval beyond the call."""
+
+PLAN_TOOL = "exit_plan_mode"
+"""Plan mode's end (``/plan`` or Shift+Tab enter the mode): ``{summary, showFleet,
+recommendedAction}``, a menu "Plan Ready for Review" under the summary."""
+
+PLAN_QUESTION = "Accept the plan and implement it?"
+PLAN_APPROVE = "Accept, and go on in interactive mode (approvals still asked)"
+PLAN_REJECT = "Not yet: say what to change (the turn stops)"
+
+PLAN_KEYS = kit.ApprovalKeys(
+    approve="2",
+    reject="Escape",
+    settle=1.0,
+    kinds=("plan",),
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_plan_approved_and_rejected_from_the_chat; measured: 2 gave "
+        "tool.execution_complete success ('Plan approved! Exited plan mode.') and "
+        "session.mode_changed plan -> interactive; Esc gave success false, error.code "
+        "'rejected', then abort",
+    ),
+)
+""""1. Accept plan and continue in Autopilot execution mode (recommended)", "2. Accept plan
+and continue in Interactive execution mode", "3. Exit to Interactive execution mode without
+running the plan", "4. Suggest changes". Approve is row 2: autopilot would go on past the
+chat's approvals. Reject is Esc: the call fails ``rejected`` and the turn ends, so the
+feedback goes as the next message."""
+
+QUESTION_TOOL = "ask_user"
+"""The question tool of the interactive TUI: ``{message, requestedSchema}``, a form (the
+plain ``{question, choices}`` shape is refused: "This session uses the structured ask_user
+format")."""
+
+QUESTION_RESULT_HEAD = "User responded:"
+"""The first line of an answered form's ``result.detailedContent``; one ``<key>: <value>``
+line per field follows."""
+
+QUESTION_FORM = kit.PickerPacing(
+    settle=1.0,
+    key_delay=0.3,
+    tab_settle=0.6,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_ask_user_answered_from_run_answer_and_from_the_form; measured: the form "
+        "is drawn after the call's tool.execution_start and preToolUse hook (0.8 s between "
+        "keys was always taken); Down, Space, Enter, typing on 'Other (type your answer)'",
+    ),
+)
+"""The form is drawn after the ``preToolUse`` hook of its call; no hook payload names the
+call, so keys go ``settle`` seconds after the answer is asked for, ``key_delay`` apart, and
+``tab_settle`` after a key that shows the next tab or opens the text box."""
 
 STARTUP = None
 """No start-up screen: an isolated run writes ``config.json`` ``{"trustedFolders": [cwd]}``
@@ -139,6 +243,29 @@ CLEAR_SETTLE = kit.ReadySignal(
 )
 """Seconds from a ``/clear``'s ``sessionEnd`` hook until the next prompt may be pasted."""
 
+MODE_COMMANDS = frozenset({"/plan"})
+"""Commands that switch the TUI's mode and redraw it: a paste sent before that is lost or
+joins the command in the prompt box ("Unknown command: /planhi")."""
+
+MODE_SETTLE = kit.ReadySignal(
+    signal="a session.mode_changed event appended to the session log after /plan",
+    settle=0.3,
+    evidence=kit.Evidence(
+        VERSION,
+        "live: test_plan_approved_and_rejected_from_the_chat; measured: mode_changed 1.0 s "
+        "after the paste; a prompt sent at once after /plan was never submitted, one sent "
+        "after the event was",
+    ),
+)
+"""Seconds from that event until the next prompt may be pasted. Before a session's first
+prompt its log does not exist yet (the CLI buffers its events), so nothing can be awaited:
+a mode command is then best not the first message."""
+
+MODE_TIMEOUT = 10.0
+"""The longest wait for that event."""
+
+MODE_CHANGED = "session.mode_changed"
+
 CLEAR_TIMEOUT = 10.0
 """The longest wait for that hook (it fired at once when seen)."""
 
@@ -197,6 +324,31 @@ as a repository's ``.github/hooks/*.json``; nothing is written into the user's f
 
 HOOK_TIMEOUT = 10
 """``timeoutSec`` of each spooling hook (it writes one small file)."""
+
+TURN_DONE = "agentStop"
+"""The hook that ends a finished prompt (not an aborted one), after its last
+``assistant.turn_end``; its ``hook.start`` in the session log is the reader's idle where the
+run has hooks. Until it, the TUI shows "Working"."""
+
+TURN_DONE_SINCE = (1, 0, 102)
+"""The first version known to fire ``agentStop`` (1.0.70 records no such hook)."""
+
+
+def has_turn_done(version: object) -> bool:
+    """Whether a session of CLI ``version`` (its ``session.start``) ends prompts with
+    ``agentStop``.
+
+    Examples
+    --------
+    >>> has_turn_done("1.0.102"), has_turn_done("1.0.70"), has_turn_done(None)
+    (True, False, False)
+    """
+    try:
+        parts = tuple(int(p) for p in str(version).split("."))
+    except ValueError:
+        return False
+    return parts >= TURN_DONE_SINCE
+
 
 PROMPT_SUBMITTED = "userPromptSubmitted"
 """The hook that fires once per submitted prompt, before ``user.message``: the submit

@@ -10,10 +10,19 @@ and no hooks (nothing is written into the user's settings): its submits are pace
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
-from ...schema import AuthDescriptor, AuthStatus, ProviderCapabilities, SessionSummary
+from ...errors import KernelToolsError
+from ...schema import (
+    AuthDescriptor,
+    AuthStatus,
+    Dialog,
+    DialogAnswer,
+    ProviderCapabilities,
+    SessionSummary,
+)
 from .. import (
     ProviderMeta,
     RunContext,
@@ -26,8 +35,9 @@ from .. import (
     kit,
 )
 from . import _auth, _commands, _compat
-from ._config import isolated_config, user_dir
+from ._config import isolated_config, tool_server_args, user_dir
 from ._files import in_use, peek_session, session_folders, session_ref, sessions
+from ._questions import play, recipe
 from ._signals import CopilotSignals, hook_settings
 from ._transcript import CopilotTranscriptReader
 from ._usage_scan import usage_summary
@@ -51,17 +61,32 @@ class CopilotProvider(kit.TuiProvider):
     live_signals = _SIGNALS
     couplings = _compat
     commands_from = _commands
-    declared = ProviderCapabilities(dialog_kinds=["approval"], model_selection=True)
+    declared = ProviderCapabilities(
+        dialog_kinds=["approval", "question", "plan"], model_selection=True, tool_servers=True
+    )
 
     def __init__(self) -> None:
         super().__init__()
-        # The latest isolated run's spool, for waiting on a clear.
+        # The latest isolated run's spool, for waiting on a clear, and its context, for
+        # waiting on a mode command's record.
         self._spool: Path | None = None
+        self._context: RunContext | None = None
 
     # -- spawn -------------------------------------------------------------------------
 
     def plan_spawn(self, request: SpawnRequest) -> SpawnPlan:
         ctx = request.context
+        allow_all = os.environ.get(_compat.ALLOW_ALL_ENV, "").strip().lower()
+        if (
+            request.tool_servers
+            and request.endpoint is None
+            and allow_all not in _compat.ALLOW_ALL_OFF
+        ):
+            # The servers' asking tools would run unapproved: code in the user's kernel.
+            raise KernelToolsError(
+                f"{_compat.ALLOW_ALL_ENV}={allow_all} lets {self.meta.display_name} run tools "
+                "without asking; the kernel's tools need every call approved. Unset it."
+            )
         ctx.runtime_dir.mkdir(parents=True, exist_ok=True)
         env: dict[str, str] = {}
         secret: set[str] = set()
@@ -72,6 +97,7 @@ class CopilotProvider(kit.TuiProvider):
             spool = _SIGNALS.spool(ctx)
             spool.mkdir(parents=True, exist_ok=True)
             self._spool = spool
+            self._context = ctx
             isolated_config(home, ctx.cwd, hook_settings(spool))
             env.update(_compat.ENV)
             env.update(
@@ -88,27 +114,21 @@ class CopilotProvider(kit.TuiProvider):
             home = user_dir()
             if request.model:
                 argv += ["--model", request.model]
-        _STATE.write(
-            ctx,
-            {
-                "home": str(home),
-                "spawned_at": time.time(),
-                "isolated": request.endpoint is not None,
-            },
-        )
+        argv += tool_server_args(request.tool_servers, ctx.runtime_dir)
+        _STATE.note_spawn(ctx, isolated=request.endpoint is not None, home=str(home))
         return SpawnPlan(
             argv=argv, env=env, cwd=ctx.cwd, secret_env=frozenset(secret), unset_env=unset
         )
 
     def _home(self, context: RunContext) -> Path:
-        return Path(str(_STATE.read(context).get("home") or user_dir()))
+        return _STATE.path_of(context, "home", user_dir())
 
     def _hooked(self, context: RunContext) -> bool:
-        return bool(_STATE.read(context).get("isolated"))
+        return _STATE.isolated(context)
 
     def _folders(self, context: RunContext) -> list[Path]:
         """The run's session folders, oldest first (created since its spawn)."""
-        since = float(_STATE.read(context).get("spawned_at") or 0.0) - 1.0
+        since = _STATE.spawned_at(context) - 1.0
         return session_folders(self._home(context), context.cwd, since)
 
     # -- transcript --------------------------------------------------------------------
@@ -137,7 +157,7 @@ class CopilotProvider(kit.TuiProvider):
         return sessions(user_dir(), cwd)
 
     def run_sessions(self, context: RunContext) -> list[TranscriptRef]:
-        if not _STATE.read(context).get("isolated"):
+        if not _STATE.isolated(context):
             return []
         return sessions(self._home(context), context.cwd)
 
@@ -170,6 +190,9 @@ class CopilotProvider(kit.TuiProvider):
     def reply(self, terminal: Terminal, text: str) -> None:
         paste = self.couplings.PASTE
         spool = self._spool
+        if text.strip() in _compat.MODE_COMMANDS and self._context is not None:
+            self._mode_command(terminal, text, self._context)
+            return
         if text.strip() != _compat.CLEAR_COMMAND or spool is None:
             paste.submit(terminal, text)
             return
@@ -179,6 +202,39 @@ class CopilotProvider(kit.TuiProvider):
             paste.submit(terminal, text)
             ended.wait(_compat.CLEAR_TIMEOUT)
         time.sleep(_compat.CLEAR_SETTLE.settle)
+
+    def answer(
+        self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
+    ) -> None:
+        if dialog.kind == "question":
+            play(terminal, recipe(dialog, answer))
+            return
+        if dialog.kind == "plan":
+            _compat.PLAN_KEYS.play(terminal, dialog, answer)
+            return
+        super().answer(context, terminal, dialog, answer)
+
+    def _mode_command(self, terminal: Terminal, text: str, context: RunContext) -> None:
+        """Submit a mode command and wait for the mode change its session log records."""
+        folders = self._folders(context)
+        log = folders[-1] / _compat.EVENTS_FILE if folders else None
+        if log is None or not log.is_file():
+            self.couplings.PASTE.submit(terminal, text)
+            return  # no log before the first prompt: nothing to wait for
+        tail = kit.JsonlTail(log)
+        tail.read_iter()
+        self.couplings.PASTE.submit(terminal, text)
+        deadline = time.monotonic() + _compat.MODE_TIMEOUT
+        while time.monotonic() < deadline:
+            lines = tail.read_iter()
+            if any(
+                kit.as_dict(line.value).get("type") == _compat.MODE_CHANGED
+                for line in lines
+                if isinstance(line, kit.Line)
+            ):
+                time.sleep(_compat.MODE_SETTLE.settle)
+                return
+            time.sleep(0.05)
 
     # -- auth --------------------------------------------------------------------------
 

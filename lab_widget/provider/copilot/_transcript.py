@@ -5,11 +5,13 @@ events as ``schemas/session-events.schema.json``). ``events.jsonl`` is append-on
 event ``{type, data, id, timestamp, parentId}`` a line:
 
 - ``user.message`` (``data.content``: what was typed) opens a prompt;
-- ``assistant.message`` (``content``, ``toolRequests[{toolCallId, name, arguments}]``,
-  ``apiCallId``) is one model call's answer, its ``session.usage_record`` written just
-  before it (``usage.apiCallId``);
+- ``assistant.message`` (``reasoningText``, ``content``, ``toolRequests[{toolCallId, name,
+  arguments}]``, ``apiCallId``) is one model call's answer, its ``session.usage_record``
+  written just before it (``usage.apiCallId``);
 - ``tool.execution_complete`` (``toolCallId``, ``success``, ``result.content``) closes a call;
 - ``permission.requested`` / ``permission.completed`` bracket an approval prompt;
+- an ``ask_user`` call is a question form and an ``exit_plan_mode`` call plan mode's
+  review, each open until its ``tool.execution_complete``;
 - ``assistant.turn_end`` closes one model call, ``abort`` an interrupted prompt,
   ``session.error`` a failed one, ``session.shutdown`` the session (``/clear``, exit).
 """
@@ -19,8 +21,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...schema import Dialog, Message, SessionSummary, State, ToolCall, Usage
-from .. import ReadResult, TranscriptReader, TranscriptRef
+from ...schema import Answer, Dialog, Message, SessionSummary, State, ToolCall, Usage
+from .. import ALWAYS_OUTCOME, APPROVE_ALWAYS, ReadResult, TranscriptReader, TranscriptRef
 from ..kit import (
     CorruptLine,
     JsonlTail,
@@ -28,7 +30,8 @@ from ..kit import (
     iso_time,
 )
 from . import _compat
-from ._dialogs import approval_dialog
+from ._dialogs import approval_dialog, plan_dialog, plan_ended
+from ._questions import answered, question_dialog
 
 __all__ = ["CopilotTranscriptReader"]
 
@@ -59,6 +62,19 @@ def usage_of(data: dict[str, Any]) -> Usage:
     )
 
 
+def message_usage(data: dict[str, Any]) -> Usage | None:
+    """The usage an ``assistant.message`` itself carries: ``outputTokens`` alone, as versions
+    without ``session.usage_record`` (1.0.70) record it; they record no input tokens.
+
+    Examples
+    --------
+    >>> message_usage({"outputTokens": 14}).output_tokens, message_usage({}) is None
+    (14, True)
+    """
+    output = data.get("outputTokens")
+    return Usage(output_tokens=output) if isinstance(output, int) else None
+
+
 def session_facts(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """The facts of a ``session.start`` event's data (CLI version, folder, branch, start
     time) and the model it selected.
@@ -78,9 +94,11 @@ class CopilotTranscriptReader(TranscriptReader):
     """Maps one Copilot CLI ``events.jsonl`` into messages.
 
     State from structure: ``working`` from a prompt until the model call that asks for no
-    tool ends (``assistant.turn_end`` after an answer without ``toolRequests``), ``idle``
+    tool ends (``assistant.turn_end`` after an answer without ``toolRequests``, or the
+    ``agentStop`` hook's ``hook.start`` after it where the log records hooks), ``idle``
     after it, an ``abort`` or a ``session.error``; ``question`` while a
-    ``permission.requested`` waits for its ``permission.completed``; after
+    ``permission.requested`` waits for its ``permission.completed`` and while an
+    ``ask_user`` form waits for its ``tool.execution_complete``; after
     ``session.shutdown`` (``idle``, nothing pending: the process says whether the run
     ended). ``clear_echo`` opens an epoch the clear command started: Copilot
     CLI records no command.
@@ -96,10 +114,12 @@ class CopilotTranscriptReader(TranscriptReader):
         self._messages: list[Message] = []
         self._tools: dict[str, int] = {}  # tool call id -> message index
         self._pending: dict[str, str] = {}  # permission request id -> tool call id
+        self._asking: dict[str, None] = {}  # open ask_user / exit_plan_mode call ids
         self._usage = UsageLedger()
         self._api_usage: dict[str, tuple[Usage, str | None]] = {}
         self._state: State = "idle"
         self._asked_tools = False
+        self._hooked = False  # the log records hooks: the turn ends at agentStop's
         self._model: str | None = None
         self._facts: dict[str, Any] = {}
         self._echoed = False
@@ -113,7 +133,7 @@ class CopilotTranscriptReader(TranscriptReader):
 
     @property
     def state(self) -> State:
-        if self._pending and not self._shut:
+        if (self._pending or self._asking) and not self._shut:
             return "question"
         return self._state
 
@@ -121,7 +141,7 @@ class CopilotTranscriptReader(TranscriptReader):
     def pending_dialog(self) -> Dialog | None:
         if self._shut:
             return None
-        for call_id in reversed(self._pending.values()):
+        for call_id in reversed([*self._pending.values(), *self._asking]):
             index = self._tools.get(call_id)
             dialog = self._messages[index].dialog if index is not None else None
             if dialog is not None:
@@ -221,7 +241,14 @@ class CopilotTranscriptReader(TranscriptReader):
         elif kind == "permission.completed":
             return self._permission_done(data)
         elif kind == "assistant.turn_end":
-            if not self._asked_tools and self._state == "working":
+            if not self._asked_tools and self._state == "working" and not self._hooked:
+                self._state = "idle"
+        elif kind == "hook.start":
+            # With hooks the TUI is done at agentStop, after the last turn_end: it still
+            # shows "Working" between the two, and a paste then is taken as a queued message.
+            # Older versions (1.0.70) have no agentStop.
+            self._hooked = _compat.has_turn_done(self._facts.get("cli_version"))
+            if data.get("hookType") == _compat.TURN_DONE and self._state == "working":
                 self._state = "idle"
         elif kind == "abort":
             self._state = "idle"
@@ -262,7 +289,29 @@ class CopilotTranscriptReader(TranscriptReader):
         api = data.get("apiCallId") if isinstance(data.get("apiCallId"), str) else None
         usage, model = self._api_usage.pop(api, (None, None)) if api else (None, None)
         model = model or (data.get("model") if isinstance(data.get("model"), str) else None)
+        if usage is None and api and self._usage.usage(api) is None:
+            # An older version's message carries its own (output) tokens.
+            usage = message_usage(data)
+            if usage is not None:
+                self._usage.record(api, usage, model)
         self._model = model or self._model
+        reasoning = data.get("reasoningText")
+        if isinstance(reasoning, str) and reasoning:
+            # The model's reasoning rides on its answer (chat completions' streamed
+            # reasoning_content); it comes first, as the model streamed it.
+            touched.append(
+                self._add(
+                    kind="text",
+                    role="assistant",
+                    text=reasoning,
+                    thinking=True,
+                    model=model,
+                    usage=usage,
+                    native_id=f"{native}:reasoning" if native else None,
+                    timestamp=when,
+                )
+            )
+            usage = None
         text = data.get("content")
         if isinstance(text, str) and text:
             touched.append(
@@ -289,10 +338,18 @@ class CopilotTranscriptReader(TranscriptReader):
                 name=str(request.get("name") or "tool"),
                 input=arguments if isinstance(arguments, dict) else {},
             )
+            dialog = None
+            if tool.name == _compat.QUESTION_TOOL:
+                dialog = question_dialog(tool.input, call_id)
+            elif tool.name == _compat.PLAN_TOOL:
+                dialog = plan_dialog(tool.input, call_id)
+            if dialog is not None:
+                self._asking[call_id] = None
             index = self._add(
-                kind="tool",
+                kind="tool" if dialog is None else "dialog",
                 role="assistant",
                 tool=tool,
+                dialog=dialog,
                 model=model,
                 usage=usage,
                 native_id=call_id,
@@ -317,18 +374,42 @@ class CopilotTranscriptReader(TranscriptReader):
                 "output": output if isinstance(output, str) else None,
             }
         )
-        return [self._update(index, tool=tool)]
+        if message.tool.id not in self._asking or message.dialog is None:
+            return [self._update(index, tool=tool)]
+        del self._asking[message.tool.id]
+        if message.dialog.kind == "plan":
+            error = data.get("error") if isinstance(data.get("error"), dict) else {}
+            assert isinstance(error, dict)
+            said = str(error.get("message") or "")
+            tool = tool.model_copy(update={"output": tool.output or said or None})
+            ended = plan_ended(message.dialog, bool(data.get("success")), said)
+            return [self._update(index, tool=tool, dialog=ended)]
+        detailed = result.get("detailedContent")
+        dialog = answered(
+            message.dialog,
+            message.tool.input,
+            bool(data.get("success")),
+            detailed if isinstance(detailed, str) else str(output or ""),
+        )
+        kind = "dialog" if dialog is not None else "tool"
+        return [self._update(index, tool=tool, dialog=dialog, kind=kind)]
 
     def _close_running(self, why: str) -> list[int]:
         touched = []
         for index in self._tools.values():
-            tool = self._messages[index].tool
-            if tool is not None and tool.status == "running":
-                touched.append(
-                    self._update(
-                        index, tool=tool.model_copy(update={"status": "error", "output": why})
-                    )
+            message = self._messages[index]
+            tool = message.tool
+            if tool is None or tool.status != "running":
+                continue
+            fields: dict[str, Any] = {
+                "tool": tool.model_copy(update={"status": "error", "output": why})
+            }
+            if tool.id in self._asking and message.dialog is not None:
+                del self._asking[tool.id]
+                fields["dialog"] = message.dialog.model_copy(
+                    update={"status": "dismissed", "outcome": why}
                 )
+            touched.append(self._update(index, **fields))
         return touched
 
     def _permission(self, data: dict[str, Any]) -> list[int]:
@@ -352,5 +433,11 @@ class CopilotTranscriptReader(TranscriptReader):
             return []
         result = data.get("result") if isinstance(data.get("result"), dict) else {}
         assert isinstance(result, dict)
-        status = "answered" if result.get("kind") == "approved" else "rejected"
-        return [self._update(index, dialog=message.dialog.model_copy(update={"status": status}))]
+        kind = result.get("kind")
+        fields: dict[str, Any] = {"status": "answered" if kind in _compat.APPROVED else "rejected"}
+        if kind in _compat.APPROVED:
+            fields["outcome"] = "approved"
+        if kind in _compat.APPROVED_ALWAYS:
+            # The log itself says the approval was kept: no need for the chat's memory.
+            fields.update(outcome=ALWAYS_OUTCOME, answers=[Answer(selected=[APPROVE_ALWAYS])])
+        return [self._update(index, dialog=message.dialog.model_copy(update=fields))]

@@ -2,8 +2,9 @@
 session summaries over many sessions.
 
 Copilot CLI writes one ``session.usage_record`` per model call, just before the answer it
-belongs to, and the session's facts in ``session.start``; only those lines are parsed (a
-line is looked at as text first), so a long session costs a scan, not a mapping.
+belongs to (older versions, 1.0.70, only the answer's ``outputTokens``), and the session's
+facts in ``session.start``; only those lines are parsed (a line is looked at as text
+first), so a long session costs a scan, not a mapping.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import orjson
 from ...schema import SessionSummary
 from .. import TranscriptRef
 from ..kit import UsageLedger, iso_time
-from ._transcript import session_facts, usage_of
+from ._transcript import message_usage, session_facts, usage_of
 
 __all__ = ["usage_summary"]
 
-_WANTED = (b'"session.usage_record"', b'"session.start"')
+_WANTED = (b'"session.usage_record"', b'"session.start"', b'"assistant.message"')
 
 
 def usage_summary(ref: TranscriptRef) -> SessionSummary:
@@ -27,6 +28,7 @@ def usage_summary(ref: TranscriptRef) -> SessionSummary:
     ledger = UsageLedger()
     facts: dict[str, Any] = {}
     model: str | None = None
+    answered_by: dict[str, str | None] = {}  # model call -> the model its usage names
     try:
         handle = ref.path.open("rb")
     except OSError:
@@ -51,7 +53,14 @@ def usage_summary(ref: TranscriptRef) -> SessionSummary:
                     answered = usage.get("model")
                     answered = answered if isinstance(answered, str) else None
                     ledger.record(usage["apiCallId"], usage_of(usage), answered)
-                    model = answered or model
+                    answered_by[usage["apiCallId"]] = answered
+            elif event.get("type") == "assistant.message":
+                named = data.get("model") if isinstance(data.get("model"), str) else None
+                api = data.get("apiCallId")
+                model = answered_by.pop(str(api), None) or named or model
+                usage = message_usage(data)
+                if isinstance(api, str) and usage is not None and ledger.usage(api) is None:
+                    ledger.record(api, usage, named)
     return SessionSummary(
         transcript_id=ref.transcript_id,
         model=model,

@@ -10,11 +10,8 @@ from .. import kit
 
 VERSION = kit.pinned("gemini", "0.61.0")
 
-PASTE = kit.PasteTiming(
-    submit_delay=0.4,
-    retry_after=4.0,
-    confirm_waits=(0.1, 0.25, 0.5, 1.0, 2.0, 4.0),
-    evidence=kit.Evidence(
+PASTE = kit.hook_confirmed_paste(
+    kit.Evidence(
         VERSION,
         "live: test_twenty_prompts_under_load_arrive_once_each, every test; "
         "test_users_own_config_without_hooks_follows_the_session_file "
@@ -26,6 +23,8 @@ PASTE = kit.PasteTiming(
         "inserts a newline; measured: probe, an Enter 60 ms after the paste always a "
         "newline, at 80-90 ms one in two, at 100 ms and later submitted",
     ),
+    submit_delay=0.4,
+    retry_after=4.0,
 )
 """A prompt is a bracketed paste with Enter at once; the ``BeforeAgent`` hook
 (:data:`PROMPT_SUBMITTED`) confirms it, and while it has not come Enter is pressed again
@@ -122,6 +121,11 @@ CLEAR_COMMAND = "/clear"
 """The builtin that starts a new session (alias ``/new``): SessionEnd(``clear``), then a
 SessionStart(``clear``) hook naming a new session file, created at once. No command is
 recorded in either file; the adapter opens the new epoch with the echo."""
+
+SESSION_HOOKS = kit.SessionHooks(
+    PROMPT_SUBMITTED, CLEAR_COMMANDS, READY, READY_WITHOUT_HOOKS, CLEAR_SETTLE
+)
+"""The records above as :class:`~lab_widget.provider.kit.HookSessionProvider` plays them."""
 
 GLOBAL_DIR = ".gemini"
 """``$GEMINI_CLI_HOME`` (else ``$HOME``) ``/.gemini``: settings, trusted folders, sessions."""
@@ -245,8 +249,10 @@ MCP_CONFIRM = "mcp"
 """``details.type`` of an MCP tool's confirmation ("Allow execution of MCP tool "<tool>" from
 server "<server>"?"): ``details.serverName``, ``toolName``, ``toolDisplayName`` ("<tool>
 (<server> MCP Server)"). The call's arguments are on the screen only: the Notification hook
-serialises no ``toolArgs`` (``toSerializableDetails`` in the 0.61.0 bundle) and no BeforeTool
-hook fires before the answer, so the dialog names the server and tool and says so. The call
+serialises no ``toolArgs`` (``toSerializableDetails`` in the 0.61.0 bundle); the
+BeforeTool hook (:data:`TOOL_ARGS_HOOK`) does, and is spooled for the run's own servers
+(kernel tools), whose dialog shows them. For other servers the dialog names the server and
+tool and says the arguments show in the terminal. The call
 is recorded as ``mcp_<server>_<tool>`` (the function name the model is offered). Seen live:
 ``test_mcp_tool_confirmation_answered_from_the_chat``."""
 
@@ -281,6 +287,43 @@ ALWAYS_CHOICES = {
 folder), which ``APPROVAL.approve_always`` picks: the CLI then stops asking for that command
 root, file tool, fetch tool or MCP tool until it exits. Rows read from the 0.61.0 bundle
 (``ToolConfirmationMessage`` options); the MCP row seen live."""
+
+MCP_TOOLS = kit.ToolServerNames(
+    pattern="mcp_{server}_{tool}",
+    evidence=kit.Evidence(
+        VERSION,
+        "live: tests/live/test_kernel_tools.py -k gemini (the session file's call name, the "
+        "BeforeTool record's tool_name and tool_input before the Notification, run_python "
+        "asked under the policy file); measured: a describe call ran without a confirmation "
+        "under the policy's allow rule; extraction: bundle `formatMcpToolName`, "
+        "`PolicyRuleSchema` (toml-loader), `--policy` (user tier, tier + priority / 1000), "
+        "`evaluateBeforeToolHook` then `checkPolicy` in `_processToolCall`",
+    ),
+)
+"""A server in the settings' ``mcpServers`` (``{name: {command, args, env, trust}}``)
+offers its tools to the model as ``mcp_<server>_<tool>``; policy rules and hooks name them
+so. The run's own servers' rules go in a policy file given with ``--policy <file>``
+(:data:`POLICY_FLAG`): ``[[rule]]`` tables of ``toolName``, ``decision`` (``ask_user`` |
+``allow``) and ``priority`` (0 to 999). A ``--policy`` file is of the user tier (4): its
+rules at 999 win over the defaults (tier 1), a workspace's saved "always allow" (tier 3)
+and the settings' ``tools.allowed`` / ``mcp.allowed`` / ``trust`` rules (user tier + 0.1 to
+0.3), so an asking tool asks before every call and a reading one never does."""
+
+POLICY_FLAG = "--policy"
+POLICY_PRIORITY = 999
+
+UNASKING_MODES = frozenset({"yolo"})
+"""``--approval-mode`` values in which the CLI runs every tool without asking: a run with
+asking tools of its own servers is refused in them."""
+
+TOOL_ARGS_HOOK = "BeforeTool"
+"""The hook that carries an MCP call's arguments before its confirmation opens (the
+Notification does not): ``tool_name`` (``mcp_<server>_<tool>``) and ``tool_input``. The
+0.61.0 scheduler fires it for each call before it checks the policy
+(``evaluateBeforeToolHook``), so the record comes just before the call's Notification; the
+hook's ``matcher`` is a regular expression on the tool name, so only the run's own servers'
+calls are spooled (every hook runs under a spinner). Seen live:
+``tests/live/test_kernel_tools.py -k gemini``."""
 
 EDIT_TOOLS = frozenset({"write_file", "replace"})
 """Tools whose confirmation is an edit's: a call is tied to it by ``args.file_path``."""

@@ -6,6 +6,7 @@ A confirmation is known from the run's hook spool (``_signals.py``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...schema import Dialog
@@ -27,8 +28,18 @@ def confirmation_id(record: dict[str, Any]) -> str:
     return f"confirm:{record.get('timestamp')}"
 
 
-def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dialog:
+def approval_dialog(
+    details: dict[str, Any],
+    tool_id: str | None = None,
+    *,
+    tool_input: dict[str, Any] | None = None,
+    always: bool = True,
+) -> Dialog:
     r"""A confirmation (shell command, file edit, MCP tool, web fetch) as a dialog.
+
+    An MCP tool's arguments come as ``tool_input`` when they are known (its BeforeTool
+    hook; Python ``code`` shown as Python). ``always=False`` offers no "for this session":
+    a tool of the run's own servers that asks before every call.
 
     Examples
     --------
@@ -41,6 +52,10 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
     >>> m = approval_dialog({"type": "mcp", "serverName": "lab", "toolName": "lookup"})
     >>> m.questions[0].text, m.tool_name, m.questions[0].options[1].description
     ('Allow the MCP tool lookup of server lab?', 'mcp_lab_lookup', 'Allow tool for this session')
+    >>> k = {"type": "mcp", "serverName": "kernel", "toolName": "run_python"}
+    >>> k = approval_dialog(k, tool_input={"code": "x = 1"}, always=False)
+    >>> [o.label for o in k.questions[0].options], k.body.splitlines()
+    (['Approve', 'Reject'], ['```python', 'x = 1', '```'])
     """
     kind = details.get("type")
     if kind == _compat.EDIT_CONFIRM:
@@ -55,10 +70,7 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
         server, tool = str(details.get("serverName") or ""), str(details.get("toolName") or "")
         text = f"Allow the MCP tool {tool} of server {server}?"
         what, tool_name = "Call it this once", f"{_compat.MCP_PREFIX}{server}_{tool}"
-        body = (
-            f"MCP server **{server}**, tool **{tool}**.\n\n"
-            "Its arguments show in the terminal only: the CLI does not report them."
-        )
+        body = _mcp_body(server, tool, tool_input)
     elif kind == _compat.INFO_CONFIRM:
         urls = [str(u) for u in details.get("urls") or []]
         text = "Allow fetching " + (", ".join(urls) if urls else "from the web") + "?"
@@ -72,9 +84,23 @@ def approval_dialog(details: dict[str, Any], tool_id: str | None = None) -> Dial
     return permission(
         text,
         approve=what,
-        approve_always=_compat.ALWAYS_CHOICES.get(str(kind), _compat.ALWAYS_CHOICES["exec"]),
+        approve_always=_compat.ALWAYS_CHOICES.get(str(kind), _compat.ALWAYS_CHOICES["exec"])
+        if always
+        else None,
         reject="Don't do it; the turn stops",
         tool_id=tool_id,
         tool_name=tool_name,
         body=body,
     )
+
+
+def _mcp_body(server: str, tool: str, tool_input: dict[str, Any] | None) -> str:
+    if tool_input is None:
+        return (
+            f"MCP server **{server}**, tool **{tool}**.\n\n"
+            "Its arguments show in the terminal only: the CLI does not report them."
+        )
+    code = tool_input.get("code")
+    if isinstance(code, str) and len(tool_input) == 1:
+        return f"```python\n{code}\n```"
+    return f"```json\n{json.dumps(tool_input, indent=2)}\n```"

@@ -6,12 +6,12 @@ Pinned to Gemini CLI 0.61.0 (``_compat.py``); older versions' records have the s
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 
-from ...schema import AgentScope, Attachment, Message, ModelUsage, ToolCall, Usage
+from ...schema import AgentScope, Message, ModelUsage, ToolCall, Usage
+from ..kit import PartsGrammar, genai_attachments
 from ..kit import iso_time as timestamp
 from . import _compat
 
@@ -32,86 +32,21 @@ __all__ = [
 
 _EXIT_CODE = re.compile(_compat.EXIT_CODE)
 _FINAL_TOOL = {"success": "ok", "error": "error", "cancelled": "error"}
-_PROCESS_GROUP = re.compile(_compat.PROCESS_GROUP)
-_LEGACY_SHELL = re.compile(_compat.LEGACY_SHELL_OUTPUT, re.DOTALL)
 
 
-def is_context(text: str) -> bool:
-    r"""Whether a user text part is Gemini CLI's own context rather than the user's words.
-
-    Examples
-    --------
-    >>> is_context("<session_context>\nThis is the Gemini CLI."), is_context("hi")
-    (True, False)
-    """
-    return text.lstrip().startswith(_compat.CONTEXT_PREFIXES)
-
-
-def texts(content: Any) -> str:
-    """The text of a record's ``content`` (a string or a list of parts), context left out."""
-    if isinstance(content, str):
-        return "" if is_context(content) else content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(p["text"])
-        for p in content
-        if isinstance(p, dict)
-        and isinstance(p.get("text"), str)
-        and not p.get("thought")
-        and not is_context(str(p["text"]))
-    )
-
-
-def tool_output(result: Any) -> str:
-    r"""The text of a tool call's ``result`` (``functionResponse`` parts), unwrapped.
-
-    Examples
-    --------
-    >>> raw = "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>"
-    >>> tool_output([{"functionResponse": {"response": {"output": raw}}}])
-    'hi'
-    >>> tool_output([{"functionResponse": {"response": {"error": "denied"}}}])
-    'denied'
-    >>> old = "Command: ls x\nDirectory: .\nOutput: (empty)\nError: no x\nExit Code: 2\nSignal: 0\n"
-    >>> tool_output([{"functionResponse": {"response": {"output": old}}}])
-    'no x\nExit Code: 2'
-    """
-    texts: list[str] = []
-    for part in result if isinstance(result, list) else []:
-        response = (
-            part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
-        )
-        if not isinstance(response, dict):
-            continue
-        value = response.get("output", response.get("error"))
-        text = value if isinstance(value, str) else json.dumps(value)
-        head, tail = _compat.OUTPUT_WRAPPER
-        if text.startswith(head) and text.endswith(tail):
-            text = text[len(head) : -len(tail)]
-        legacy = _LEGACY_SHELL.match(text)
-        if legacy is not None:
-            text = _legacy_shell(legacy)
-        if text.startswith("Output: "):
-            text = text[len("Output: ") :]
-        text = _PROCESS_GROUP.sub("", text).rstrip("\n")
-        texts.append("" if text in _compat.LEGACY_EMPTY else text)
-    return "\n".join(texts)
-
-
-def _legacy_shell(match: re.Match[str]) -> str:
-    """The text of an older version's shell result: its output and error, and the exit
-    code when it is not 0 (as the current format keeps it, so it marks the call failed).
-    """
-    lines = [
-        match.group(name)
-        for name in ("output", "error")
-        if match.group(name).strip() not in _compat.LEGACY_EMPTY
-    ]
-    code = match.group("code").strip()
-    if code not in ("0", *_compat.LEGACY_EMPTY):
-        lines.append(f"Exit Code: {code}")
-    return "\n".join(lines)
+_PARTS = PartsGrammar(
+    context_prefixes=_compat.CONTEXT_PREFIXES,
+    output_wrapper=_compat.OUTPUT_WRAPPER,
+    process_group=_compat.PROCESS_GROUP,
+    shell_output=_compat.LEGACY_SHELL_OUTPUT,
+    empty=_compat.LEGACY_EMPTY,
+)
+is_context = _PARTS.is_context
+"""Whether a user text part is Gemini CLI's own context (``<session_context>``)."""
+texts = _PARTS.texts
+tool_output = _PARTS.tool_output
+"""A call's ``result`` text: unwrapped, 0.20.2's field-laid shell result read as well."""
+attachments = genai_attachments
 
 
 def thinking(record: dict[str, Any]) -> list[str]:
@@ -219,25 +154,6 @@ def has_function_response(record: dict[str, Any]) -> bool:
     return isinstance(content, list) and any(
         isinstance(p, dict) and "functionResponse" in p for p in content
     )
-
-
-def attachments(parts: Any) -> list[Attachment]:
-    """The images among ``inlineData`` parts (a user's pasted file, a tool's result).
-
-    Examples
-    --------
-    >>> [a.media_type for a in attachments([{"inlineData": {"mimeType": "image/png",
-    ...                                       "data": "iVBORw0KGgo="}}, {"text": "x"}])]
-    ['image/png']
-    """
-    found: list[Attachment] = []
-    for part in parts if isinstance(parts, list) else []:
-        inline = part.get("inlineData") if isinstance(part, dict) else None
-        if isinstance(inline, dict):
-            made = Attachment.from_base64(inline.get("mimeType"), inline.get("data"))
-            if made is not None:
-                found.append(made)
-    return found
 
 
 def tool_message(

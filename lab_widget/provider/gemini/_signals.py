@@ -16,6 +16,7 @@ from ...schema import Dialog, State
 from .. import RunContext
 from ..kit import HookSignals, hook_command
 from . import _compat
+from ._config import RUN_STATE
 from ._dialogs import approval_dialog, confirmation_id
 
 __all__ = ["GeminiSignals", "confirmations", "hook_settings", "turn_state"]
@@ -66,6 +67,25 @@ def _open_permission(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+def _tool_input(
+    records: list[dict[str, Any]], name: str, session_id: object
+) -> dict[str, Any] | None:
+    """The arguments of the call whose confirmation is the last record: the latest BeforeTool
+    record of its tool since the confirmation before (spooled for the run's own servers
+    only; the scheduler fires it just before the call's confirmation).
+    """
+    for record in reversed(records[:-1]):
+        if record.get("session_id") != session_id:
+            continue
+        event = record.get("hook_event_name")
+        if event == "Notification":
+            return None  # an earlier confirmation: this call's arguments were not spooled
+        tool_input = record.get("tool_input")
+        if event == _compat.TOOL_ARGS_HOOK and record.get("tool_name") == name:
+            return tool_input if isinstance(tool_input, dict) else None
+    return None
+
+
 class GeminiSignals(HookSignals):
     """Hook records spooled per run (see ``_compat.HOOKS``)."""
 
@@ -75,7 +95,16 @@ class GeminiSignals(HookSignals):
         if not isinstance(details, dict) or details.get("type") not in _compat.ANSWERED_CONFIRMS:
             return None  # other confirmations (MCP tools, web fetches) go to blocked()
         assert record is not None
-        return approval_dialog(details, confirmation_id(record))
+        if details.get("type") != _compat.MCP_CONFIRM:
+            return approval_dialog(details, confirmation_id(record))
+        name = _compat.MCP_TOOLS.tool(str(details.get("serverName")), str(details.get("toolName")))
+        asking = RUN_STATE.read(context).get("asking_tools") or []
+        return approval_dialog(
+            details,
+            confirmation_id(record),
+            tool_input=_tool_input(self.records(context), name, record.get("session_id")),
+            always=name not in asking,
+        )
 
     def blocked(self, context: RunContext) -> str | None:
         record = _open_permission(self.records(context))

@@ -10,35 +10,36 @@ import os
 
 from ...schema import AuthDescriptor, AuthMethod, AuthStatus
 from ..kit import load_json
-from . import _compat
 from ._config import config_home, data_home
+from ._family import OPENCODE, OpenCodeFamily
 
 __all__ = ["descriptor", "status"]
 
 
-def descriptor() -> AuthDescriptor:
-    """How OpenCode logs in: provider keys it stores itself, the environment, or its config."""
+def descriptor(family: OpenCodeFamily = OPENCODE) -> AuthDescriptor:
+    """How the CLI logs in: provider keys it stores itself, the environment, or its config."""
+    login = f"`{family.binary} auth login`"
     return AuthDescriptor(
         kind="external",
         env_vars=["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
         instructions=(
-            "Run `opencode auth login` in a terminal on the agent's machine, pick a "
-            "provider and paste its key (OpenCode stores it in its own auth.json), or set "
-            "the provider's key variable, or configure a provider in opencode.json."
+            f"Run {login} in a terminal on the agent's machine, pick a "
+            f"provider and paste its key ({family.name} stores it in its own auth.json), or "
+            f"set the provider's key variable, or configure a provider in {family.config_name}."
         ),
         methods=[
             AuthMethod(
                 kind="external",
                 label="Provider key",
-                instructions="`opencode auth login` asks for the provider and its key.",
+                instructions=f"{login} asks for the provider and its key.",
             ),
         ],
     )
 
 
-def status() -> AuthStatus:
-    """Whether the user's own OpenCode has a provider to talk to, and from where."""
-    auth_file = data_home() / _compat.AUTH_FILE
+def status(family: OpenCodeFamily = OPENCODE) -> AuthStatus:
+    """Whether the user's own CLI has a provider to talk to, and from where."""
+    auth_file = data_home() / family.auth_file
     stored = load_json(auth_file)
     if stored:
         return AuthStatus(
@@ -48,10 +49,10 @@ def status() -> AuthStatus:
             source=str(auth_file),
             detail=f"{auth_file.name} holds credentials for {', '.join(sorted(stored))}",
         )
-    for name in descriptor().env_vars:
+    for name in descriptor(family).env_vars:
         if os.environ.get(name):
             return AuthStatus(logged_in=True, method=name, kind="external", source="environment")
-    config = config_home() / "opencode" / "opencode.json"
+    config = config_home() / family.config_file
     if load_json(config).get("provider"):
         return AuthStatus(
             logged_in=True,

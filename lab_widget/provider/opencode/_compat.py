@@ -60,6 +60,14 @@ time}`` without metadata, its tokens in the step's ``tokens.reasoning``. Reasoni
 keeps hidden reaches OpenCode on that wire as nothing it records (no part, no reasoning
 tokens)."""
 
+TRANSIENT_PART_MARKS = (("kilocode.lifecycle", "transient"),)
+"""``metadata`` entries by which a CLI of OpenCode's family marks a part it shows only for
+a moment and removes again (a ``message.part.removed`` event, its ``part`` row deleted):
+Kilo 7.7.7 writes a synthetic assistant ``text`` part ``"⠋ Initializing snapshot…"``
+(spinner frames, ``metadata: {"kilocode.lifecycle": "transient"}``) while a turn starts
+(``tests/fixtures/kilo/``). OpenCode itself writes no such key; the reader shows no such
+part."""
+
 ABORTED_ERROR = "MessageAbortedError"
 """An assistant message stopped by the user (Esc Esc) carries ``error.name`` this."""
 
@@ -310,6 +318,10 @@ QUESTION_PATH = "/question"
 """``GET`` lists the questions the agent waits on: ``[{id, sessionID, questions,
 tool: {messageID, callID}}]``."""
 
+QUESTION_LISTED_TIMEOUT = 10.0
+"""Seconds an answer waits for the server to list a question its store already shows: under
+load (two test workers beside each other) an answer given at once found none listed yet."""
+
 QUESTION_REPLY_PATH = "/question/{id}/reply"
 """``POST {"answers": [[...], ...]}`` (one list per question) answers it: the TUI closes
 its picker, the tool part completes with those answers and the turn goes on. The chat
@@ -433,3 +445,43 @@ a text copy."""
 
 COUNTED_IDS_PER_QUERY = 500
 """Session ids bound in one query (SQLite allows 32766 bound values since 3.32, 999 before)."""
+
+# -- the run's own MCP servers (kernel tools) -----------------------------------------------
+
+MCP_TOOLS = kit.ToolServerNames(
+    pattern="{server}_{tool}",
+    evidence=kit.Evidence(
+        VERSION,
+        "live: tests/live/test_kernel_tools.py -k opencode (the store's tool part, the "
+        "permission request's ``permission``, a ``permission`` rule that makes it ask); "
+        'strings: ``Z1(server)+"_"+Z1(tool)``, ``Z1`` replacing [^a-zA-Z0-9_-] by ``_``',
+    ),
+)
+"""A server of the config's ``mcp`` (``{name: {"type": "local", "command": [argv...],
+"environment": {...}}}``) offers its tools as ``<server>_<tool>``; the config's ``permission``
+rules name them so. A call asks ``{permission: <that name>, patterns: ["*"], always: ["*"],
+metadata: {}}``: the request carries no arguments, only ``tool: {messageID, callID}``
+(:data:`MESSAGE_PATH` gives the call's input). The run's servers and their rules go in the
+inline config the CLI merges last, over the user's and the project's
+(``OPENCODE_CONFIG_CONTENT``, :attr:`~._family.OpenCodeFamily.config_content_env`;
+``strings``: "inject inline JSON as a final local-scope merge"): in the run's environment
+only, never in a file of the user's."""
+
+MCP_ASK = "ask"
+MCP_ALLOW = "allow"
+"""The ``permission`` rules' actions for an asking tool (asked before every call) and a
+reading one. The rules are evaluated last match first (``findLast`` over the merged
+rules), so the run's rules, merged last, decide for its own tools (the same evidence as
+:data:`MCP_TOOLS`)."""
+
+MESSAGE_PATH = "/session/{session}/message/{message}"
+"""``GET`` answers ``{info, parts}``; the tool part whose ``callID`` a permission request
+names holds the call's arguments in ``state.input`` while it waits (``running``) (the same
+evidence as :data:`MCP_TOOLS`)."""
+
+CALL_INPUT_WAIT = 10.0
+"""Seconds a request for a tool of the run's servers waits to be shown until its call's
+arguments are read: the server lists the request before the message it names shows the
+call's ``state.input`` (seen on Kilo 7.7.7 under load: a first read without it, in 1 run of
+3), and a dialog without the code would be approved blind; after it, the dialog shows
+without its code rather than never."""

@@ -8,6 +8,7 @@ server's own reply endpoints: a structured reply cannot land on the wrong row.
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,16 +20,18 @@ from .. import RunContext
 from ..kit import approval_dialog as permission
 from ..kit import as_dict, picker_questions
 from . import _compat
-from ._server import get_json, server_url
+from ._server import get_json, server_url, without_login
 
 __all__ = [
     "answer_permission",
     "answer_plan",
     "answer_question",
     "approval_dialog",
+    "call_input",
     "plan_dialog",
     "question_dialog",
     "recorded_answers",
+    "tool_server_dialog",
 ]
 
 
@@ -104,18 +107,34 @@ def recorded_answers(dialog: Dialog, metadata: Any) -> list[Answer] | None:
     return out
 
 
-def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> None:
-    """Reply to the open question of ``dialog`` through the run's server."""
-    base = server_url(context)
-    listed = get_json(base + _compat.QUESTION_PATH) if base else None
-    request = next(
+def _question_request(base: str, tool_id: str | None) -> dict[str, Any] | None:
+    """The server's open question asked by the call ``tool_id``, if it lists one."""
+    listed = get_json(base + _compat.QUESTION_PATH)
+    return next(
         (
-            r
+            as_dict(r)
             for r in (listed if isinstance(listed, list) else [])
-            if as_dict(as_dict(r).get("tool")).get("callID") == dialog.tool_id
+            if as_dict(as_dict(r).get("tool")).get("callID") == tool_id
         ),
         None,
     )
+
+
+def answer_question(context: RunContext, dialog: Dialog, answer: DialogAnswer) -> None:
+    """Reply to the open question of ``dialog`` through the run's server.
+
+    The store shows the question's call a moment before the server lists its request (a
+    loaded machine widens the gap): a call not listed yet is looked for again, for up to
+    :data:`~._compat.QUESTION_LISTED_TIMEOUT` seconds, before the question counts as gone.
+    """
+    base = server_url(context)
+    request = None
+    if base is not None:
+        deadline = time.monotonic() + _compat.QUESTION_LISTED_TIMEOUT
+        request = _question_request(base, dialog.tool_id)
+        while request is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            request = _question_request(base, dialog.tool_id)
     if base is None or request is None:
         raise DialogChangedError("the agent no longer waits on this question")
     answers = [[*a.selected, *([a.text] if a.text else [])] for a in answer.answers]
@@ -160,15 +179,17 @@ def _asked(permission_name: str, metadata: dict[str, Any], patterns: list[str]) 
     )
 
 
-def _always_scope(request: dict[str, Any], permission_name: str) -> str:
-    """What "Allow always" covers, in the TUI's own words (``_compat.ALWAYS_SCOPE``)."""
+def _always_scope(request: dict[str, Any], permission_name: str, scope: str) -> str:
+    """What "Allow always" covers, in the TUI's own words (``scope``, the family's
+    :attr:`~._family.OpenCodeFamily.always_scope`).
+    """
     always = [str(p) for p in request.get("always") or []]
     if always == ["*"] or not always:
-        return _compat.ALWAYS_SCOPE.format(what=permission_name)
-    return _compat.ALWAYS_SCOPE.format(what=", ".join(always))
+        return scope.format(what=permission_name)
+    return scope.format(what=", ".join(always))
 
 
-def approval_dialog(request: dict[str, Any]) -> Dialog:
+def approval_dialog(request: dict[str, Any], scope: str = _compat.ALWAYS_SCOPE) -> Dialog:
     r"""A permission request, of any kind, as a dialog.
 
     Examples
@@ -197,11 +218,59 @@ def approval_dialog(request: dict[str, Any]) -> Dialog:
     return permission(
         f"Permission required: {asked}",
         approve="Allow once",
-        approve_always=f"Allow always: {_always_scope(request, permission_name)}",
+        approve_always=f"Allow always: {_always_scope(request, permission_name, scope)}",
         reject="Reject; the turn stops",
         tool_id=str(tool.get("callID")) if tool.get("callID") else str(request.get("id") or ""),
         tool_name=permission_name,
         body=body,
+    )
+
+
+def call_input(base: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The arguments of the call a permission request holds, read from its message on the
+    run's server (the request of a server's tool carries none), if it lists them yet.
+    """
+    tool = as_dict(request.get("tool"))
+    session, message = request.get("sessionID"), tool.get("messageID")
+    if not isinstance(session, str) or not isinstance(message, str):
+        return None
+    path = _compat.MESSAGE_PATH.format(
+        session=urllib.parse.quote(session), message=urllib.parse.quote(message)
+    )
+    for raw in as_dict(get_json(base + path)).get("parts") or []:
+        part = as_dict(raw)
+        if part.get("type") == "tool" and part.get("callID") == tool.get("callID"):
+            given = as_dict(part.get("state")).get("input")
+            return given if isinstance(given, dict) else None
+    return None
+
+
+def tool_server_dialog(request: dict[str, Any], tool_input: dict[str, Any] | None) -> Dialog:
+    r"""A permission request for a tool of the run's own servers, which asks before every
+    call: approved or rejected call by call, with no "Allow always" that would let the
+    next calls run unasked; the code it runs is the body.
+
+    Examples
+    --------
+    >>> d = tool_server_dialog({"permission": "kernel_run_python", "tool": {"callID": "c1"}},
+    ...                        {"code": "x = 1"})
+    >>> d.tool_name, d.tool_id, [o.label for o in d.questions[0].options], d.body
+    ('kernel_run_python', 'c1', ['Approve', 'Reject'], '```python\nx = 1\n```')
+    """
+    name = str(request.get("permission") or "")
+    code = as_dict(tool_input).get("code")
+    if isinstance(code, str):
+        body = _fenced(code, "python")
+    else:
+        body = _fenced(json.dumps(tool_input, indent=2, ensure_ascii=False), "json")
+    tool = as_dict(request.get("tool"))
+    return permission(
+        f"Permission required: run {name}?",
+        approve="Run this call (the next one asks again)",
+        reject="Reject; the turn stops",
+        tool_id=str(tool.get("callID")) if tool.get("callID") else str(request.get("id") or ""),
+        tool_name=name,
+        body=body if tool_input is not None else "",
     )
 
 
@@ -232,9 +301,10 @@ def answer_permission(
 
 def _post(url: str, payload: dict[str, Any]) -> None:
     body = json.dumps(payload).encode()
-    headers = {"Content-Type": "application/json"}
+    plain, headers = without_login(url)
+    headers["Content-Type"] = "application/json"
     try:
-        req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        req = urllib.request.Request(plain, data=body, headers=headers, method="POST")
         with urllib.request.urlopen(req, timeout=_compat.SERVER_TIMEOUT * 5) as response:
             response.read()
     except (OSError, urllib.error.URLError) as exc:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import _compat
+from ._server import without_login
 
 __all__ = ["UserMessageWatch"]
 
@@ -25,12 +26,14 @@ class _EventStream:
     """One open ``GET /event`` stream; :meth:`events` yields what arrived within a time."""
 
     def __init__(self, base_url: str, timeout: float) -> None:
-        parts = urlsplit(base_url)
+        plain, headers = without_login(base_url)
+        parts = urlsplit(plain)
         self._sock = socket.create_connection(
             (parts.hostname or "127.0.0.1", parts.port or 80), timeout=timeout
         )
+        login = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         request = (
-            f"GET {_compat.EVENT_PATH} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"GET {_compat.EVENT_PATH} HTTP/1.1\r\nHost: {parts.netloc}\r\n{login}"
             "Accept: text/event-stream\r\n\r\n"
         )
         self._sock.sendall(request.encode())

@@ -74,6 +74,9 @@ def _fields(
     """
     kind = part.get("type")
     text = str(part.get("text") or "")
+    metadata = as_dict(part.get("metadata"))
+    if any(metadata.get(key) == value for key, value in _compat.TRANSIENT_PART_MARKS):
+        return None  # a status line the CLI removes again, never part of the conversation
     if kind == "text" and role == "user":
         if text and not part.get("synthetic"):
             return {"kind": "text", "role": "user", "text": text}

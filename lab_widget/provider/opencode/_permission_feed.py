@@ -18,6 +18,7 @@ import urllib.parse
 from typing import Any
 
 from . import _compat
+from ._server import without_login
 
 __all__ = ["PermissionFeed", "feed_for"]
 
@@ -51,10 +52,12 @@ class PermissionFeed:
             return list(self._open.values())
 
     def _follow(self) -> None:
-        parts = urllib.parse.urlsplit(self.base)
+        plain, headers = without_login(self.base)
+        parts = urllib.parse.urlsplit(plain)
         conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
         try:
-            conn.request("GET", _compat.EVENT_PATH, headers={"Accept": "text/event-stream"})
+            headers["Accept"] = "text/event-stream"
+            conn.request("GET", _compat.EVENT_PATH, headers=headers)
             # The server sends its headers with its first event, ``server.connected``, at
             # once on subscribing: from then on no request goes unannounced. A server that
             # refuses the stream is no feed (its empty list would hide open requests).

@@ -2,11 +2,15 @@
 log line that says the TUI behind it is up.
 
 The run starts the TUI with a fixed port (``_compat.SERVER_FLAGS``) and notes it in the
-run's state file; the live signals and the question replies both talk to it.
+run's state file; the live signals and the question replies both talk to it. A member of
+the family whose server asks for a password (``OpenCodeFamily.server_user``) gets one per
+run, noted there too: the server's URL carries it as its user info, and every request made
+here sends it as the ``Authorization`` header.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import urllib.error
@@ -14,28 +18,56 @@ import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from .. import RunContext
 from ..kit import RunFile
 from . import _compat
 
-__all__ = ["STATE", "STATE_FILE", "get_json", "logged_after", "server_url"]
+__all__ = ["STATE", "STATE_FILE", "get_json", "logged_after", "server_url", "without_login"]
 
 STATE_FILE = "opencode.json"
 STATE = RunFile(STATE_FILE)
-"""What the spawn decided: the store, the server's port, when, and whether it is isolated."""
+"""What the spawn decided: the store, the server's port (and login), when, and whether it is
+isolated. Every member of the family notes it under this name (one CLI per run folder)."""
 
 
 def server_url(context: RunContext) -> str | None:
-    """The run's embedded server, if it was given a port."""
-    port = STATE.read(context).get("port")
-    return f"http://127.0.0.1:{port}" if isinstance(port, int) else None
+    """The run's embedded server, if it was given a port (with its login, if it has one)."""
+    state = STATE.read(context)
+    port = state.get("port")
+    if not isinstance(port, int):
+        return None
+    login = state.get("login")
+    userinfo = f"{login}@" if isinstance(login, str) and login else ""
+    return f"http://{userinfo}127.0.0.1:{port}"
+
+
+def without_login(url: str) -> tuple[str, dict[str, str]]:
+    """The URL without its user info, and the header that carries it instead.
+
+    Examples
+    --------
+    >>> without_login("http://127.0.0.1:9/event")
+    ('http://127.0.0.1:9/event', {})
+    >>> without_login("http://kilo:s3cret@127.0.0.1:9/event")
+    ('http://127.0.0.1:9/event', {'Authorization': 'Basic a2lsbzpzM2NyZXQ='})
+    """
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, {}
+    login = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+    netloc = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+    token = base64.b64encode(login.encode()).decode()
+    return urlunsplit(parts._replace(netloc=netloc)), {"Authorization": f"Basic {token}"}
 
 
 def get_json(url: str) -> Any:
     """A JSON answer of the embedded server, ``None`` when it does not answer."""
+    plain, headers = without_login(url)
     try:
-        with urllib.request.urlopen(url, timeout=_compat.SERVER_TIMEOUT) as response:
+        request = urllib.request.Request(plain, headers=headers)
+        with urllib.request.urlopen(request, timeout=_compat.SERVER_TIMEOUT) as response:
             return json.load(response)
     except (OSError, ValueError, urllib.error.URLError):
         return None

@@ -10,6 +10,7 @@ tool call (``tool.callID``) it holds; where that list fails, the server's event 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,9 +19,10 @@ from typing import Any
 from ...schema import Dialog
 from .. import LiveSignals, RunContext
 from . import _compat
-from ._dialogs import approval_dialog
+from ._dialogs import approval_dialog, call_input, tool_server_dialog
+from ._family import OPENCODE, OpenCodeFamily
 from ._permission_feed import feed_for
-from ._server import get_json, server_url
+from ._server import STATE, get_json, server_url
 
 __all__ = ["OpenCodeSignals", "pending_requests"]
 
@@ -71,18 +73,62 @@ def _ask(context: RunContext, run: str) -> list[dict[str, Any]]:
     return requests
 
 
+_inputs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_first_asked: OrderedDict[str, float] = OrderedDict()
+_inputs_lock = threading.Lock()
+
+
+def _unseen_for(context: RunContext, request: dict[str, Any]) -> float:
+    """Seconds since ``request`` was first looked at without its call's arguments."""
+    key = f"{context.runtime_dir}:{request.get('id')}"
+    now = time.monotonic()
+    with _inputs_lock:
+        first = _first_asked.setdefault(key, now)
+        while len(_first_asked) > _KEPT_SERVERS:
+            _first_asked.popitem(last=False)
+    return now - first
+
+
+def _input_of(context: RunContext, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The arguments of the call ``request`` holds, asked of the server once per request."""
+    key = f"{context.runtime_dir}:{request.get('id')}"
+    with _inputs_lock:
+        if key in _inputs:
+            return _inputs[key]
+    base = server_url(context)
+    found = call_input(base, request) if base is not None else None
+    if found is not None:
+        with _inputs_lock:
+            _inputs[key] = found
+            while len(_inputs) > _KEPT_SERVERS:
+                _inputs.popitem(last=False)
+    return found
+
+
 def _answerable(request: dict[str, Any]) -> bool:
     """Any named request the server can take a reply for (``_compat.PERMISSION_KINDS``)."""
     return isinstance(request.get("permission"), str) and bool(request.get("id"))
 
 
 class OpenCodeSignals(LiveSignals):
-    """Pending permission requests, asked of the run's embedded server."""
+    """Pending permission requests, asked of the run's embedded server (of any CLI of the
+    family: ``family`` names it in what the dialogs say).
+    """
+
+    def __init__(self, family: OpenCodeFamily = OPENCODE) -> None:
+        self.family = family
 
     def pending_dialog(self, context: RunContext) -> Dialog | None:
         for request in pending_requests(context):
-            if _answerable(request):
-                return approval_dialog(request)
+            if not _answerable(request):
+                continue
+            asking = STATE.read(context).get("asking")
+            if isinstance(asking, list) and request["permission"] in asking:
+                found = _input_of(context, request)
+                if found is None and _unseen_for(context, request) < _compat.CALL_INPUT_WAIT:
+                    return None  # not a dialog yet: one without its code would be approved blind
+                return tool_server_dialog(request, found)
+            return approval_dialog(request, self.family.always_scope)
         return None
 
     def blocked(self, context: RunContext) -> str | None:
@@ -90,7 +136,7 @@ class OpenCodeSignals(LiveSignals):
         if not requests or any(_answerable(r) for r in requests):
             return None
         what = requests[0].get("permission") or "a tool"
-        return f"OpenCode asks for permission to use {what}; answer it in the terminal."
+        return f"{self.family.name} asks for permission to use {what}; answer it in the terminal."
 
     def signature(self, context: RunContext) -> object:
         return tuple(str(r.get("id")) for r in pending_requests(context))

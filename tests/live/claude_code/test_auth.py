@@ -208,5 +208,5 @@ def test_providers_in_a_fresh_kernel(home: Path) -> None:
     ]
     assert cells[6].strip() == (
         "live signals: yes; dialogs: question, plan, approval; resume: no; "
-        "model selection: yes; models: fable, opus, sonnet"
+        "model selection: yes; kernel tools: yes; models: fable, opus, sonnet"
     )

@@ -210,6 +210,12 @@ def test_a_sub_agent_is_nested_live_and_its_tokens_roll_up(lab_home: Path, workd
         nested = run.subagents[call.tool.id]
         assert nested[0].text == "count the files"
         assert any(m.tool is not None and m.tool.name == "Bash" for m in nested)
+        # Its report is its reply, shown once: no card for the hand-back call.
+        assert nested[-1].text == "There are no files." and nested[-1].tool is None
+        assert not any(m.tool is not None and m.tool.name == "SubagentHandback" for m in nested)
+        texts = [m.text for m in run.messages if m.parent_tool_id is None]
+        finished = next(i for i, t in enumerate(texts) if t == 'Agent "Count files" finished')
+        assert finished < texts.index("The sub-agent found no files.")
         assert "count the files" in nested_while_running  # tailed while it worked
         scopes = {m.scope: m.usage for m in run.session.models}
         assert scopes["subagent"].output_tokens > 0

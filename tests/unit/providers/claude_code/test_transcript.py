@@ -317,18 +317,24 @@ def test_a_sub_agent_is_nested_under_the_call_that_started_it() -> None:
     assert call.tool is not None and call.tool.agent_id and call.tool.status == "ok"
     assert call.tool.output == "There is one file."
     nested = c.subagents[call.tool.id]
+    # The report the sub-agent hands back is its reply, once: no tool card for the hand-back
+    # call, no card for its delivery receipt, and the finish note does not repeat it.
     assert [(m.role, m.kind, m.text) for m in nested if m.kind == "text"] == [
         ("user", "text", "count the files"),
         ("assistant", "text", "Counting."),
+        ("assistant", "text", "There is one file."),
     ]
-    assert [m.tool.name for m in nested if m.tool is not None] == ["Bash", "SubagentHandback"]
-    assert [m.text for m in c.main if m.kind == "text" and m.role == "assistant"] == [
-        "I will ask a sub-agent.",
-        "Waiting for the sub-agent.",
-        "The sub-agent found one file.",
+    assert [m.tool.name for m in nested if m.tool is not None] == ["Bash"]
+    # The finish is told where the report arrived, before the answer built on it.
+    assert [(m.kind, m.text) for m in c.main if m.role != "user"] == [
+        ("text", "I will ask a sub-agent."),
+        ("tool", ""),
+        ("text", "Waiting for the sub-agent."),
+        ("lifecycle", 'Agent "Count files" finished'),
+        ("text", "The sub-agent found one file."),
     ]
     notice = next(m for m in c.main if m.kind == "lifecycle")
-    assert notice.detail == "There is one file."
+    assert notice.detail == ""
     assert c.state == "idle"
 
 

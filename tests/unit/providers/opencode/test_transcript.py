@@ -35,14 +35,22 @@ from tests.support.opencode_recordings import (
     Recorded,
     fixture,
     read,
+    recordings,
     version_of,
 )
+from tests.support.paths import FIXTURES
 
 
 @pytest.fixture(params=RECORDED, ids=repr)
 def recorded(request: pytest.FixtureRequest) -> Recorded:
     """Each recorded version in turn (one test body, every version)."""
     return request.param  # type: ignore[no-any-return]
+
+
+# The family's recordings: these tests also read those of OpenCode's fork Kilo Code, whose
+# sessions the same reader maps (its own differences: tests/unit/providers/kilo).
+FAMILY = [*RECORDED, *recordings(FIXTURES / "kilo")]
+family = pytest.mark.parametrize("recorded", FAMILY, indirect=True, ids=repr)
 
 
 def needs(recorded: Recorded, scenario: str) -> None:
@@ -68,6 +76,7 @@ def test_every_version_was_recorded_from_itself() -> None:
         assert stored - {None} == {item.version}, item
 
 
+@family
 def test_hello(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "hello")
     reader = recorded.read("hello", tmp_path)
@@ -86,6 +95,7 @@ def test_hello(recorded: Recorded, tmp_path: Path) -> None:
     assert summary.started_at is not None
 
 
+@family
 def test_tool_calls_ok_and_failing(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "tools")
     reader = recorded.read("tools", tmp_path)
@@ -103,6 +113,7 @@ def test_tool_calls_ok_and_failing(recorded: Recorded, tmp_path: Path) -> None:
     ]
 
 
+@family
 def test_interrupt_is_a_lifecycle_note_and_idle(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "interrupt")
     reader = recorded.read("interrupt", tmp_path)
@@ -112,6 +123,7 @@ def test_interrupt_is_a_lifecycle_note_and_idle(recorded: Recorded, tmp_path: Pa
     assert not any(m.text == "late answer" for m in reader.messages)
 
 
+@family
 def test_rejected_permission_ends_the_turn(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "reject")
     reader = recorded.read("reject", tmp_path)
@@ -121,6 +133,7 @@ def test_rejected_permission_ends_the_turn(recorded: Recorded, tmp_path: Path) -
     assert reader.state == "idle"
 
 
+@family
 def test_approved_permission_runs_the_call(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "approve")
     reader = recorded.read("approve", tmp_path)
@@ -130,6 +143,7 @@ def test_approved_permission_runs_the_call(recorded: Recorded, tmp_path: Path) -
     assert reader.state == "idle"
 
 
+@family
 def test_new_makes_a_second_session(recorded: Recorded, tmp_path: Path) -> None:
     needs(recorded, "new")
     refs = recorded.lay_out("new", tmp_path / "data")
@@ -145,6 +159,7 @@ def test_new_makes_a_second_session(recorded: Recorded, tmp_path: Path) -> None:
     ]
 
 
+@family
 def test_read_as_it_grows_equals_one_read(recorded: Recorded, tmp_path: Path) -> None:
     """Reading a store while its records land, in the order they were created, ends with
     the messages one read of the finished store gives, each reported as it changed."""

@@ -1,0 +1,1 @@
+"""Any agent that speaks the Agent Client Protocol, as a provider over the seam."""

@@ -1,0 +1,167 @@
+"""The ``kernel`` MCP server: the notebook's live kernel as tools for the agent.
+
+It runs as its own process, started by the agent's CLI over stdio, and reaches the kernel
+through the kernel's connection file (:class:`~._link.KernelLink`), so the agent's code runs
+on the kernel's main thread, queued behind the user's cells, never in a thread of ours.
+Each ``run_python`` is approved by the user first: the CLI asks before every call of it (the
+run's configuration says so), and the chat shows that question as its approval dialog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
+
+from ..errors import KernelToolsError
+from ._inkernel import expression
+from ._link import KernelLink
+from ._notebook import cells_text
+from ._spec import SERVER_NAME
+
+__all__ = ["build_server", "main"]
+
+DEFAULT_WAIT = 30.0
+"""Seconds a call waits for a user's running cell before it gives up (running nothing)."""
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds the output of one ``run_python`` is collected for."""
+
+
+def _text(text: str, *, error: bool = False) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
+
+
+def build_server(
+    link: KernelLink,
+    *,
+    notebook: Path | None = None,
+    wait: float = DEFAULT_WAIT,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> MCPServer:
+    """The server over ``link``; ``notebook`` is the file the kernel serves, if known."""
+    server = MCPServer(
+        SERVER_NAME,
+        instructions=(
+            "The user's live Jupyter kernel: run Python in their namespace (each call is "
+            "approved by the user first) and look at their variables."
+        ),
+    )
+
+    @server.tool(
+        description=(
+            "Run Python code in the user's live notebook kernel, in their namespace, as if "
+            "they ran a cell (variables you set stay for them). The user approves each call. "
+            f"If one of their cells is running, the call waits up to {wait:g} s for it, then "
+            "returns without running anything. Returns stdout, stderr, the value of the last "
+            f"expression, errors with their traceback, and PNG images; output is collected "
+            f"for {timeout:g} s."
+        ),
+        annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False),
+    )
+    def run_python(code: str) -> CallToolResult:
+        try:
+            done = link.execute(code, wait=wait, timeout=timeout)
+        except KernelToolsError as exc:
+            return _text(str(exc), error=True)
+        content: list[ContentBlock] = [TextContent(type="text", text=done.summary())]
+        content += [
+            ImageContent(type="image", data=_b64(png), mime_type="image/png") for png in done.images
+        ]
+        return CallToolResult(content=content, is_error=done.error is not None)
+
+    @server.tool(
+        description=(
+            "List the user's variables in the notebook kernel: name, type, and shape or "
+            "length. Secret-looking names are listed without details."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True),
+    )
+    def list_variables() -> CallToolResult:
+        return _evaluated(link, expression("variables_json"), wait, _variables_text)
+
+    @server.tool(
+        description=(
+            "Describe one of the user's variables compactly (a DataFrame's shape, dtypes and "
+            "first rows; an array's shape and dtype; a short repr). Secrets are not shown."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True),
+    )
+    def describe(name: str) -> CallToolResult:
+        return _evaluated(link, expression("describe_json", name), wait, str)
+
+    @server.tool(
+        description=(
+            "The cells of the user's notebook as last saved: source, and output text where "
+            "cheap. Not available when the kernel serves no notebook (a console)."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True),
+    )
+    def notebook_cells() -> CallToolResult:
+        if notebook is None or not notebook.is_file():
+            return _text("No notebook: this kernel serves no notebook file.", error=True)
+        return _text(cells_text(notebook))
+
+    @server.tool(
+        description="Insert a new code cell below the chat's cell in the user's notebook.",
+        annotations=ToolAnnotations(destructive_hint=False),
+    )
+    def insert_cell(code: str) -> CallToolResult:
+        return _text(
+            "Not available: this front end does not take cells from the agent. Show the code "
+            "in your answer instead; the user can insert it from the chat.",
+            error=True,
+        )
+
+    return server
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _variables_text(listed: object) -> str:
+    if not isinstance(listed, list) or not listed:
+        return "(no variables)"
+    lines = []
+    for entry in listed:
+        if entry.get("secret"):
+            lines.append(f"{entry['name']}: {entry['type']} (secret-looking name: not described)")
+        else:
+            size = f", {entry['size']}" if entry.get("size") else ""
+            lines.append(f"{entry['name']}: {entry['type']}{size}")
+    return "\n".join(lines)
+
+
+def _evaluated(
+    link: KernelLink, code: str, wait: float, render: Callable[[object], str]
+) -> CallToolResult:
+    try:
+        text = link.evaluate(code, wait=wait)
+    except KernelToolsError as exc:
+        return _text(str(exc), error=True)
+    value = json.loads(ast.literal_eval(text))
+    # The expression's repr is a Python string literal holding JSON.
+    return _text(render(value))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lab_widget kernel-tools --connection-file FILE``: serve over stdio."""
+    parser = argparse.ArgumentParser(prog="lab_widget kernel-tools")
+    parser.add_argument("--connection-file", required=True, type=Path)
+    parser.add_argument("--notebook", type=Path, default=None)
+    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT)
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    args = parser.parse_args(argv)
+    link = KernelLink(args.connection_file)
+    try:
+        build_server(link, notebook=args.notebook, wait=args.wait, timeout=args.timeout).run()
+    finally:
+        link.close()
+    return 0

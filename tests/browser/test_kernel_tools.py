@@ -1,0 +1,75 @@
+"""Browser: the agent works in the notebook's own kernel. In a real JupyterLab in Debian's
+Chromium, a run started with ``kernel=True`` (the real pinned Claude Code, driven by the
+scripted model) asks to run code in the kernel; the widget's form shows the code; Reject
+leaves the kernel untouched, Approve runs it there: the variable exists for the next cell and
+the call's output shows in the chat.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import lab_widget
+from tests.support.browser import open_chat, run_cell, send, wait_text
+
+CODE = "x = len(df)"
+
+CELL = f"""
+import tempfile
+import pandas as pd
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
+
+df = pd.DataFrame({{"a": range(7)}})
+call = ToolUse("mcp__kernel__run_python", {{"code": {CODE + chr(10) + "print('rows:', x)"!r}}})
+turn = [Reply("Let me count them in your kernel.", tools=[call]), Reply("Done: x holds it.")]
+model = ScriptedModel(rules=[Rule("again", turn), Rule("count the rows", turn)])
+run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model, kernel=True)
+run
+"""
+
+LOOK = "print('x is', globals().get('x', 'unset'), '({})')"
+"""A cell the user runs to look at ``x`` (the mark tells one look's output from another)."""
+
+
+def answer(page: Any, choice: str) -> str:
+    """Answer the form showing the kernel call with ``choice``; the outcome the chat shows."""
+    form = page.locator(".lw-chat .lw-dialog-form")
+    form.wait_for(timeout=120_000)
+    assert page.locator(".lw-chat .lw-state").get_attribute("data-state") == "question"
+    assert CODE in form.inner_text()
+    options = [o.get_attribute("value") for o in form.locator("input[type='radio']").all()]
+    assert options == ["Approve", "Reject"], options
+    form.locator(f"input[value='{choice}']").check()
+    page.click(".lw-chat .lw-dialog-submit")
+    outcome = page.locator(".lw-chat .lw-dialog[data-status] .lw-dialog-outcome").last
+    outcome.wait_for(timeout=90_000)
+    page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=120_000)
+    return str(outcome.inner_text())
+
+
+def look(page: Any, index: int) -> str:
+    """Run the look cell ``index``; what it printed."""
+    run_cell(page, index)
+    out = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output")
+    out.first.wait_for(timeout=60_000)
+    return str(out.first.inner_text())
+
+
+def test_kernel_code_is_rejected_then_approved_from_the_form(
+    tmp_path: Path, lab_home: Path
+) -> None:
+    with open_chat(tmp_path, lab_home, CELL, LOOK.format(1), LOOK.format(2)) as page:
+        send(page, "count the rows of df into x")
+        assert "rejected" in answer(page, "Reject")
+        assert look(page, 1).strip() == "x is unset (1)"
+
+        send(page, "please try that again")
+        assert "approved" in answer(page, "Approve")
+        wait_text(page, "Done: x holds it.", timeout=120_000)
+        assert look(page, 2).strip() == "x is 7 (2)"
+
+        [run] = lab_widget.runs()
+        cards = [m.tool for m in run.messages if m.tool is not None]
+        assert [t.status for t in cards][-1] == "ok" and "rows: 7" in (cards[-1].output or "")
+        run.stop()

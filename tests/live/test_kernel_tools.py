@@ -1,0 +1,179 @@
+"""Live: the agent works in the user's kernel. A real pinned CLI, driven by the scripted
+model, calls the ``kernel`` server's ``run_python`` the way a real model would (a streamed
+tool call); the chat shows the call as an approval dialog with the code; approving it sets
+the variable in the kernel's namespace, rejecting it leaves the kernel untouched.
+
+The kernel is a real IPython kernel started with ``jupyter_client``, as a notebook server
+starts one; the run is pointed at its connection file, which is what ``kernel=True`` finds
+inside a notebook (the unit tests cover that lookup).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.manager import KernelManager
+
+from lab_widget import Run
+from lab_widget.scripted import Reply, Rule, ScriptedModel, ToolUse
+from tests.support.kernels import running_kernel, user_value
+
+RUN_PYTHON = {
+    "claude-code": "mcp__kernel__run_python",
+    "codex": "mcp__kernel__run_python",
+    "copilot": "kernel-run_python",
+    "gemini": "mcp_kernel_run_python",
+    "kilo": "kernel_run_python",
+    "mistral-vibe": "mcp_kernel.run_python",
+    "opencode": "kernel_run_python",
+    "qwen-code": "mcp__kernel__run_python",
+}
+"""Each MCP-capable provider's name for the server's tool, as its CLI offers it."""
+
+CALLED_IN_CODE = {"mistral-vibe": "run_typescript"}
+"""Providers whose CLI offers MCP tools to the model only inside a code tool, as
+``tools.<group>.<tool>(input)`` in that tool's TypeScript."""
+
+DESCRIBE = {
+    "claude-code": "mcp__kernel__describe",
+    "codex": "mcp__kernel__describe",
+    "copilot": "kernel-describe",
+    "gemini": "mcp_kernel_describe",
+    "kilo": "kernel_describe",
+    "mistral-vibe": "mcp_kernel.describe",
+    "opencode": "kernel_describe",
+    "qwen-code": "mcp__kernel__describe",
+}
+"""The providers whose reading tools are checked to run without asking: their name for
+``describe``."""
+
+CODE = "x = len(df)"
+CALL = CODE + "\nprint('rows:', x)"
+
+
+def model_call(provider_id: str, name: str, tool_input: dict[str, Any]) -> ToolUse:
+    """The model's call of ``name``, directly or through the provider's code tool."""
+    caller = CALLED_IN_CODE.get(provider_id)
+    if caller is None:
+        return ToolUse(name, tool_input)
+    call = f"tools.{name}({json.dumps(tool_input)})"
+    return ToolUse(caller, {"code": f"async function main() {{\n  return await {call};\n}}"})
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers the model (Anthropic's wire)."""
+    return [str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
+
+
+@pytest.fixture
+def kernel() -> Iterator[KernelManager]:
+    with running_kernel("import pandas as pd\ndf = pd.DataFrame({'a': range(7)})") as manager:
+        yield manager
+
+
+def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
+    """A run whose model asks to run ``CALL`` in the kernel for each of two prompts."""
+    turn = [
+        Reply(
+            "Let me count them in your kernel.",
+            tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": CALL})],
+        ),
+        Reply("Done: x holds the row count."),
+    ]
+    model = ScriptedModel(rules=[Rule("again", turn), Rule("count the rows", turn)], fallback="ok")
+    return Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file)
+
+
+def ask(run: Run, provider_id: str, prompt: str) -> None:
+    """Send ``prompt`` and check the approval the call to ``run_python`` asks for."""
+    run.send(prompt)
+    assert run.wait(timeout=120) == "question", run.screen()
+    dialog = run.pending_dialog
+    assert dialog is not None and dialog.kind == "approval", dialog
+    assert dialog.tool_name == RUN_PYTHON[provider_id]
+    assert CODE in dialog.body
+    # Approved call by call: no "don't ask again" that would outlive the run.
+    assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
+
+
+@pytest.mark.parametrize("provider_id", sorted(RUN_PYTHON))
+def test_run_python_rejected_leaves_the_kernel_untouched_and_approved_sets_the_variable(
+    lab_home: Path, workdir: Path, kernel: KernelManager, provider_id: str
+) -> None:
+    # One run, two turns: what a rejection leaves, then what an approval does.
+    run = asking_run(provider_id, workdir, kernel)
+    try:
+        ask(run, provider_id, "count the rows of df into x")
+        final = run.answer("reject")
+        assert final.status == "rejected"
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert user_value(kernel, "'x' in globals()") == "False"
+
+        ask(run, provider_id, "please try that again")
+        final = run.answer("approve")
+        assert (final.status, final.outcome) == ("answered", "approved")
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert user_value(kernel, "x") == "7"
+        cards = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON[provider_id]]
+        assert [c.tool.status for c in cards if c.tool is not None][-1] == "ok"
+        card = cards[-1]
+        assert card.tool is not None and card.tool.input.get("code") == CALL
+        assert "rows: 7" in (card.tool.output or "")
+    finally:
+        run.stop()
+
+
+def test_a_run_without_kernel_has_no_kernel_server(lab_home: Path, workdir: Path) -> None:
+    run = Run("claude-code", cwd=workdir, model=ScriptedModel(fallback="ok"))
+    try:
+        run.send("hello")
+        assert run.wait(timeout=120) == "idle"
+        assert run.scripted_model is not None
+        requests = [r for r in run.scripted_model.scripted_requests if r.user_text == "hello"]
+        assert requests and all(tool_names(r.body) for r in requests)
+        assert not any("kernel" in n for r in requests for n in tool_names(r.body))
+    finally:
+        run.stop()
+
+
+@pytest.mark.parametrize("provider_id", sorted(DESCRIBE))
+def test_reading_tools_run_without_asking_and_describe_a_dataframe(
+    lab_home: Path, workdir: Path, kernel: KernelManager, provider_id: str
+) -> None:
+    describe = DESCRIBE[provider_id]
+    turn = [
+        Reply("Let me look at df.", tools=[model_call(provider_id, describe, {"name": "df"})]),
+        Reply("df has 7 rows."),
+    ]
+    model = ScriptedModel(rules=[Rule("describe", turn)], fallback="ok")
+    with Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file) as run:
+        run.send("describe df")
+        assert run.wait(timeout=120) == "idle", run.screen()
+        [card] = [m for m in run.messages if m.tool and m.tool.name == describe]
+        assert card.kind != "dialog" and card.tool is not None and card.tool.status == "ok"
+        assert "`df`: pandas DataFrame, 7 rows × 1 columns" in (card.tool.output or "")
+
+
+def test_an_exception_comes_back_to_the_agent_as_an_error(
+    lab_home: Path, workdir: Path, kernel: KernelManager
+) -> None:
+    turn = [
+        Reply(tools=[ToolUse(RUN_PYTHON["claude-code"], {"code": "df['missing']"})]),
+        Reply("That column does not exist."),
+    ]
+    model = ScriptedModel(rules=[Rule("missing", turn)], fallback="ok")
+    with Run("claude-code", cwd=workdir, model=model, kernel=kernel.connection_file) as run:
+        run.send("show the missing column")
+        assert run.wait(timeout=120) == "question", run.screen()
+        run.answer("approve")
+        assert run.wait(timeout=120) == "idle", run.screen()
+        [card] = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON["claude-code"]]
+        assert card.tool is not None and card.tool.status == "error"
+        assert "KeyError: 'missing'" in (card.tool.output or "")
+    # What the model was sent back is the error, traceback included.
+    [back] = [r for r in model.scripted_requests if "KeyError" in json.dumps(r.body)]
+    assert "Traceback" in json.dumps(back.body)
