@@ -40,6 +40,9 @@ __all__ = ["ChatEvent", "ChatSession", "Epoch"]
 # that brought it), and no other event may follow when the screen was answered in the TUI.
 _READY_RECHECKS = (2.0, 5.0)
 
+_CHORE_EVERY = 0.2
+"""Seconds between a main-thread wait's chores (:meth:`ChatSession.serve_between_waits`)."""
+
 
 class ChatSession:
     """Owns the reader of a run and derives its state; safe to call from any thread."""
@@ -72,6 +75,7 @@ class ChatSession:
         self.stopped = False
         """Set when the run was stopped from Python (so its end is not the agent's doing)."""
         self._ready_timer: threading.Timer | None = None
+        self._chore: Callable[[], object] | None = None
 
     # -- reading -----------------------------------------------------------------------
 
@@ -432,21 +436,49 @@ class ChatSession:
     def wait(self, timeout: float | None) -> State:
         """Block until the state is no longer ``working``; return it."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._lock:
-            while True:
+        chore = self._chore_here()
+        # Bounded waits so a pending send past its grace period is re-evaluated.
+        step = 1.0 if chore is None else _CHORE_EVERY
+        while True:
+            with self._lock:
                 state = self._state_locked()
                 if state != "working":
                     return state
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise WaitTimeoutError(timeout or 0.0, state)
-                # Bounded waits so a pending send past its grace period is re-evaluated.
-                self._changed.wait(1.0 if left is None else min(left, 1.0))
+                self._changed.wait(step if left is None else min(left, step))
+            if chore is not None:
+                chore()
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until ``predicate()`` holds (re-checked on every change) or time runs out."""
-        with self._lock:
-            return wait_until(self._changed, predicate, timeout)
+        chore = self._chore_here()
+        if chore is None:
+            with self._lock:
+                return wait_until(self._changed, predicate, timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            with self._lock:
+                if wait_until(self._changed, predicate, max(0.0, min(left, _CHORE_EVERY))):
+                    return True
+            if left <= 0:
+                return False
+            chore()
+
+    def serve_between_waits(self, chore: Callable[[], object] | None) -> None:
+        """Have a wait on the main thread call ``chore`` between its looks (``None``: stop).
+
+        A cell that waits on the run holds its kernel's main thread, the one thread the
+        agent's approved kernel calls may run on: the chore runs those the run left for it.
+        """
+        self._chore = chore
+
+    def _chore_here(self) -> Callable[[], object] | None:
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        return self._chore
 
     # -- listeners ---------------------------------------------------------------------
 

@@ -2,8 +2,10 @@
 shell channel runs on the kernel's main thread, queued behind the user's cells.
 
 A call first asks the kernel for its info on the same shell channel: the kernel answers it
-only once the cells ahead of it finished, so an unanswered request within the wait means a
-user's cell still runs, and nothing of the agent's is queued behind it.
+only once the cells ahead of it finished, so an unanswered request means a cell still runs.
+The call is then left on the kernel's desk (:mod:`._desk`) for a cell that waits on the run
+to take, and taken back when the kernel frees up first; when neither happens within the
+wait, nothing of the agent's is queued behind the user's cell.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from jupyter_client.blocking.client import BlockingKernelClient
 
 from ..errors import KernelBusyError, KernelToolsError
+from ._desk import Desk, desk_folder
 
 __all__ = ["Execution", "KernelLink", "strip_ansi"]
 
@@ -28,6 +31,10 @@ MAX_TEXT_CHARS = 20_000
 
 MAX_IMAGE_BYTES = 1_000_000
 """PNG images larger than this (decoded) are left out, with a note saying so."""
+
+FREE_GLANCE = 0.5
+"""Seconds a free kernel takes at most to answer its info request: an unanswered one means
+a cell runs, and the call goes on the desk."""
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -86,6 +93,26 @@ class Execution:
         parts += self.notes
         return "\n\n".join(parts) or "(no output)"
 
+    @classmethod
+    def from_fields(cls, fields: dict[str, Any]) -> Execution:
+        r"""An execution from the fields a waiting cell wrote (images as base64 PNGs).
+
+        Examples
+        --------
+        >>> Execution.from_fields({"stdout": "hi\n", "result": "3"}).summary()
+        'stdout:\nhi\n\nresult: 3'
+        """
+        found = cls(
+            stdout=str(fields.get("stdout") or ""),
+            stderr=str(fields.get("stderr") or ""),
+            result=None if fields.get("result") is None else str(fields["result"]),
+            error=None if fields.get("error") is None else str(fields["error"]),
+            notes=[str(note) for note in fields.get("notes") or []],
+        )
+        for png in fields.get("images") or []:
+            found.take("display_data", {"data": {"image/png": png}})
+        return found
+
     def take(self, kind: str, content: dict[str, Any]) -> None:
         """Add one IOPub message of the execution."""
         if kind == "stream":
@@ -132,6 +159,7 @@ class KernelLink:
         self._client.load_connection_file(str(connection_file))
         self._client.start_channels()
         self._lock = threading.Lock()
+        self._desk = Desk(desk_folder(connection_file))
 
     def close(self) -> None:
         """Close the channels (the kernel goes on)."""
@@ -148,22 +176,53 @@ class KernelLink:
                 return msg
         return None
 
-    def _wait_free(self, wait: float) -> None:
+    def _run_or_hand_over(self, code: str, wait: float, timeout: float) -> dict[str, Any] | None:
+        """``None`` once the kernel is free for ``code`` to be sent; else what running it
+        gave in a cell that waits on the run (:mod:`._desk`).
+
+        Raises :class:`KernelBusyError` when the kernel stays busy for ``wait`` seconds and
+        no waiting cell took the call; nothing runs then.
+        """
         msg_id = self._client.kernel_info()
-        if self._reply(msg_id, time.monotonic() + wait) is None:
-            raise KernelBusyError(
-                f"the kernel is still running a cell after {wait:g} s; nothing was run. "
-                "Try again once the user's cell finished (or ask the user to let it finish)."
-            )
+        deadline = time.monotonic() + wait
+        if self._reply(msg_id, min(deadline, time.monotonic() + FREE_GLANCE)) is not None:
+            return None
+        call = self._desk.deposit(code)
+        while not self._desk.taken(call):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if self._desk.withdraw(call):
+                    raise KernelBusyError(
+                        f"the kernel is still running a cell after {wait:g} s; nothing was "
+                        "run. Try again once the user's cell finished (or ask the user to let "
+                        "it finish)."
+                    )
+                break
+            if self._reply(msg_id, time.monotonic() + min(left, 0.1)) is not None:
+                if self._desk.withdraw(call):
+                    return None  # free again before any waiting cell took it
+                break
+        found = self._desk.wait_result(call, timeout)
+        if found is None:
+            return {
+                "notes": [
+                    f"(still running after {timeout:g} s: the code goes on in the kernel; its "
+                    "later output is not shown here)"
+                ]
+            }
+        return found
 
     def execute(self, code: str, *, wait: float, timeout: float) -> Execution:
         """Run ``code`` in the user's namespace once the kernel is free (waiting at most
         ``wait`` seconds for it), and collect its output for at most ``timeout`` seconds.
+        While a cell waits on the run, that cell runs it.
 
         Raises :class:`KernelBusyError` when the kernel stays busy; nothing runs then.
         """
         with self._lock:
-            self._wait_free(wait)
+            handed = self._run_or_hand_over(code, wait, timeout)
+            if handed is not None:
+                return Execution.from_fields(handed)
             msg_id = self._client.execute(code, store_history=False, allow_stdin=False)
             return self._collect(msg_id, timeout)
 
@@ -192,7 +251,13 @@ class KernelLink:
         (nothing in the user's history or outputs).
         """
         with self._lock:
-            self._wait_free(wait)
+            handed = self._run_or_hand_over(expression, wait, wait)
+            if handed is not None:
+                if handed.get("error") or handed.get("result") is None:
+                    raise KernelToolsError(
+                        f"the kernel could not evaluate it: {handed.get('error') or 'no value'}"
+                    )
+                return str(handed["result"])
             msg_id = self._client.execute(
                 "", silent=True, store_history=False, user_expressions={"value": expression}
             )

@@ -31,7 +31,12 @@ from .._widgets import offer_login
 from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
-from ..errors import AnswerMismatchWarning, AuthRequiredError, InvalidCwdError
+from ..errors import (
+    AnswerMismatchWarning,
+    AuthRequiredError,
+    InvalidCwdError,
+    ReplyDroppedError,
+)
 from ..provider import (
     AgentProvider,
     Endpoint,
@@ -52,6 +57,8 @@ __all__ = ["LocalBackend"]
 FIRST_PROMPT_TIMEOUT = 60.0
 """Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
 (its start-up included, as ``send``'s default wait for the TUI)."""
+_SCREEN_TAIL_LINES = 12
+"""Lines of the screen a dropped message's error shows."""
 
 
 class LocalBackend:
@@ -289,7 +296,16 @@ class LocalBackend:
     def send(self, text: str, ready_timeout: float = 60.0) -> None:
         self.chat.wait_ready(ready_timeout)
         is_command = text.lstrip().startswith("/")
-        self.chat.send(text, counts_as_work=not is_command)
+        try:
+            self.chat.send(text, counts_as_work=not is_command)
+        except ReplyDroppedError as dropped:
+            raise ReplyDroppedError(f"{dropped}{self._screen_tail()}") from None
+
+    def _screen_tail(self) -> str:
+        # What the TUI shows says why it did not take a message (a picker, a busy turn).
+        lines = self.terminal.capture().rstrip().splitlines()
+        shown = "\n".join(lines[-_SCREEN_TAIL_LINES:])
+        return f"\nIts screen now:\n{shown}" if shown else ""
 
     def wait(self, timeout: float | None) -> State:
         return self.chat.wait(timeout)

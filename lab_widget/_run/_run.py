@@ -21,7 +21,7 @@ from .._chat._answers import UserAnswer
 from .._chat._mentions import expand
 from .._chat._session import ChatEvent, Epoch
 from .._home import Holder
-from .._kernel import kernel_tool_server
+from .._kernel import kernel_tool_server, waiting_cell_chore
 from .._reading._frames import By, to_dataframe
 from .._reading._turns import derive_turns
 from .._remote._backend import RemoteBackend
@@ -55,6 +55,16 @@ from ._registry import announce, register
 from ._spares import pool, spare_key
 
 __all__ = ["Run"]
+
+
+def _kernel_tools(
+    kernel: bool | str | os.PathLike[str],
+) -> tuple[tuple[ToolServer, ...], Callable[[], object] | None]:
+    """The ``kernel`` server a run is given, and the chore of a cell that waits on it."""
+    if kernel is False:
+        return (), None
+    connection = None if kernel is True else Path(kernel)
+    return (kernel_tool_server(connection),), waiting_cell_chore(connection)
 
 
 class Run(Exportable):
@@ -153,10 +163,8 @@ class Run(Exportable):
                 "code in this kernel, with this machine's files, variables and keys. Run it "
                 "here, or give it the data through a prompt (@-mentions) instead."
             )
-        servers: tuple[ToolServer, ...] = ()
-        if kernel is not False:
-            # Checked before anything starts: a run that cannot reach its kernel never spawns.
-            servers = (kernel_tool_server(None if kernel is True else Path(kernel)),)
+        # Checked before anything starts: a run that cannot reach its kernel never spawns.
+        servers, chore = _kernel_tools(kernel)
         self._view: RunView | None = None
         self._view_lock = threading.Lock()
         self.scripted_model: ScriptedModel | None = None
@@ -237,6 +245,8 @@ class Run(Exportable):
                 if self.scripted_model is not None:
                     # Its model is served by this process: a kernel that ends leaves it unanswered.
                     local.held_by(Holder.this_process())
+                # A cell that waits on this run runs the calls the kernel is too busy for.
+                local.chat.serve_between_waits(chore)
                 self._backend = local
                 self._announce(True)
                 local.begin()

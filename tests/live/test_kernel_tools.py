@@ -10,6 +10,7 @@ inside a notebook (the unit tests cover that lookup).
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from jupyter_client.manager import KernelManager
 
 from lab_widget import Run
 from lab_widget.scripted import Reply, Rule, ScriptedModel, ToolUse
-from tests.support.kernels import running_kernel, user_value
+from tests.support.kernels import run_cell, running_kernel, user_value
 
 RUN_PYTHON = {
     "claude-code": "mcp__kernel__run_python",
@@ -177,3 +178,45 @@ def test_an_exception_comes_back_to_the_agent_as_an_error(
     # What the model was sent back is the error, traceback included.
     [back] = [r for r in model.scripted_requests if "KeyError" in json.dumps(r.body)]
     assert "Traceback" in json.dumps(back.body)
+
+
+def test_a_cell_waiting_on_the_run_runs_the_calls_it_waits_for(
+    lab_home: Path, workdir: Path
+) -> None:
+    # As nbval and "Run All" send cells: each as soon as the last one ended, so every call
+    # reaches the kernel while a cell waits on the run and holds the kernel's main thread.
+    setup = (
+        "import pandas as pd\n"
+        "from lab_widget import Run\n"
+        "from lab_widget.scripted import Reply, Rule, ScriptedModel, ToolUse\n"
+        "df = pd.DataFrame({'a': range(7)})"
+    )
+    describe = [
+        Reply(tools=[ToolUse(DESCRIBE["claude-code"], {"name": "df"})]),
+        Reply("df has 7 rows."),
+    ]
+    count = [Reply(tools=[ToolUse(RUN_PYTHON["claude-code"], {"code": CALL})]), Reply("Done.")]
+    start = (
+        f"model = ScriptedModel(rules=[Rule('describe', {describe!r}), "
+        f"Rule('count the rows', {count!r})])\n"
+        f"run = Run('claude-code', cwd={str(workdir)!r}, model=model, kernel=True)\n"
+        "run.send('describe df')\n"
+        "print(run.wait(timeout=120))"
+    )
+    with running_kernel(setup) as kernel:
+        described = run_cell(kernel, start, "start")
+        assert described.stdout.split() == ["idle"], described
+        asked = run_cell(kernel, "run.send('count the rows of df')\nprint(run.wait())", "ask")
+        assert asked.stdout.split() == ["question"], asked
+        approved = run_cell(
+            kernel, "print(run.answer('approve').status)\nprint(run.wait())\nprint(x)", "approve"
+        )
+        # The call's own print went to the agent, not into the cell that ran it.
+        assert approved.stdout.split() == ["answered", "idle", "7"], approved
+        outputs = run_cell(
+            kernel, "print(repr([m.tool.output for m in run.messages if m.tool]))", "look"
+        )
+        described_df, counted = ast.literal_eval(outputs.stdout.strip())
+        assert "`df`: pandas DataFrame, 7 rows × 1 columns" in described_df
+        assert "rows: 7" in counted
+        assert run_cell(kernel, "run.stop()", "stop").status == "ok"

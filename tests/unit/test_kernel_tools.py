@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 import lab_widget
 from lab_widget import Run
 from lab_widget._kernel import kernel_tool_server, this_kernel_connection_file
+from lab_widget._kernel._desk import Desk, desk_folder
 from lab_widget._kernel._notebook import cells_text
 from lab_widget.compat import PINS
 from lab_widget.errors import KernelToolsError, RemoteKernelToolsError
@@ -118,6 +120,56 @@ def test_a_running_cell_makes_the_call_wait_then_give_up(
     # The user's cell finished; the agent's code never ran.
     assert user_value(kernel, "waited") == "1"
     assert user_value(kernel, "'ran' in globals()") == "False"
+
+
+def test_a_cell_waiting_on_a_run_runs_the_calls_left_on_its_desk(
+    kernel: KernelManager, tmp_path: Path
+) -> None:
+    # What run.wait() does in a kernel whose run has the kernel's tools: serve the desk.
+    release = tmp_path / "release"
+    client = fresh_client(kernel)
+    client.execute(
+        "import os, time\n"
+        "from lab_widget._kernel import this_kernel_connection_file\n"
+        "from lab_widget._kernel._desk import Desk, desk_folder\n"
+        "desk = Desk(desk_folder(this_kernel_connection_file().resolve()))\n"
+        f"while not os.path.exists({str(release)!r}):\n"
+        "    desk.serve(globals())\n"
+        "    time.sleep(0.05)\n"
+        "print('the waiting cell')"
+    )
+    try:
+        ran = call(
+            kernel, "run_python", {"code": "served = len(df)\nprint('rows', served)\nserved"}
+        )
+        failed = call(kernel, "run_python", {"code": "1 / 0"})
+        described = text_of(call(kernel, "describe", {"name": "df"}))
+    finally:
+        release.touch()
+        client.stop_channels()
+    assert not ran.is_error and text_of(ran) == "stdout:\nrows 3\n\nresult: 3"
+    assert failed.is_error and "ZeroDivisionError: division by zero" in text_of(failed)
+    assert "_desk.py" not in text_of(failed)  # the traceback is the agent's code alone
+    assert described.startswith("`df`: pandas DataFrame, 3 rows × 2 columns")
+    assert user_value(kernel, "served") == "3"
+    desk = desk_folder(Path(kernel.connection_file).resolve())
+    assert list(desk.iterdir()) == []
+
+
+def test_a_call_is_run_by_the_waiting_cell_or_withdrawn_never_both(tmp_path: Path) -> None:
+    desk = Desk(tmp_path / "desk")
+    namespace: dict[str, Any] = {"runs": 0}
+    withdrawals = 0
+    for _ in range(50):
+        call_id = desk.deposit("runs += 1")
+        cell = threading.Thread(target=desk.serve, args=(namespace,))
+        cell.start()
+        withdrawn = desk.withdraw(call_id)
+        cell.join()
+        assert withdrawn == (desk.result(call_id) is None)
+        withdrawals += withdrawn
+    assert namespace["runs"] == 50 - withdrawals
+    assert list((tmp_path / "desk").iterdir()) == []
 
 
 def test_a_short_cell_is_waited_for_and_runs_in_order(kernel: KernelManager) -> None:
