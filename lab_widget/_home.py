@@ -139,6 +139,8 @@ class RunRecord:
     """The workspace as :meth:`lab_widget.Workspace.to_record` described it."""
     holder: Holder | None = None
     """The process serving the run's scripted model: when it is gone, nothing can answer."""
+    owner: Holder | None = None
+    """The process (a kernel, a script) that started the run; ``None`` in older records."""
     folder: Path | None = field(default=None, compare=False)
     """The runtime folder the record was read from (``None`` before it is written)."""
 
@@ -158,6 +160,7 @@ class RunRecord:
             "model": self.model,
             "workspace": dict(self.workspace) if self.workspace is not None else None,
             "holder": self.holder.to_json() if self.holder is not None else None,
+            "owner": self.owner.to_json() if self.owner is not None else None,
         }
 
     @classmethod
@@ -178,6 +181,7 @@ class RunRecord:
             model=model if isinstance(model, str) else None,
             workspace=workspace if isinstance(workspace, dict) else None,
             holder=Holder.from_json(data.get("holder")),
+            owner=Holder.from_json(data.get("owner")),
             folder=folder,
         )
 

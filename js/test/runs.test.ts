@@ -17,6 +17,8 @@ const ROW = {
   last_activity: "2026-01-01T00:00:00+00:00",
   tokens: 12_345,
   cost_usd_estimate: "0.0123",
+  memory_bytes: 412 * 2 ** 20,
+  started_by: "this process",
 };
 
 function mount(actions: Partial<RunsActions> = {}) {
@@ -56,6 +58,23 @@ describe("runs table", () => {
     expect(q(".lw-runs-cost").textContent).toBe("$0.012");
     expect(rows[1]!.querySelector(".lw-runs-cost")!.textContent).toBe("—");
     expect(rows[1]!.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled).toBe(true);
+  });
+
+  it("shows each agent's memory and which kernel holds it", () => {
+    const { root, view } = mount();
+    view.setRows([
+      ROW,
+      { ...ROW, id: "run-b", memory_bytes: 1.5 * 2 ** 30, started_by: "an ended process" },
+      { ...ROW, id: "run-c", memory_bytes: null, started_by: null },
+    ]);
+    const cells = (cls: string) =>
+      [...root.querySelectorAll<HTMLElement>(`.${cls}`)].map((c) => c.textContent);
+    expect(cells("lw-runs-memory")).toEqual(["412 MB", "1.5 GB", "—"]);
+    expect(cells("lw-runs-holder")).toEqual(["this kernel", "none", "—"]);
+    const unheld = root.querySelector<HTMLElement>("tr[data-run='run-b']")!;
+    expect(unheld.dataset.unheld).toBe("true");
+    expect(unheld.querySelector<HTMLElement>(".lw-runs-holder")!.title).toContain("has ended");
+    expect(normalizeRows([{ id: "x" }])[0]).toMatchObject({ memory: null, startedBy: "" });
   });
 
   it("keeps row elements across updates and drops rows of gone runs", () => {

@@ -31,7 +31,7 @@ import orjson
 
 from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
-from .._run._backend import Announce
+from .._run._backend import Announce, StartedBy
 from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
 from .._workspace._git import Workspace
@@ -322,6 +322,14 @@ class RemoteBackend:
     @property
     def attach_command(self) -> str:
         return self.host.attach(self._host_attach) if self._host_attach else ""
+
+    @property
+    def memory(self) -> int | None:
+        return None  # the agent's processes are on the host
+
+    @property
+    def started_by(self) -> StartedBy | None:
+        return None  # the host's worker holds the run
 
     @property
     def pane(self) -> TmuxTerminal:

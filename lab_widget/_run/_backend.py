@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
@@ -22,11 +22,16 @@ from .._workspace._git import Workspace
 from ..provider import AgentProvider, TranscriptRef
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 
-__all__ = ["Announce", "RunBackend"]
+__all__ = ["Announce", "RunBackend", "StartedBy"]
 
 Announce = Callable[[bool], None]
 """Tells the registry and the dashboards that a run is live (``True``) or no longer; a
 backend gets the façade's and calls it when the run ends."""
+
+
+StartedBy = Literal["this process", "another process", "an ended process"]
+"""Who started a run: this kernel (or script), another one still running, or one that has
+ended (no kernel holds the run but those that list it)."""
 
 
 class RunBackend(Protocol):
@@ -75,6 +80,12 @@ class RunBackend(Protocol):
 
     @property
     def attach_command(self) -> str: ...
+
+    @property
+    def memory(self) -> int | None: ...
+
+    @property
+    def started_by(self) -> StartedBy | None: ...
 
     @property
     def pane(self) -> TmuxTerminal: ...

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .._chat._session import ChatSession
-from .._home import RunRecord, lab_home, runtime_dir, socket_path
+from .._home import Holder, RunRecord, lab_home, runtime_dir, socket_path
 from .._install import find_binary
 from .._runtime._tmux import TmuxRunner, TmuxTerminal, sanitize_input
 from .._workspace._git import Workspace
@@ -207,6 +207,7 @@ def launch(
         isolated=endpoint is not None,
         model=model,
         workspace=workspace.to_record(),
+        owner=Holder.this_process(),
         folder=folder_of_run,
     )
     record.write()

@@ -48,7 +48,7 @@ from ..provider import (
     require_login,
 )
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
-from ._backend import Announce
+from ._backend import Announce, StartedBy
 from ._held_prompt import HeldPrompt
 from ._launch import accept_startup, launch, new_run_id
 
@@ -257,6 +257,19 @@ class LocalBackend:
     @property
     def attach_command(self) -> str:
         return self.terminal.attach_command
+
+    @property
+    def memory(self) -> int | None:
+        return self.terminal.memory()
+
+    @property
+    def started_by(self) -> StartedBy | None:
+        owner = self.record.owner
+        if owner is None:
+            return None
+        if not owner.alive():
+            return "an ended process"
+        return "this process" if owner.pid == os.getpid() else "another process"
 
     @property
     def pane(self) -> TmuxTerminal:

@@ -18,6 +18,7 @@ from .._chat._session import ChatEvent
 from .._home import RunRecord, run_records
 from .._runtime._tmux import TmuxRunner, TmuxTerminal
 from ..schema import SessionSummary, State
+from ._backend import StartedBy
 
 __all__ = ["LiveRun", "announce", "find", "live_records", "register", "watch_runs"]
 
@@ -44,6 +45,12 @@ class LiveRun(Protocol):
 
     @property
     def view(self) -> object: ...
+
+    @property
+    def memory(self) -> int | None: ...
+
+    @property
+    def started_by(self) -> StartedBy | None: ...
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
 

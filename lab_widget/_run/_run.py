@@ -48,7 +48,7 @@ from ..schema import (
 )
 from ..schema._session import Exportable
 from ..scripted import ScriptedModel
-from ._backend import RunBackend
+from ._backend import RunBackend, StartedBy
 from ._cells import current_cell, earlier_runs, note_run
 from ._local import LocalBackend
 from ._registry import announce, register
@@ -340,6 +340,22 @@ class Run(Exportable):
     def attach_command(self) -> str:
         """A copyable command that opens the agent's real TUI in a terminal."""
         return self._backend.attach_command
+
+    @property
+    def memory(self) -> int | None:
+        """Resident bytes of the agent's processes (its TUI and what it started); ``None``
+        when it is not running on this machine (ended, or on another host).
+        """
+        return self._backend.memory
+
+    @property
+    def started_by(self) -> StartedBy | None:
+        """Who started the run: ``"this process"`` (this kernel or script), ``"another
+        process"`` still running, or ``"an ended process"``: a kernel that has ended, so no
+        kernel holds the run but those that list it (:func:`lab_widget.runs`). ``None`` when
+        unknown (a run on another host, or one started by an older version).
+        """
+        return self._backend.started_by
 
     @property
     def pane(self) -> TmuxTerminal:

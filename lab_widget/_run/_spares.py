@@ -106,28 +106,6 @@ def spare_key(
     )
 
 
-def _memory(pid: int | None) -> int | None:
-    """Resident bytes of ``pid`` and its descendants (``None`` when unknown)."""
-    if pid is None:
-        return None
-    total, stack, seen = 0, [pid], set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
-        stack.extend(int(c) for c in children)
-    return total
-
-
 @dataclass
 class Spare:
     """One agent started ahead, waiting for a run to adopt it."""
@@ -151,7 +129,7 @@ class Spare:
     @property
     def memory(self) -> int | None:
         """Resident bytes of the agent's processes."""
-        return _memory(self.backend.terminal.pid())
+        return self.backend.terminal.memory()
 
     @property
     def alive(self) -> bool:

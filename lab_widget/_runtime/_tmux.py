@@ -168,6 +168,12 @@ class TmuxTerminal:
         # A dead pane's pid may name another process by now.
         return int(pid) if dead == "0" and pid.isdigit() else None
 
+    def memory(self) -> int | None:
+        """Resident bytes of the agent's process and its descendants (``None`` when it is
+        not running).
+        """
+        return tree_memory(self.pid())
+
     def capture(self) -> str:
         """The visible screen, for diagnostics and tests only (never for product logic)."""
         try:
@@ -427,3 +433,33 @@ class TmuxRunner:
             self.tmux("kill-server")
         except TmuxError:
             pass
+
+
+def tree_memory(pid: int | None) -> int | None:
+    """Resident bytes of ``pid`` and its descendants (``None`` when unknown).
+
+    Examples
+    --------
+    >>> tree_memory(os.getpid()) > 0
+    True
+    >>> tree_memory(None) is None
+    True
+    """
+    if pid is None:
+        return None
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) * 1024
+        stack.extend(int(c) for c in children)
+    return total

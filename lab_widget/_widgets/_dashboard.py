@@ -1,8 +1,9 @@
 """The runs dashboard: ``lab_widget.runs()`` displayed as a live table.
 
-One row per live run (provider, folder, state, last activity, tokens, estimated cost) with
-buttons to open a run's chat below the table or to stop it. Rows follow each run's events;
-runs started or stopped later join or leave the table. Actions go through the package's
+One row per live run (provider, folder, state, last activity, tokens, estimated cost, memory,
+and whether the kernel that started it still holds it) with buttons to open a run's chat
+below the table or to stop it. Rows follow each run's events; runs started or stopped later
+join or leave the table. Actions go through the package's
 action channel (request/response messages with ids, run on worker threads), and their errors
 come back to the table.
 """
@@ -54,6 +55,8 @@ def _row(run: LiveRun, seen: str) -> dict[str, Any]:
         "tokens": tokens,
         # An exact decimal, as a string: JSON numbers are floats.
         "cost_usd_estimate": str(cost) if cost is not None else None,
+        "memory_bytes": run.memory,
+        "started_by": run.started_by,
     }
 
 
@@ -66,7 +69,8 @@ class RunsTable(BundledWidget, bundle="runs"):
 
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     """One dict per live run: id, provider, folder, path, state, last_activity (ISO 8601),
-    tokens, cost_usd_estimate (a decimal string, USD)."""
+    tokens, cost_usd_estimate (a decimal string, USD), memory_bytes (the agent's resident
+    memory, or null) and started_by (``Run.started_by``: who holds it, or null)."""
 
     opened = traitlets.Unicode("").tag(sync=True)
     """The id of the run whose chat is open below the table, or ``""``."""

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
 import lab_widget
 from lab_widget import Run
+from lab_widget._home import Holder
 from lab_widget._run._registry import LiveRun
 from lab_widget._widgets._dashboard import RunList, RunsDashboard, _row
 from lab_widget.schema import SessionSummary
 from tests.support.dashboard import act
 from tests.support.local import local_parts
 from tests.support.recording import RecordingComm, from_browser
+from tests.support.waiting import retry_until
 
 
 def test_runs_is_a_list_that_displays_as_a_dashboard(
@@ -44,7 +48,8 @@ def test_rows_follow_runs_and_their_events(
         )
         # A run started later joins the table.
         second = Run("fake", cwd=workdir, name="second")
-        assert [r["id"] for r in board.table.rows] == ["first", "second"]
+        # Rows are rebuilt on the table's publisher thread.
+        assert retry_until(lambda: [r["id"] for r in board.table.rows] == ["first", "second"], 10)
         local_parts(second).chat.wait_ready(10)
         second.send("hello")
         second.wait(timeout=10)
@@ -129,6 +134,7 @@ class _Quiet:
     """A live run as the table reads it, last heard from two hours ago (or never)."""
 
     id, display_name, state, cwd = "q", "Quiet", "idle", Path("/tmp/q")
+    memory, started_by = None, None
 
     def __init__(self, updated_at: datetime | None) -> None:
         self.session = SessionSummary(updated_at=updated_at)
@@ -149,3 +155,20 @@ def test_stop_all_ends_every_listed_run_in_one_call(lab_home: Path, workdir: Pat
     assert [r.state for r in runs] == ["ended", "ended"]
     assert lab_widget.runs() == []
     assert listed.stop_all() == []  # nothing left to stop
+
+
+def test_rows_show_the_agents_memory_and_whether_its_kernel_still_holds_it(
+    lab_home: Path, workdir: Path
+) -> None:
+    with Run("fake", cwd=workdir, name="held") as run:
+        row = _row(run, seen="")
+        assert row["started_by"] == "this process" == run.started_by
+        assert isinstance(row["memory_bytes"], int) and row["memory_bytes"] > 1_000_000
+        # The record another kernel reads: started by a process that has ended.
+        parts = local_parts(run)
+        gone = Holder(pid=2**22 + 1, started=1)
+        parts.record = replace(parts.record, owner=gone)
+        assert _row(run, seen="")["started_by"] == "an ended process"
+        parts.record = replace(parts.record, owner=Holder(pid=os.getppid(), started=None))
+        assert run.started_by == "another process"
+    assert run.memory is None  # ended: nothing of it runs

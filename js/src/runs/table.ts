@@ -15,6 +15,10 @@ export interface RunRow {
   tokens: number;
   /** An exact decimal (USD), as the kernel sends it. */
   cost: string | null;
+  /** Resident bytes of the agent's processes; null when not known here. */
+  memory: number | null;
+  /** Who started the run (Run.started_by); "" when not known. */
+  startedBy: string;
 }
 
 export interface RunsActions {
@@ -38,6 +42,8 @@ export function normalizeRows(raw: unknown): RunRow[] {
       lastActivity: str(r.last_activity),
       tokens: typeof r.tokens === "number" ? r.tokens : 0,
       cost: decimal(r.cost_usd_estimate),
+      memory: typeof r.memory_bytes === "number" ? r.memory_bytes : null,
+      startedBy: str(r.started_by),
     }))
     .filter((r) => r.id !== "");
 }
@@ -52,6 +58,30 @@ export function ago(iso: string, now: number = Date.now()): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(t).toISOString().slice(0, 10);
+}
+
+/** "412 MB", "1.3 GB"; "—" when unknown. */
+export function megabytes(bytes: number | null): string {
+  if (bytes === null) return "—";
+  const mb = bytes / 2 ** 20;
+  return mb >= 1024 ? `${(mb / 1024).toFixed(1)} GB` : `${Math.round(mb)} MB`;
+}
+
+/** Who holds a run, as the table says it (from Run.started_by), and why it matters. */
+export function holder(startedBy: string): { label: string; title: string } {
+  switch (startedBy) {
+    case "this process":
+      return { label: "this kernel", title: "Started by this kernel" };
+    case "another process":
+      return { label: "another kernel", title: "Started by another kernel, still running" };
+    case "an ended process":
+      return {
+        label: "none",
+        title: "The kernel that started it has ended: it runs on, held by no kernel",
+      };
+    default:
+      return { label: "—", title: "" };
+  }
 }
 
 /** What the Stop button says while it waits for the second click, and for how long. */
@@ -92,6 +122,8 @@ export class RunsTableView {
               "Last activity",
               "Tokens",
               "Cost (est.)",
+              "Memory",
+              "Held by",
               "",
             ].map((label) => h("th", { scope: "col" }, label)),
           ),
@@ -169,6 +201,8 @@ export class RunsTableView {
         h("td", { class: "lw-runs-activity" }),
         h("td", { class: "lw-runs-tokens" }),
         h("td", { class: "lw-runs-cost" }),
+        h("td", { class: "lw-runs-memory" }),
+        h("td", { class: "lw-runs-holder" }),
         h("td", { class: "lw-runs-buttons" }, open, terminal, stop),
       );
       this.#rows.set(row.id, tr);
@@ -188,6 +222,11 @@ export class RunsTableView {
     cell("lw-runs-tokens").textContent = compactCount(row.tokens);
     cell("lw-runs-cost").textContent = row.cost === null ? "—" : dollars(row.cost);
     cell("lw-runs-cost").title = row.cost === null ? "" : `${row.cost} USD (estimate)`;
+    cell("lw-runs-memory").textContent = megabytes(row.memory);
+    const held = holder(row.startedBy);
+    cell("lw-runs-holder").textContent = held.label;
+    cell("lw-runs-holder").title = held.title;
+    tr.dataset.unheld = String(row.startedBy === "an ended process");
     tr.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled = row.state === "ended";
     tr.dataset.opened = String(row.id === this.#opened);
     return tr;
