@@ -50,6 +50,7 @@ from ..schema._session import Exportable
 from ..scripted import ScriptedModel
 from ._backend import RunBackend, StartedBy
 from ._cells import current_cell, earlier_runs, note_run
+from ._idle import IdleStop, checked
 from ._local import LocalBackend
 from ._registry import announce, register
 from ._spares import pool, spare_key
@@ -129,6 +130,11 @@ class Run(Exportable):
         ``"stop"`` (the default) stops them, with a :class:`~lab_widget.RunStoppedWarning`
         naming each; ``"keep"`` leaves them running (``lab_widget.runs()`` lists them).
         Runs one execution creates together are never stopped.
+    idle_timeout
+        Stop the agent once it has been idle this many seconds on end (a run that works or
+        waits on your answer never counts as idle), with a
+        :class:`~lab_widget.RunStoppedWarning`; ``None`` (the default) keeps it until
+        :meth:`stop`.
     **options
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
@@ -148,10 +154,12 @@ class Run(Exportable):
         prompt: str | None = None,
         kernel: bool | str | os.PathLike[str] = False,
         rerun: Literal["stop", "keep"] = "stop",
+        idle_timeout: float | None = None,
         **options: Any,
     ) -> None:
         if rerun not in ("stop", "keep"):
             raise ValueError(f"rerun must be 'stop' or 'keep', not {rerun!r}")
+        idle = checked(idle_timeout)
         if isinstance(provider, AgentProvider):
             instance = provider
             register_provider(instance.meta.id, lambda: instance)  # known by its id from now
@@ -255,6 +263,7 @@ class Run(Exportable):
             raise
         if origin is not None:
             note_run(origin, self)
+        IdleStop.follow(self, idle)
 
     @classmethod
     def _over(cls, build: Callable[[Callable[[bool], None]], RunBackend]) -> Run:

@@ -170,5 +170,5 @@ def test_rows_show_the_agents_memory_and_whether_its_kernel_still_holds_it(
         parts.record = replace(parts.record, owner=gone)
         assert _row(run, seen="")["started_by"] == "an ended process"
         parts.record = replace(parts.record, owner=Holder(pid=os.getppid(), started=None))
-        assert run.started_by == "another process"
+        assert _row(run, seen="")["started_by"] == "another process"
     assert run.memory is None  # ended: nothing of it runs

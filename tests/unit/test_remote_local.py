@@ -92,6 +92,7 @@ def test_run_shows_its_real_parameters() -> None:
         "prompt",
         "kernel",
         "rerun",
+        "idle_timeout",
         "options",
     ]
     assert parameters["cwd"].default == "." and parameters["host"].default is None

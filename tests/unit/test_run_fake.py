@@ -18,6 +18,7 @@ from lab_widget import (
     CLINotFoundError,
     Run,
     RunEndedError,
+    RunStoppedWarning,
     UnknownProviderError,
     WaitTimeoutError,
     runs,
@@ -341,3 +342,21 @@ def test_a_paste_and_its_enter_are_one_tmux_process(lab_home: Path, workdir: Pat
         run.pane.paste_keys("after the end", "Enter")
     with pytest.raises(RunEndedError):
         run.pane.keys("Enter")
+
+
+def test_an_idle_timeout_stops_a_run_left_idle_and_says_so(lab_home: Path, workdir: Path) -> None:
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        Run("fake", cwd=workdir, idle_timeout=0)
+    assert lab_widget.runs() == []  # refused before anything started
+    with pytest.warns(RunStoppedWarning, match="idle for 2 s") as said:
+        run = Run("fake", cwd=workdir, idle_timeout=2)
+        local_parts(run).chat.wait_ready(10)
+        # Each message starts the count again: working on, it outlives its timeout.
+        for text in ("one", "two", "three", "four"):
+            run.send(text)
+            assert run.wait(timeout=10) == "idle"
+            time.sleep(0.7)  # idle, not long enough
+        assert run.state == "idle"
+        assert retry_until(lambda: run.state == "ended", 10)
+    assert run.id in str(said[0].message)
+    assert not lab_widget._run._launch.runner().server.has_session(run.id)
