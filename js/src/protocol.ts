@@ -45,6 +45,13 @@ export interface DeltaMsg {
   past?: string[];
 }
 
+/** The agent's `insert_cell`: a new code cell below the chat, once per model (`id`). */
+export interface InsertCellMsg {
+  kind: "insert_cell";
+  id: string;
+  code: string;
+}
+
 /** A front end that started late, or missed a delta, asks for a snapshot. */
 export interface SyncMsg {
   kind: "sync";
@@ -265,7 +272,7 @@ export type TermKernelMsg =
   TermScreenMsg | TermOutputMsg | TermSizeMsg | TermEndedMsg | TermErrorMsg;
 
 /** Custom messages from the kernel to the chat view. */
-export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg | TermKernelMsg;
+export type KernelMsg = DeltaMsg | SnapshotMsg | ResultMsg | InsertCellMsg | TermKernelMsg;
 
 /** Custom messages to the kernel. */
 export type FrontendMsg = SyncMsg | CancelMsg | ActionMsg | TermFrontendMsg;

@@ -355,6 +355,57 @@ describe("anywidget adapter", () => {
   });
 });
 
+describe("cells the agent inserts", () => {
+  it("go below the chat once, however many views show it", async () => {
+    // A notebook of one cell that shows the chat (what the widget manager exposes).
+    const notebook = {
+      cells: [] as { id: string; cell_type: string; source: string; getOutputs(): unknown[] }[],
+      insertCell(index: number, cell: { cell_type: string; source: string }) {
+        const made = { id: `c${index}`, ...cell, getOutputs: () => [] };
+        this.cells.splice(index, 0, made);
+        return made;
+      },
+    };
+    const model = new FakeModel();
+    const anyModel = model as unknown as AnyModel<Traits>;
+    (anyModel as unknown as { widget_manager: unknown }).widget_manager = {
+      context: { model: { sharedModel: notebook } },
+      get_model: () => Promise.resolve(anyModel),
+    };
+    notebook.cells.push({
+      id: "chat",
+      cell_type: "code",
+      source: "run",
+      getOutputs: () => [
+        { data: { "application/vnd.jupyter.widget-view+json": { model_id: "m" } } },
+      ],
+    });
+    await start(model);
+    const cell = document.createElement("div");
+    cell.className = "jp-Cell";
+    cell.dataset.windowedListIndex = "0";
+    document.body.append(cell);
+    for (let i = 0; i < 2; i++) {
+      const { el } = await show(anyModel);
+      cell.append(el);
+    }
+    model.fromKernel({ kind: "insert_cell", id: "i1", code: "df.describe()" });
+    await flush();
+    await flush();
+    expect(notebook.cells.map((c) => c.source)).toEqual(["run", "df.describe()"]);
+    expect(notebook.cells[1]!.cell_type).toBe("code");
+  });
+
+  it("are not inserted where no notebook shows the chat", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const { model, anyModel } = await start();
+    await show(anyModel);
+    model.fromKernel({ kind: "insert_cell", id: "i1", code: "x = 1" });
+    expect(warn).toHaveBeenCalledWith("lab_widget: no notebook to insert the agent's cell into");
+    warn.mockRestore();
+  });
+});
+
 describe("a new view of the same model", () => {
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(null)));
 

@@ -3,9 +3,16 @@ of an MCP server named ``kernel`` (``Run(..., kernel=True)``).
 """
 
 from ._desk import waiting_cell_chore
+from ._inkernel import take_cells
 from ._spec import kernel_tool_server, this_kernel_connection_file
 
-__all__ = ["kernel_tool_server", "serve", "this_kernel_connection_file", "waiting_cell_chore"]
+__all__ = [
+    "kernel_tool_server",
+    "serve",
+    "take_cells",
+    "this_kernel_connection_file",
+    "waiting_cell_chore",
+]
 
 
 def serve(argv: list[str]) -> int:

@@ -19,11 +19,63 @@ Examples
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping
+from typing import Protocol
 
 from .._chat._mentions import describe, kernel_namespace, list_variables
 
-__all__ = ["describe_json", "expression", "variables_json"]
+__all__ = [
+    "CellTaker",
+    "describe_json",
+    "expression",
+    "insert_cell_json",
+    "take_cells",
+    "variables_json",
+]
+
+
+class CellTaker(Protocol):
+    """What inserts cells for a run: its chat's view, in the notebook that shows it."""
+
+    def insert_cell(self, code: str) -> None:
+        """Insert ``code`` as a new code cell below the chat."""
+
+
+_takers: dict[str, weakref.ref[CellTaker]] = {}
+
+
+def take_cells(run_id: str, taker: CellTaker) -> None:
+    """Have ``taker`` insert the cells the agent of ``run_id`` asks for (while it lives)."""
+    for gone in [key for key, ref in _takers.items() if ref() is None]:
+        del _takers[gone]
+    _takers[run_id] = weakref.ref(taker)
+
+
+def insert_cell_json(run_id: str, code: str) -> str:
+    """Insert ``code`` below the chat of ``run_id``; what happened, as a JSON string.
+
+    Examples
+    --------
+    >>> class Chat:
+    ...     def insert_cell(self, code): print("inserted:", code)
+    >>> chat = Chat()
+    >>> take_cells("r1", chat)
+    >>> json.loads(insert_cell_json("r1", "x = 1"))
+    inserted: x = 1
+    'Asked the notebook to insert the cell below the chat.'
+    >>> json.loads(insert_cell_json("r2", "x = 1")).startswith("Not inserted")
+    True
+    """
+    found = _takers.get(run_id)
+    taker = found() if found is not None else None
+    if taker is None:
+        return json.dumps(
+            "Not inserted: the run's chat is not shown in a notebook. Show the code in your "
+            "answer instead; the user can insert it from the chat."
+        )
+    taker.insert_cell(code)
+    return json.dumps("Asked the notebook to insert the cell below the chat.")
 
 
 def _namespace(namespace: Mapping[str, object] | None) -> Mapping[str, object]:

@@ -13,6 +13,7 @@ import argparse
 import ast
 import base64
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 
 from ..errors import KernelToolsError
+from ..provider import ToolServer
 from ._inkernel import expression
 from ._link import KernelLink
 from ._notebook import cells_text
@@ -42,10 +44,13 @@ def build_server(
     link: KernelLink,
     *,
     notebook: Path | None = None,
+    run_id: str | None = None,
     wait: float = DEFAULT_WAIT,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> MCPServer:
-    """The server over ``link``; ``notebook`` is the file the kernel serves, if known."""
+    """The server over ``link``; ``notebook`` is the file the kernel serves, if known, and
+    ``run_id`` the run whose chat takes the inserted cells.
+    """
     server = MCPServer(
         SERVER_NAME,
         instructions=(
@@ -109,15 +114,20 @@ def build_server(
         return _text(cells_text(notebook))
 
     @server.tool(
-        description="Insert a new code cell below the chat's cell in the user's notebook.",
+        description=(
+            "Insert a new code cell with this code below the chat in the user's notebook, "
+            "for the user to read and run (it is not run). The user approves each call."
+        ),
         annotations=ToolAnnotations(destructive_hint=False),
     )
     def insert_cell(code: str) -> CallToolResult:
-        return _text(
-            "Not available: this front end does not take cells from the agent. Show the code "
-            "in your answer instead; the user can insert it from the chat.",
-            error=True,
-        )
+        if run_id is None:
+            return _text(
+                "Not available: this server does not know its run's chat. Show the code in "
+                "your answer instead; the user can insert it from the chat.",
+                error=True,
+            )
+        return _evaluated(link, expression("insert_cell_json", run_id, code), wait, str)
 
     return server
 
@@ -161,7 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     link = KernelLink(args.connection_file)
     try:
-        build_server(link, notebook=args.notebook, wait=args.wait, timeout=args.timeout).run()
+        build_server(
+            link,
+            notebook=args.notebook,
+            run_id=os.environ.get(ToolServer.RUN_ID_ENV),
+            wait=args.wait,
+            timeout=args.timeout,
+        ).run()
     finally:
         link.close()
     return 0

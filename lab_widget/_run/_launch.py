@@ -166,7 +166,7 @@ def launch(
         model=model,
         endpoint=endpoint,
         options=options,
-        tool_servers=tool_servers,
+        tool_servers=tuple(server.for_run(run_id) for server in tool_servers),
     )
     tmux = runner()
     first: str | None = None

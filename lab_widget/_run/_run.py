@@ -21,7 +21,7 @@ from .._chat._answers import UserAnswer
 from .._chat._mentions import expand
 from .._chat._session import ChatEvent, Epoch
 from .._home import Holder
-from .._kernel import kernel_tool_server, waiting_cell_chore
+from .._kernel import kernel_tool_server, take_cells, waiting_cell_chore
 from .._reading._frames import By, to_dataframe
 from .._reading._turns import derive_turns
 from .._remote._backend import RemoteBackend
@@ -469,6 +469,8 @@ class Run(Exportable):
         with self._view_lock:
             if self._view is None:
                 self._view = RunView(self)
+                # The cells the agent inserts (the kernel's insert_cell) go below this chat.
+                take_cells(self.id, self._view)
             return self._view
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:

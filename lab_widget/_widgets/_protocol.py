@@ -36,6 +36,7 @@ __all__ = [
     "CommandJSON",
     "DeltaMsg",
     "DialogJSON",
+    "InsertCellMsg",
     "KeyArgs",
     "MessageJSON",
     "NoArgs",
@@ -124,6 +125,16 @@ class SyncMsg(TypedDict):
     """→ kernel: a front end that started late, or missed a delta, asks for a snapshot."""
 
     kind: Literal["sync"]
+
+
+class InsertCellMsg(TypedDict):
+    """kernel → : insert ``code`` as a new code cell below the chat (the agent's
+    ``insert_cell``); ``id`` lets the views of one model act on it once.
+    """
+
+    kind: Literal["insert_cell"]
+    id: str
+    code: str
 
 
 class EarlierJSON(TypedDict):

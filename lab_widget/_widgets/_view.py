@@ -62,6 +62,7 @@ from ._protocol import (
     DeltaMsg,
     DialogJSON,
     EarlierJSON,
+    InsertCellMsg,
     MessageJSON,
     SessionJSON,
     SnapshotJSON,
@@ -388,6 +389,13 @@ class RunView(BundledWidget, bundle="widget"):
     def reveal_terminal(self) -> None:
         """Open the terminal pane (the agent's real TUI) in every view of this run."""
         self.terminal_reveal = secrets.token_hex(4)
+
+    def insert_cell(self, code: str) -> None:
+        """Ask the notebook showing this chat to insert ``code`` as a new code cell below
+        it, as the chat's own *Insert cell* does (once, however many views show it).
+        """
+        message: InsertCellMsg = {"kind": "insert_cell", "id": secrets.token_hex(8), "code": code}
+        self.send(message)
 
     # -- Python → browser ----------------------------------------------------------------
 

@@ -7,8 +7,9 @@ They are re-exported by :mod:`lab_widget.provider._seam` and :mod:`lab_widget.pr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 from ..schema import Message
 
@@ -93,6 +94,19 @@ class ToolServer:
     """Tools the user approves call by call (the CLI must ask before each)."""
     reading: tuple[str, ...] = ()
     """Tools that only read: allowed without asking."""
+
+    RUN_ID_ENV: ClassVar[str] = "LAB_WIDGET_RUN_ID"
+    """The variable that tells a started server the id of the run it serves."""
+
+    def for_run(self, run_id: str) -> ToolServer:
+        """The server as the run ``run_id`` starts it: its id in :attr:`RUN_ID_ENV`.
+
+        Examples
+        --------
+        >>> ToolServer("kernel", ("python",)).for_run("r1").env
+        {'LAB_WIDGET_RUN_ID': 'r1'}
+        """
+        return replace(self, env={**self.env, self.RUN_ID_ENV: run_id})
 
     def stdio(self) -> dict[str, object]:
         """The server as most CLIs' ``mcpServers`` entries give a stdio server.

@@ -2,7 +2,7 @@
 Chromium, a run started with ``kernel=True`` (the real pinned Claude Code, driven by the
 scripted model) asks to run code in the kernel; the widget's form shows the code; Reject
 leaves the kernel untouched, Approve runs it there: the variable exists for the next cell and
-the call's output shows in the chat.
+the call's output shows in the chat. Asked to, the agent inserts a cell below the chat.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import lab_widget
 from tests.support.browser import open_chat, run_cell, send, wait_text
 
 CODE = "x = len(df)"
+INSERTED = "df.describe()"
+CELLS = ".jp-Notebook .jp-Cell"
 
 CELL = f"""
 import tempfile
@@ -23,7 +25,11 @@ from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 df = pd.DataFrame({{"a": range(7)}})
 call = ToolUse("mcp__kernel__run_python", {{"code": {CODE + chr(10) + "print('rows:', x)"!r}}})
 turn = [Reply("Let me count them in your kernel.", tools=[call]), Reply("Done: x holds it.")]
-model = ScriptedModel(rules=[Rule("again", turn), Rule("count the rows", turn)])
+cell = ToolUse("mcp__kernel__insert_cell", {{"code": {INSERTED!r}}})
+keep = [Reply(tools=[cell]), Reply("It is below the chat.")]
+model = ScriptedModel(
+    rules=[Rule("again", turn), Rule("count the rows", turn), Rule("keep it", keep)]
+)
 run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model, kernel=True)
 run
 """
@@ -32,12 +38,12 @@ LOOK = "print('x is', globals().get('x', 'unset'), '({})')"
 """A cell the user runs to look at ``x`` (the mark tells one look's output from another)."""
 
 
-def answer(page: Any, choice: str) -> str:
+def answer(page: Any, choice: str, code: str = CODE) -> str:
     """Answer the form showing the kernel call with ``choice``; the outcome the chat shows."""
     form = page.locator(".lw-chat .lw-dialog-form")
     form.wait_for(timeout=120_000)
     assert page.locator(".lw-chat .lw-state").get_attribute("data-state") == "question"
-    assert CODE in form.inner_text()
+    assert code in form.inner_text()
     options = [o.get_attribute("value") for o in form.locator("input[type='radio']").all()]
     assert options == ["Approve", "Reject"], options
     form.locator(f"input[value='{choice}']").check()
@@ -51,7 +57,7 @@ def answer(page: Any, choice: str) -> str:
 def look(page: Any, index: int) -> str:
     """Run the look cell ``index``; what it printed."""
     run_cell(page, index)
-    out = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea-output")
+    out = page.locator(CELLS).nth(index).locator(".jp-OutputArea-output")
     out.first.wait_for(timeout=60_000)
     return str(out.first.inner_text())
 
@@ -72,4 +78,15 @@ def test_kernel_code_is_rejected_then_approved_from_the_form(
         [run] = lab_widget.runs()
         cards = [m.tool for m in run.messages if m.tool is not None]
         assert [t.status for t in cards][-1] == "ok" and "rows: 7" in (cards[-1].output or "")
+
+        # A cell for the user: inserted right below the chat's, not run.
+        before = page.locator(CELLS).count()
+        send(page, "keep it in a cell")
+        assert "approved" in answer(page, "Approve", INSERTED)
+        page.wait_for_function(
+            "([sel, n]) => document.querySelectorAll(sel).length === n", arg=[CELLS, before + 1]
+        )
+        editor = page.locator(CELLS).nth(1).locator(".jp-InputArea-editor")
+        assert editor.inner_text().strip() == INSERTED
+        wait_text(page, "It is below the chat.", timeout=120_000)
         run.stop()

@@ -41,8 +41,16 @@ def kernel() -> Iterator[KernelManager]:
         yield manager
 
 
-def call(kernel: KernelManager, tool: str, arguments: dict[str, Any], *extra: str) -> Any:
+def call(
+    kernel: KernelManager,
+    tool: str,
+    arguments: dict[str, Any],
+    *extra: str,
+    run_id: str | None = None,
+) -> Any:
     spec = kernel_tool_server(Path(kernel.connection_file))
+    if run_id is not None:
+        spec = spec.for_run(run_id)
     params = StdioServerParameters(
         command=spec.command[0], args=[*spec.command[1:], *extra], env=dict(spec.env)
     )
@@ -195,9 +203,33 @@ def test_notebook_cells_reads_the_saved_notebook(kernel: KernelManager, tmp_path
     assert text_of(result) == cells_text(path) == "[1] code:\nx = 1"
 
 
-def test_insert_cell_says_the_front_end_cannot(kernel: KernelManager) -> None:
-    result = call(kernel, "insert_cell", {"code": "x"})
-    assert result.is_error and "Not available" in text_of(result)
+def test_insert_cell_goes_to_the_runs_chat_in_the_kernel(kernel: KernelManager) -> None:
+    # The run's chat view takes the cells (Run.view registers it); here a stand-in in the
+    # kernel that records them.
+    client = fresh_client(kernel)
+    try:
+        reply = client.execute_interactive(
+            "from lab_widget._kernel import take_cells\n"
+            "class Chat:\n"
+            "    cells = []\n"
+            "    def insert_cell(self, code): self.cells.append(code)\n"
+            "chat = Chat()\n"
+            "take_cells('run-1', chat)",
+            timeout=120,
+            output_hook=lambda m: None,
+        )
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        client.stop_channels()
+    inserted = call(kernel, "insert_cell", {"code": "df.describe()"}, run_id="run-1")
+    assert not inserted.is_error and "insert the cell below the chat" in text_of(inserted)
+    assert user_value(kernel, "chat.cells") == "['df.describe()']"
+    # Another run's chat is not shown here; a server without a run cannot say where.
+    elsewhere = call(kernel, "insert_cell", {"code": "x"}, run_id="run-2")
+    assert "Not inserted: the run's chat is not shown" in text_of(elsewhere)
+    unknown = call(kernel, "insert_cell", {"code": "x"})
+    assert unknown.is_error and "Not available" in text_of(unknown)
+    assert user_value(kernel, "chat.cells") == "['df.describe()']"
 
 
 def test_no_connection_file_is_a_typed_error(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import { pointAtTerminal, TerminalPane } from "../terminal/pane";
 import { createXterm } from "../terminal/xterm";
 import type { ChatActionArgs, Traits } from "../types";
 import { ChatView, type RunInfo, type UiState } from "../chat/view";
+import type { CodeHost } from "../chat/codeblocks";
+import { isObj } from "../shared/guards";
 
 const INFO_TRAITS = [
   "provider_name",
@@ -23,16 +25,43 @@ const INFO_TRAITS = [
 class ModelLink {
   readonly sync: ConversationSync;
   readonly actions: ActionChannel<ChatActionArgs>;
+  #code: CodeHost | null = null;
+  /** The views' elements, the newest last: a cell the agent inserts goes below one in the page. */
+  readonly anchors: HTMLElement[] = [];
+  readonly #model: AnyModel<Traits>;
 
   constructor(model: AnyModel<Traits>) {
+    this.#model = model;
     this.sync = new ConversationSync(model);
     this.actions = new ActionChannel<ChatActionArgs>(model);
+    model.on("msg:custom", this.#onMessage);
+  }
+
+  /** Where the notebook inserts cells: below the chat, as Insert cell does (null: no
+   *  notebook). Asked when a view needs it: one host keeps the order of cells inserted. */
+  get code(): CodeHost | null {
+    this.#code ??= notebookHost(this.#model);
+    return this.#code;
   }
 
   dispose(): void {
+    this.#model.off("msg:custom", this.#onMessage);
     this.actions.dispose();
     this.sync.dispose();
   }
+
+  // Once per model however many views show it: the link, not a view, takes the message.
+  readonly #onMessage = (msg: unknown): void => {
+    if (!isObj(msg) || msg.kind !== "insert_cell" || typeof msg.code !== "string") return;
+    const anchor = [...this.anchors].reverse().find((el) => el.isConnected);
+    if (!this.code?.insertCell || !anchor) {
+      console.warn("lab_widget: no notebook to insert the agent's cell into");
+      return;
+    }
+    this.code
+      .insertCell({ cell_type: "code", source: msg.code }, anchor)
+      .catch((error: unknown) => console.warn("lab_widget: inserting the agent's cell", error));
+  };
 }
 
 // One link per model, shared by every view of it (a run displayed twice): each
@@ -162,11 +191,12 @@ const render: Render<Traits> = ({ model, el }) => {
       session: model.get("session"),
       // Asked when an `@` starts a mention; a quick answer or none (no kernel).
       variables: () => actions.ask("variables", {}, { timeoutMs: 10_000 }),
-      code: notebookHost(model) ?? {},
+      code: link.code ?? {},
       ...(save ? { save } : {}),
       terminal: terminal.pane.el,
     },
   );
+  link.anchors.push(el);
   const key = uiKey(model);
   const prior = priorUi(key);
   const saveUi = (): ViewUi => ({ ...view.saveUi(), terminalOpen: terminal.pane.isOpen });
@@ -198,6 +228,7 @@ const render: Render<Traits> = ({ model, el }) => {
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);
+    link.anchors.splice(link.anchors.indexOf(el), 1);
     terminal.dispose();
     view.destroy();
     if (!borrowed) link.dispose();
