@@ -20,7 +20,7 @@ lab: setup
 
 test: setup lint typecheck docs
 	cd js && npm test
-	$(PY) -m pytest -p no:cacheprovider --nbval --durations=60
+	bash scripts/test-suite.sh $(PY)
 
 setup: system $(STAMP) $(BUNDLE) $(TOOLS) $(LAB_SETTINGS)
 

@@ -348,14 +348,14 @@ def test_an_idle_timeout_stops_a_run_left_idle_and_says_so(lab_home: Path, workd
     with pytest.raises(ValueError, match="positive number of seconds"):
         Run("fake", cwd=workdir, idle_timeout=0)
     assert lab_widget.runs() == []  # refused before anything started
-    with pytest.warns(RunStoppedWarning, match="idle for 2 s") as said:
-        run = Run("fake", cwd=workdir, idle_timeout=2)
+    with pytest.warns(RunStoppedWarning, match="idle for 3 s") as said:
+        run = Run("fake", cwd=workdir, idle_timeout=3)
         local_parts(run).chat.wait_ready(10)
         # Each message starts the count again: working on, it outlives its timeout.
-        for text in ("one", "two", "three", "four"):
+        for text in ("one", "two", "three", "four", "five"):
             run.send(text)
             assert run.wait(timeout=10) == "idle"
-            time.sleep(0.7)  # idle, not long enough
+            time.sleep(0.8)  # idle, not long enough
         assert run.state == "idle"
         assert retry_until(lambda: run.state == "ended", 10)
     assert run.id in str(said[0].message)
