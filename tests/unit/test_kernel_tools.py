@@ -7,6 +7,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,24 @@ def call(
     return asyncio.run(go())
 
 
+@contextmanager
+def cell_running(
+    kernel: KernelManager, release: Path, *, before: str = "", each: str = "", after: str = ""
+) -> Iterator[None]:
+    """A user's cell that runs (``before``, then ``each`` in a loop, then ``after``) until
+    the block ends and creates ``release``.
+    """
+    client = fresh_client(kernel)
+    loop = f"while not __import__('os').path.exists({str(release)!r}):\n"
+    loop += f"    {each or 'pass'}\n    __import__('time').sleep(0.05)\n"
+    client.execute(before + loop + after)
+    try:
+        yield
+    finally:
+        release.touch()
+        client.stop_channels()
+
+
 def text_of(result: Any) -> str:
     return "\n".join(c.text for c in result.content if c.type == "text")
 
@@ -113,18 +132,10 @@ def test_a_running_cell_makes_the_call_wait_then_give_up(
     kernel: KernelManager, tmp_path: Path
 ) -> None:
     # The user's cell runs until the test lets it end: however slow the server starts.
-    release = tmp_path / "release"
-    client = fresh_client(kernel)
-    client.execute(
-        f"import os, time\nwhile not os.path.exists({str(release)!r}): time.sleep(0.05)\nwaited = 1"
-    )
-    try:
+    with cell_running(kernel, tmp_path / "release", after="waited = 1"):
         result = call(kernel, "run_python", {"code": "ran = 1"}, "--wait", "3")
         assert result.is_error
         assert "still running a cell after 3 s; nothing was run" in text_of(result)
-    finally:
-        release.touch()
-        client.stop_channels()
     # The user's cell finished; the agent's code never ran.
     assert user_value(kernel, "waited") == "1"
     assert user_value(kernel, "'ran' in globals()") == "False"
@@ -134,27 +145,17 @@ def test_a_cell_waiting_on_a_run_runs_the_calls_left_on_its_desk(
     kernel: KernelManager, tmp_path: Path
 ) -> None:
     # What run.wait() does in a kernel whose run has the kernel's tools: serve the desk.
-    release = tmp_path / "release"
-    client = fresh_client(kernel)
-    client.execute(
-        "import os, time\n"
+    serving = (
         "from lab_widget._kernel import this_kernel_connection_file\n"
         "from lab_widget._kernel._desk import Desk, desk_folder\n"
         "desk = Desk(desk_folder(this_kernel_connection_file().resolve()))\n"
-        f"while not os.path.exists({str(release)!r}):\n"
-        "    desk.serve(globals())\n"
-        "    time.sleep(0.05)\n"
-        "print('the waiting cell')"
     )
-    try:
+    with cell_running(kernel, tmp_path / "release", before=serving, each="desk.serve(globals())"):
         ran = call(
             kernel, "run_python", {"code": "served = len(df)\nprint('rows', served)\nserved"}
         )
         failed = call(kernel, "run_python", {"code": "1 / 0"})
         described = text_of(call(kernel, "describe", {"name": "df"}))
-    finally:
-        release.touch()
-        client.stop_channels()
     assert not ran.is_error and text_of(ran) == "stdout:\nrows 3\n\nresult: 3"
     assert failed.is_error and "ZeroDivisionError: division by zero" in text_of(failed)
     assert "_desk.py" not in text_of(failed)  # the traceback is the agent's code alone
