@@ -98,7 +98,8 @@ def test_ctrl_c_ends_the_hog(pytester: pytest.Pytester) -> None:
         pids = [int(pid) for pid in pids_file.read_text().split()]
         assert len(pids) == 1
         session.send_signal(signal.SIGINT)
-        assert session.wait(timeout=60) == pytest.ExitCode.INTERRUPTED
+        # Beside the live tier the session's teardown shares two cores with several CLIs.
+        assert session.wait(timeout=180) == pytest.ExitCode.INTERRUPTED
     finally:
         session.kill()
         session.wait()
