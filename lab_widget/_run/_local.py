@@ -8,7 +8,6 @@ terminal. :class:`~lab_widget.Run` is the façade over it (and over the remote b
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 import time
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from .._acp._agent import restore
-from .._chat._allow import RUN_APPROVE, RunAllowance
 from .._chat._answering import await_recorded, play_answer
 from .._chat._answers import UserAnswer
 from .._chat._commands import CommandCatalog
@@ -37,11 +35,9 @@ from ..errors import (
     AnswerMismatchWarning,
     AuthRequiredError,
     InvalidCwdError,
-    LabWidgetError,
     ReplyDroppedError,
 )
 from ..provider import (
-    APPROVE,
     AgentProvider,
     Endpoint,
     RunContext,
@@ -51,14 +47,12 @@ from ..provider import (
     get_provider,
     require_login,
 )
-from ..schema import Answer, Chat, CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
+from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ._backend import Announce, StartedBy
 from ._held_prompt import HeldPrompt
 from ._launch import accept_startup, launch, new_run_id
 
 __all__ = ["LocalBackend"]
-
-log = logging.getLogger(__name__)
 
 FIRST_PROMPT_TIMEOUT = 60.0
 """Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
@@ -106,8 +100,6 @@ class LocalBackend:
             record.workspace or {"cwd": str(context.cwd)}, provider.seed_meta()
         )
         self.chat = ChatSession(provider, context, terminal, blocker)
-        self.allowance: RunAllowance | None = None
-        """The tools of the run's servers approved for the rest of the run (None: none)."""
         self.tailer = Tailer(self.chat.watch_paths, self.chat.refresh).start()
         self.chat.refresh()
         self._first_prompt: Callable[[], None] | None = None
@@ -167,8 +159,6 @@ class LocalBackend:
             announce,
             spawned_at=time.monotonic(),
         )
-        if tool_servers:
-            backend.allow_for_run(RunAllowance(tool_servers))
         if started.first_prompt is not None:
             watch = started.first_watch
             backend._first_prompt = lambda: backend.chat.confirm_first_prompt(
@@ -180,34 +170,6 @@ class LocalBackend:
         elif prompt is not None:
             backend._first_prompt = lambda: backend.send(prompt)
         return backend
-
-    def allow_for_run(self, allowance: RunAllowance) -> None:
-        """Offer "Approve for this run" for the tools of the run's servers, and approve the
-        later asks of a tool so approved (each in a thread of its own: listeners hold the
-        run's lock).
-        """
-        self.allowance = allowance
-
-        def on_change(_event: ChatEvent) -> None:
-            dialog = self.chat.pending_dialog
-            if allowance.due(dialog) and dialog is not None:
-                threading.Thread(
-                    target=self._approve_for_run,
-                    args=(dialog,),
-                    name=f"lab-widget-allowed-{self.id}",
-                    daemon=True,
-                ).start()
-
-        self.chat.subscribe(on_change)
-
-    def _approve_for_run(self, dialog: Dialog) -> None:
-        answer = DialogAnswer(tool_id=dialog.tool_id, answers=[Answer(selected=[APPROVE])])
-        try:
-            self.answer(answer, None, FIRST_PROMPT_TIMEOUT)
-        except LabWidgetError:
-            log.exception("approving %s for the run failed", dialog.tool_name)
-        else:
-            self.chat.note_chosen(dialog.tool_id, RUN_APPROVE)
 
     def held_by(self, holder: Holder) -> None:
         """Record the process the run cannot work without (the one serving its model)."""
@@ -319,10 +281,7 @@ class LocalBackend:
 
     @property
     def pending_dialog(self) -> Dialog | None:
-        dialog = self.chat.pending_dialog
-        if dialog is None or self.allowance is None:
-            return dialog
-        return self.allowance.offer(dialog)
+        return self.chat.pending_dialog
 
     @property
     def past_epochs(self) -> list[TranscriptRef]:
@@ -365,14 +324,7 @@ class LocalBackend:
         return self.chat.wait(timeout)
 
     def answer(self, answers: UserAnswer, feedback: str | None, timeout: float) -> Dialog:
-        run_wide = False
-        if self.allowance is not None:
-            pending = self.chat.pending_dialog
-            taken = self.allowance.take(pending, answers) if pending is not None else answers
-            run_wide, answers = taken is not answers, taken
         dialog, intended = play_answer(self.chat, self.terminal, answers, self.attach_command)
-        if run_wide:
-            self.chat.note_chosen(dialog.tool_id, RUN_APPROVE)
         final, warning = await_recorded(self.chat, dialog, intended, timeout)
         if warning is not None:
             warnings.warn(warning, AnswerMismatchWarning, stacklevel=3)

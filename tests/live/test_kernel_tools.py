@@ -20,7 +20,6 @@ import pytest
 from jupyter_client.manager import KernelManager
 
 from lab_widget import Run
-from lab_widget._chat._allow import RUN_APPROVE
 from lab_widget.scripted import Reply, Rule, ScriptedModel, ToolUse
 from tests.support.kernels import run_cell, running_kernel, user_value
 
@@ -98,8 +97,8 @@ def ask(run: Run, provider_id: str, prompt: str) -> None:
     assert dialog is not None and dialog.kind == "approval", dialog
     assert dialog.tool_name == RUN_PYTHON[provider_id]
     assert CODE in dialog.body
-    # Approved call by call, or for this run: no "don't ask again" that would outlive it.
-    assert [o.label for o in dialog.questions[0].options] == ["Approve", RUN_APPROVE, "Reject"]
+    # Approved call by call: no "don't ask again" that would outlive the run.
+    assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
 
 
 @pytest.mark.parametrize("provider_id", sorted(RUN_PYTHON))
@@ -125,26 +124,6 @@ def test_run_python_rejected_leaves_the_kernel_untouched_and_approved_sets_the_v
         card = cards[-1]
         assert card.tool is not None and card.tool.input.get("code") == CALL
         assert "rows: 7" in (card.tool.output or "")
-    finally:
-        run.stop()
-
-
-def test_approved_for_this_run_the_next_calls_run_without_asking(
-    lab_home: Path, workdir: Path, kernel: KernelManager
-) -> None:
-    run = asking_run("claude-code", workdir, kernel)
-    try:
-        ask(run, "claude-code", "count the rows of df into x")
-        first = run.answer(RUN_APPROVE)
-        assert (first.status, first.outcome) == ("answered", "approved")
-        assert run.wait(timeout=120) == "idle", run.screen()
-        assert user_value(kernel, "x") == "7"
-        run.send("please do that again")
-        # Asked again by the CLI, approved by the run: the chat shows it answered so.
-        assert run.wait(timeout=120) == "idle", run.screen()
-        cards = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON["claude-code"]]
-        assert len(cards) == 2 and all(c.dialog and c.dialog.status == "answered" for c in cards)
-        assert [c.tool.status for c in cards if c.tool is not None] == ["ok", "ok"]
     finally:
         run.stop()
 
