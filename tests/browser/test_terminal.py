@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import lab_widget
@@ -115,8 +116,18 @@ def take_over(page: Any) -> None:
 
 def shot(page: Any, tmp_path: Path, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.locator(".lw-chat").screenshot(path=str(tmp_path / name))
+    # JupyterLab may draw the output's view anew while the picture is taken (the saved copy
+    # brought up to date): the chat is then found again.
+    assert retry_until(lambda: _took(page, tmp_path / name), 10), name
     shutil.copy(tmp_path / name, ARTIFACTS / name)
+
+
+def _took(page: Any, path: Path) -> bool:
+    try:
+        page.locator(".lw-chat").screenshot(path=str(path), timeout=5_000)
+    except PlaywrightError:
+        return False
+    return True
 
 
 def window_size(run: Any) -> tuple[int, int]:
