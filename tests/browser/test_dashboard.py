@@ -35,6 +35,8 @@ def test_dashboard_opens_a_chat_and_stops_a_run(tmp_path: Path, lab_home: Path) 
         assert row.locator(".lw-runs-provider").inner_text() == "Claude Code"
         assert row.locator(".lw-runs-tokens").inner_text() not in ("", "0")
         assert row.locator(".lw-runs-cost").inner_text().startswith("$")
+        assert row.locator(".lw-runs-memory").inner_text().endswith(" MB")
+        assert row.locator(".lw-runs-holder").inner_text() == "this kernel"
 
         # Open: the run's chat appears below the table, with its session line.
         row.locator(".lw-runs-open").click()
