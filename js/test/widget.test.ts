@@ -430,6 +430,8 @@ describe("a new view of the same model", () => {
     input.setSelectionRange(5, 6);
     // JupyterLab draws the new view first, then drops the old one.
     const second = await show2();
+    // Before its first frame the draft is there already: an Enter now sends it.
+    expect((second.q(".lw-input") as HTMLTextAreaElement).value).toBe("half a thought");
     await first.cleanup!();
     await frame();
     const again = second.q(".lw-input") as HTMLTextAreaElement;
@@ -445,5 +447,19 @@ describe("a new view of the same model", () => {
     const other = await show(handle(new FakeModel({ _view_key: "k2" })));
     await frame();
     expect((other.q(".lw-input") as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("sends what was typed in the view it replaces when Enter reaches the new one first", async () => {
+    const { model } = await start(new FakeModel({ _view_key: "k3", state: "idle" }));
+    const first = await show(handle(model));
+    const input = first.q(".lw-input") as HTMLTextAreaElement;
+    input.value = "ask me";
+    input.dispatchEvent(new Event("input"));
+    // The run settled, its display is replaced: the Enter lands in the new view's input.
+    const second = await show(handle(model));
+    await first.cleanup!();
+    const box = second.q(".lw-input");
+    box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", cancelable: true }));
+    expect(model.actions()).toEqual([expect.objectContaining({ action: "send", text: "ask me" })]);
   });
 });

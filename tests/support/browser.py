@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -183,9 +184,33 @@ def chromium_page(viewport: ViewportSize | None = None) -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             page = browser.new_page(viewport=viewport or {"width": 1280, "height": 1000})
-            yield page
+            try:
+                yield page
+            except BaseException:
+                _show_failure(page)
+                raise
         finally:
             browser.close()
+
+
+FAILURES = ROOT / "build" / "test-artifacts" / "failures"
+
+
+def _show_failure(page: Any) -> None:
+    """Keep what the page showed when a test failed: a screenshot, and every chat's text in
+    the test's captured output (its errors and state say why a wait ran out)."""
+    name = os.environ.get("PYTEST_CURRENT_TEST", "test").split(" ")[0]
+    shot = FAILURES / (re.sub(r"[^\w.-]+", "_", name)[-120:] + ".png")
+    try:
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True, timeout=10_000)
+        print(f"screenshot of the failed page: {shot}")
+        for i, chat in enumerate(page.locator(".lw-chat").all()):
+            state = chat.locator(".lw-state").first.get_attribute("data-state", timeout=2_000)
+            print(f"--- chat {i} (state {state}):\n{chat.inner_text(timeout=5_000)}")
+            print(f"its input holds: {chat.locator('.lw-input').input_value(timeout=2_000)!r}")
+    except Exception as error:  # the test's own failure is what is reported
+        print(f"the failed page could not be kept: {error}")
 
 
 # JupyterLab's status bar says "| Idle"; Notebook 7 has no status bar, only its toolbar's

@@ -122,15 +122,25 @@ export class Composer {
     return { text: input.value, start: input.selectionStart, end: input.selectionEnd, focused };
   }
 
-  /** Put back a draft (a new view of the same run); a text typed here already wins. */
+  /** Put back a draft (a new view of the same run); a text typed here already wins.
+   *
+   * Called as soon as the view exists, before it is in the page: an Enter that reaches the
+   * new input then sends the draft instead of an empty box. */
   restoreDraft(draft: Draft): void {
     const input = this.#input;
     if (input.value !== "" || draft.text === "") return;
     input.value = draft.text;
-    this.#fitInput();
     this.update();
     input.setSelectionRange(draft.start, draft.end);
-    if (draft.focused && !input.disabled) input.focus({ preventScroll: true });
+  }
+
+  /** Once the view is laid out: size the restored draft, and focus it if it had the focus. */
+  settleDraft(draft: Draft): void {
+    const input = this.#input;
+    this.#fitInput();
+    if (draft.focused && !input.disabled && input.value === draft.text && draft.text !== "") {
+      input.focus({ preventScroll: true });
+    }
   }
 
   /** Stop updating: the view is gone. */

@@ -246,7 +246,8 @@ export class ChatView {
     };
   }
 
-  /** Take back what an earlier view of the same run had (call once in the page). */
+  /** Take back what an earlier view of the same run had: what needs no layout now (the
+   * draft, what was expanded), the rest with {@link settleUi} once the view is in the page. */
   restoreUi(state: UiState): void {
     if (this.#destroyed) return;
     if (state.expanded.length) {
@@ -254,6 +255,12 @@ export class ChatView {
       this.#log.render();
     }
     this.#composer.restoreDraft(state.draft);
+  }
+
+  /** The part of {@link restoreUi} that needs layout: the scroll position and the focus. */
+  settleUi(state: UiState): void {
+    if (this.#destroyed) return;
+    this.#composer.settleDraft(state.draft);
     this.#log.restoreScroll(state.scroll);
   }
 

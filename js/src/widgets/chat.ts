@@ -204,9 +204,12 @@ const render: Render<Traits> = ({ model, el }) => {
   liveViews.set(key, live);
   live.add(saveUi);
   if (prior) {
-    // Once laid out: a scroll position means nothing before.
+    // The draft at once: the front end replaces a view while the user may be pressing Enter
+    // (a settled run's display is brought up to date), and that Enter must send it.
+    view.restoreUi(prior);
+    // Once laid out: a scroll position or the focus means nothing before.
     requestAnimationFrame(() => {
-      view.restoreUi(prior);
+      view.settleUi(prior);
       if (prior.terminalOpen && !terminal.pane.isOpen) terminal.pane.open();
     });
   }
