@@ -19,6 +19,8 @@ const ROW = {
   cost_usd_estimate: "0.0123",
   memory_bytes: 412 * 2 ** 20,
   started_by: "this process",
+  started_at: "2026-01-01T00:00:00+00:00",
+  kind: "run",
 };
 
 function mount(actions: Partial<RunsActions> = {}) {
@@ -75,6 +77,42 @@ describe("runs table", () => {
     expect(unheld.dataset.unheld).toBe("true");
     expect(unheld.querySelector<HTMLElement>(".lw-runs-holder")!.title).toContain("has ended");
     expect(normalizeRows([{ id: "x" }])[0]).toMatchObject({ memory: null, startedBy: "" });
+  });
+
+  it("shows when each agent started, and spares with their memory and a Stop only", async () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(Date.parse("2026-01-01T00:10:00+00:00"));
+    const { root, view, calls } = mount({ terminal: () => Promise.resolve() });
+    view.setRows([
+      ROW,
+      {
+        ...ROW,
+        id: "spare-1",
+        kind: "spare",
+        state: "spare",
+        tokens: 0,
+        cost_usd_estimate: null,
+        started_at: "2026-01-01T00:09:30+00:00",
+      },
+    ]);
+    const row = (id: string) => root.querySelector<HTMLElement>(`tr[data-run='${id}']`)!;
+    expect(row("run-a").querySelector(".lw-runs-started")!.textContent).toBe("10 min ago");
+    const spare = row("spare-1");
+    expect(spare.dataset.kind).toBe("spare");
+    expect(spare.querySelector(".lw-runs-started")!.textContent).toBe("30 s ago");
+    expect(spare.querySelector(".lw-runs-memory")!.textContent).toBe("412 MB");
+    expect(spare.querySelector<HTMLElement>(".lw-state")!.title).toContain("Started ahead");
+    expect(spare.querySelector<HTMLElement>(".lw-runs-open")!.hidden).toBe(true);
+    expect(spare.querySelector<HTMLElement>(".lw-runs-terminal")!.hidden).toBe(true);
+    expect(row("run-a").querySelector<HTMLElement>(".lw-runs-open")!.hidden).toBe(false);
+    const stop = spare.querySelector<HTMLButtonElement>(".lw-runs-stop")!;
+    stop.click();
+    stop.click();
+    expect(calls).toEqual(["stop spare-1"]);
+    // The ages move on by themselves.
+    vi.advanceTimersByTime(60_000);
+    expect(spare.querySelector(".lw-runs-started")!.textContent).toBe("1 min ago");
+    expect(normalizeRows([{ id: "x" }])[0]).toMatchObject({ kind: "run", startedAt: "" });
   });
 
   it("keeps row elements across updates and drops rows of gone runs", () => {

@@ -23,6 +23,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -31,6 +32,7 @@ import orjson
 
 from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
+from .._home import instant
 from .._run._backend import Announce, StartedBy
 from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
@@ -330,6 +332,10 @@ class RemoteBackend:
     @property
     def started_by(self) -> StartedBy | None:
         return None  # the host's worker holds the run
+
+    @property
+    def started_at(self) -> datetime | None:
+        return instant(self._record_json.get("created"))  # the host's record, once heard
 
     @property
     def pane(self) -> TmuxTerminal:

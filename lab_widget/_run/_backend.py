@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -86,6 +87,9 @@ class RunBackend(Protocol):
 
     @property
     def started_by(self) -> StartedBy | None: ...
+
+    @property
+    def started_at(self) -> datetime | None: ...
 
     @property
     def pane(self) -> TmuxTerminal: ...

@@ -14,6 +14,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -270,6 +271,10 @@ class LocalBackend:
         if not owner.alive():
             return "an ended process"
         return "this process" if owner.pid == os.getpid() else "another process"
+
+    @property
+    def started_at(self) -> datetime | None:
+        return self.record.started_at
 
     @property
     def pane(self) -> TmuxTerminal:

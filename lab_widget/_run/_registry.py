@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -20,7 +21,16 @@ from .._runtime._tmux import TmuxRunner, TmuxTerminal
 from ..schema import SessionSummary, State
 from ._backend import StartedBy
 
-__all__ = ["LiveRun", "announce", "find", "live_records", "register", "watch_runs"]
+__all__ = [
+    "LiveRun",
+    "SpareSource",
+    "WaitingSpare",
+    "announce",
+    "find",
+    "live_records",
+    "register",
+    "watch_runs",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +62,41 @@ class LiveRun(Protocol):
     @property
     def started_by(self) -> StartedBy | None: ...
 
+    @property
+    def started_at(self) -> datetime | None: ...
+
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]: ...
 
     def stop(self) -> None: ...
+
+
+class WaitingSpare(Protocol):
+    """What the runs dashboard shows of a spare agent started ahead (``prestart``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def cwd(self) -> str: ...
+
+    @property
+    def memory(self) -> int | None: ...
+
+    @property
+    def started_at(self) -> datetime | None: ...
+
+
+class SpareSource(Protocol):
+    """The spares a dashboard lists beside the runs, and how it follows and stops them."""
+
+    def list(self) -> Sequence[WaitingSpare]: ...
+
+    def watch(self, listener: Callable[[], None]) -> Callable[[], None]: ...
+
+    def stop(self, spare_id: str) -> bool: ...
 
 
 _lock = threading.Lock()

@@ -13,6 +13,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -365,6 +366,13 @@ class Run(Exportable):
         unknown (a run on another host, or one started by an older version).
         """
         return self._backend.started_by
+
+    @property
+    def started_at(self) -> datetime | None:
+        """When the agent started (timezone-aware; for an adopted spare, when the spare
+        did); ``None`` when not known (a run on another host not heard from yet).
+        """
+        return self._backend.started_at
 
     @property
     def pane(self) -> TmuxTerminal:

@@ -16,7 +16,7 @@ from ._launch import runner
 from ._local import LocalBackend
 from ._registry import find, live_records
 from ._run import Run
-from ._spares import spares
+from ._spares import pool, spares
 
 __all__ = ["adopt", "get_run", "runs"]
 
@@ -58,7 +58,7 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
             found.append(existing)
         elif not _orphaned(record, terminal):
             found.append(adopt(record, terminal))
-    return RunList(found)
+    return RunList(found, spares=pool)
 
 
 def _orphaned(record: RunRecord, terminal: TmuxTerminal) -> bool:

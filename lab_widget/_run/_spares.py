@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import os
 import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +42,14 @@ __all__ = [
     "spares",
 ]
 
+log = logging.getLogger(__name__)
+
 DEFAULT_IDLE = 300.0
 """Seconds a spare waits unused before it is stopped."""
+
+START_WAIT = 60.0
+"""Seconds a ``Run`` waits for a matching spare that is still starting (a spawn's own
+start-up bound)."""
 
 
 def _digest(secret: str | None) -> str:
@@ -127,6 +135,16 @@ class Spare:
         return self.key.cwd
 
     @property
+    def display_name(self) -> str:
+        """The agent's name, as its provider shows it."""
+        return self.backend.provider.meta.display_name
+
+    @property
+    def started_at(self) -> datetime | None:
+        """When the spare's agent started."""
+        return self.backend.started_at
+
+    @property
     def memory(self) -> int | None:
         """Resident bytes of the agent's processes."""
         return self.backend.terminal.memory()
@@ -152,10 +170,36 @@ class SparePool:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # Notified when a spare is added or a start fails: a take waits on a starting one.
+        self._settled = threading.Condition(self._lock)
         self._spares: dict[SpareKey, list[Spare]] = {}
         self._starting: dict[SpareKey, int] = {}
         self._timers: dict[str, threading.Timer] = {}
         self._atexit = False
+        self._watchers: list[Callable[[], None]] = []
+
+    def watch(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after a spare joins or leaves the pool (the dashboard's rows);
+        returns a function that stops the calls.
+        """
+        with self._lock:
+            self._watchers.append(listener)
+
+        def unwatch() -> None:
+            with self._lock:
+                if listener in self._watchers:
+                    self._watchers.remove(listener)
+
+        return unwatch
+
+    def _changed(self) -> None:
+        with self._lock:
+            listeners = list(self._watchers)
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:  # a broken dashboard must not stop a spare starting
+                log.exception("a spares watcher failed")
 
     def fill(self, key: SpareKey, build: Build, *, count: int, idle: float) -> threading.Thread:
         """Start spares for ``key`` in a thread until it has ``count`` (ready or starting)."""
@@ -175,12 +219,15 @@ class SparePool:
                     warnings.warn(f"a spare agent did not start: {error}", stacklevel=1)
                     with self._lock:
                         self._starting[key] -= 1
+                        self._settled.notify_all()
                     continue
                 spare = Spare(key, backend)
                 with self._lock:
                     self._starting[key] -= 1
                     self._spares.setdefault(key, []).append(spare)
                     self._reap_after(spare, idle)
+                    self._settled.notify_all()
+                self._changed()
 
         thread = threading.Thread(target=start, name="lab-widget-prestart", daemon=True)
         thread.start()
@@ -200,18 +247,30 @@ class SparePool:
             held.remove(spare)
             self._timers.pop(spare.id, None)
         spare.stop()
+        self._changed()
 
-    def take(self, key: SpareKey) -> LocalBackend | None:
-        """A live spare for ``key``, removed from the pool (``None``: spawn as usual)."""
+    def take(self, key: SpareKey, wait: float = START_WAIT) -> LocalBackend | None:
+        """A live spare for ``key``, removed from the pool (``None``: spawn as usual).
+
+        A spare of ``key`` still starting is waited for, up to ``wait`` seconds: it is
+        further on than a spawn begun now would be.
+        """
+        deadline = time.monotonic() + wait
         while True:
             with self._lock:
-                held = self._spares.get(key, [])
+                held = self._spares.setdefault(key, [])
+                while not held and self._starting.get(key, 0) > 0:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._settled.wait(left)
                 if not held:
                     return None
                 spare = held.pop(0)
                 timer = self._timers.pop(spare.id, None)
             if timer is not None:
                 timer.cancel()
+            self._changed()
             if spare.alive:
                 return spare.backend
             spare.stop()
@@ -219,6 +278,23 @@ class SparePool:
     def list(self) -> list[Spare]:
         with self._lock:
             return [s for held in self._spares.values() for s in held]
+
+    def stop(self, spare_id: str) -> bool:
+        """Stop the spare ``spare_id`` now; ``False`` when the pool has no such spare (it
+        was adopted or reaped meanwhile).
+        """
+        with self._lock:
+            waiting = (s for held in self._spares.values() for s in held)
+            found = next((s for s in waiting if s.id == spare_id), None)
+            if found is None:
+                return False
+            self._spares[found.key].remove(found)
+            timer = self._timers.pop(found.id, None)
+        if timer is not None:
+            timer.cancel()
+        found.stop()
+        self._changed()
+        return True
 
     def stop_all(self) -> None:
         """Stop every spare (at exit, and for tests)."""
@@ -234,6 +310,8 @@ class SparePool:
                 spare.stop()
             except Exception:  # at exit: stop what can be stopped
                 pass
+        if held:
+            self._changed()
 
 
 pool = SparePool()

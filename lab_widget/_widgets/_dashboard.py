@@ -1,11 +1,12 @@
 """The runs dashboard: ``lab_widget.runs()`` displayed as a live table.
 
-One row per live run (provider, folder, state, last activity, tokens, estimated cost, memory,
-and whether the kernel that started it still holds it) with buttons to open a run's chat
-below the table or to stop it. Rows follow each run's events; runs started or stopped later
-join or leave the table. Actions go through the package's
-action channel (request/response messages with ids, run on worker threads), and their errors
-come back to the table.
+One row per live run (provider, folder, state, when it started, last activity, tokens,
+estimated cost, memory, and whether the kernel that started it still holds it) with buttons
+to open a run's chat below the table or to stop it; below them, the spare agents started
+ahead (``prestart``), each with its memory and a button to stop it. Rows follow each run's
+events; runs and spares started or stopped later join or leave the table. Actions go through
+the package's action channel (request/response messages with ids, run on worker threads),
+and their errors come back to the table.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import ipywidgets  # type: ignore[import-untyped]
 import traitlets
 
-from .._run._registry import LiveRun, watch_runs
+from .._run._registry import LiveRun, SpareSource, WaitingSpare, watch_runs
 from ._base import BundledWidget
 from ._channel import ActionChannel, ActionRequest
 from ._protocol import RunsActionArgs
@@ -47,6 +49,7 @@ def _row(run: LiveRun, seen: str) -> dict[str, Any]:
         tokens, cost = 0, None
     return {
         "id": run.id,
+        "kind": "run",
         "provider": run.display_name,
         "folder": run.cwd.name or str(run.cwd),
         "path": str(run.cwd),
@@ -57,7 +60,31 @@ def _row(run: LiveRun, seen: str) -> dict[str, Any]:
         "cost_usd_estimate": str(cost) if cost is not None else None,
         "memory_bytes": run.memory,
         "started_by": run.started_by,
+        "started_at": _iso(run.started_at),
     }
+
+
+def _spare_row(spare: WaitingSpare) -> dict[str, Any]:
+    """A spare's row: an agent waiting, unused, for a ``Run`` to adopt it."""
+    started = _iso(spare.started_at)
+    return {
+        "id": spare.id,
+        "kind": "spare",
+        "provider": spare.display_name,
+        "folder": Path(spare.cwd).name or spare.cwd,
+        "path": spare.cwd,
+        "state": "spare",
+        "last_activity": started or "",
+        "tokens": 0,
+        "cost_usd_estimate": None,
+        "memory_bytes": spare.memory,
+        "started_by": "this process",
+        "started_at": started,
+    }
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.astimezone(UTC).isoformat(timespec="seconds") if when is not None else None
 
 
 def _now() -> str:
@@ -68,9 +95,11 @@ class RunsTable(BundledWidget, bundle="runs"):
     """The table part of the dashboard (a front end of rows and buttons)."""
 
     rows: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
-    """One dict per live run: id, provider, folder, path, state, last_activity (ISO 8601),
-    tokens, cost_usd_estimate (a decimal string, USD), memory_bytes (the agent's resident
-    memory, or null) and started_by (``Run.started_by``: who holds it, or null)."""
+    """One dict per live run, then one per spare: id, kind (``run`` or ``spare``), provider,
+    folder, path, state (``spare`` for a spare), started_at and last_activity (ISO 8601, or
+    null / empty when not known), tokens, cost_usd_estimate (a decimal string, USD),
+    memory_bytes (the agent's resident memory, or null) and started_by
+    (``Run.started_by``: who holds it, or null)."""
 
     opened = traitlets.Unicode("").tag(sync=True)
     """The id of the run whose chat is open below the table, or ``""``."""
@@ -79,7 +108,7 @@ class RunsTable(BundledWidget, bundle="runs"):
 class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
     """A live table of runs with the chat of the opened one below it."""
 
-    def __init__(self, initial: Iterable[LiveRun] = ()) -> None:
+    def __init__(self, initial: Iterable[LiveRun] = (), spares: SpareSource | None = None) -> None:
         self.table = RunsTable()
         super().__init__(children=[self.table])
         # Guards the dicts below only; never held while calling into a run. Run events
@@ -91,6 +120,7 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         self._runs: dict[str, LiveRun] = {}
         self._activity: dict[str, str] = {}
         self._unsubscribe: dict[str, Callable[[], None]] = {}
+        self._spares = spares
         self._channel = ActionChannel(
             self.table,
             {"open": self._act_open, "stop": self._act_stop, "close": lambda _r: self._show(None)},
@@ -103,6 +133,7 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         self._publish_now()
         self.table.on_msg(self._channel.receive)
         self._unwatch = watch_runs(self._on_runs_changed)
+        self._unwatch_spares = spares.watch(self._publish) if spares is not None else None
 
     def __repr__(self) -> str:
         count = len(self._runs)
@@ -111,6 +142,8 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
     def close(self) -> None:
         """Stop following the runs and close the widgets."""
         self._unwatch()
+        if self._unwatch_spares is not None:
+            self._unwatch_spares()
         with self._lock:
             unsubscribes = list(self._unsubscribe.values())
             self._unsubscribe.clear()
@@ -161,7 +194,10 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         with self._lock:
             self._dirty = False
             tracked = [(run, self._activity[run.id]) for run in self._runs.values()]
-        self.table.rows = [_row(run, at) for run, at in tracked]
+        waiting = self._spares.list() if self._spares is not None else []
+        self.table.rows = [_row(run, at) for run, at in tracked] + [
+            _spare_row(spare) for spare in waiting
+        ]
 
     def _show(self, run: LiveRun | None) -> None:
         self.table.opened = run.id if run else ""
@@ -174,8 +210,15 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         with self._lock:
             run = self._runs.get(str(run_id))
         if run is None:
+            if self._is_spare(str(run_id)):
+                raise LookupError(
+                    f"{run_id!r} is a spare agent: it has no chat until a Run adopts it"
+                )
             raise LookupError(f"no run {run_id!r} in this table")
         return run
+
+    def _is_spare(self, run_id: str) -> bool:
+        return self._spares is not None and any(s.id == run_id for s in self._spares.list())
 
     def _act_open(self, request: ActionRequest) -> None:
         run = self._run_of(request)
@@ -187,12 +230,24 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
                 reveal()
 
     def _act_stop(self, request: ActionRequest) -> None:
-        self._run_of(request).stop()
+        run_id = str(request.args.get("run_id"))
+        if self._spares is not None and self._is_spare(run_id):
+            self._spares.stop(run_id)  # adopted meanwhile: its run's row has it now
+        else:
+            self._run_of(request).stop()
         self._publish_now()
 
 
 class RunList(list[R], Generic[R]):
-    """The live runs (a plain list) that displays as a live dashboard in a notebook."""
+    """The live runs (a plain list) that displays as a live dashboard in a notebook.
+
+    ``spares``: the spare agents the dashboard lists below the runs (never items of the
+    list: a spare is no run until one adopts it).
+    """
+
+    def __init__(self, runs: Iterable[R] = (), spares: SpareSource | None = None) -> None:
+        super().__init__(runs)
+        self.spares = spares
 
     def stop_all(self) -> list[str]:
         """Stop every run in the list (``lab_widget.runs().stop_all()`` ends every agent of
@@ -217,4 +272,4 @@ class RunList(list[R], Generic[R]):
         return stopped
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return RunsDashboard(self)._repr_mimebundle_(**kwargs)
+        return RunsDashboard(self, self.spares)._repr_mimebundle_(**kwargs)

@@ -13,6 +13,7 @@ import lab_widget
 from lab_widget import Run
 from lab_widget._home import Holder
 from lab_widget._run._registry import LiveRun
+from lab_widget._run._spares import pool
 from lab_widget._widgets._dashboard import RunList, RunsDashboard, _row
 from lab_widget.schema import SessionSummary
 from tests.support.dashboard import act
@@ -134,7 +135,7 @@ class _Quiet:
     """A live run as the table reads it, last heard from two hours ago (or never)."""
 
     id, display_name, state, cwd = "q", "Quiet", "idle", Path("/tmp/q")
-    memory, started_by = None, None
+    memory, started_by, started_at = None, None, None
 
     def __init__(self, updated_at: datetime | None) -> None:
         self.session = SessionSummary(updated_at=updated_at)
@@ -172,3 +173,35 @@ def test_rows_show_the_agents_memory_and_whether_its_kernel_still_holds_it(
         parts.record = replace(parts.record, owner=Holder(pid=os.getppid(), started=None))
         assert _row(run, seen="")["started_by"] == "another process"
     assert run.memory is None  # ended: nothing of it runs
+
+
+def test_spares_are_listed_below_the_runs_with_their_age_and_memory(
+    lab_home: Path, workdir: Path, comms: list[RecordingComm]
+) -> None:
+    listed = lab_widget.runs()
+    assert listed.spares is pool
+    board = RunsDashboard(listed, listed.spares)
+    try:
+        with Run("fake", cwd=workdir, name="busy") as run:
+            lab_widget.prestart("fake", cwd=workdir)
+            assert retry_until(
+                lambda: [r["kind"] for r in board.table.rows] == ["run", "spare"], 15
+            )
+            spare_row = board.table.rows[1]
+            [spare] = lab_widget.spares()
+            assert spare_row["id"] == spare.id and spare_row["state"] == "spare"
+            assert spare_row["folder"] == workdir.name and spare_row["tokens"] == 0
+            assert isinstance(spare_row["memory_bytes"], int) and spare_row["memory_bytes"] > 0
+            started = datetime.fromisoformat(board.table.rows[0]["started_at"])
+            assert started == run.started_at.replace(microsecond=0)  # type: ignore[union-attr]
+            assert abs(datetime.now(UTC) - started) < timedelta(minutes=1)
+            # A spare has no chat to open; Stop stops it and its row goes.
+            opened = act(board, "open", spare.id)
+            assert opened["ok"] is False and "spare agent" in opened["error"]
+            assert act(board, "stop", spare.id)["ok"] is True
+            assert lab_widget.spares() == [] and not spare.alive
+            assert retry_until(lambda: [r["id"] for r in board.table.rows] == ["busy"], 10)
+            assert run.state != "ended"  # stopping a spare left the run alone
+    finally:
+        board.close()
+        pool.stop_all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +37,23 @@ def test_a_run_with_the_same_key_adopts_the_spare(lab_home: Path, workdir: Path)
         assert run.wait(timeout=10) == "idle"
         assert [m.text for m in run.messages] == ["warm", "echo: warm"]
         assert [r.id for r in runs()] == [run.id]
+    finally:
+        run.stop()
+
+
+def test_a_run_right_after_prestart_takes_the_spare_still_starting(
+    lab_home: Path, workdir: Path
+) -> None:
+    prestart("fake", cwd=workdir)
+    run = Run("fake", cwd=workdir, prompt="warm")  # the spare is not ready yet
+    try:
+        for thread in threading.enumerate():
+            if thread.name == "lab-widget-prestart":
+                thread.join(30)
+        # Had the run spawned its own agent, the spare would be waiting now.
+        assert spares() == []
+        assert [r.id for r in runs()] == [run.id]
+        assert run.wait(timeout=10) == "idle"
     finally:
         run.stop()
 

@@ -7,6 +7,8 @@ import { stateLabel } from "../chat/format";
 
 export interface RunRow {
   id: string;
+  /** "run", or "spare": an agent started ahead, waiting for a run to adopt it. */
+  kind: "run" | "spare";
   provider: string;
   folder: string;
   path: string;
@@ -19,6 +21,8 @@ export interface RunRow {
   memory: number | null;
   /** Who started the run (Run.started_by); "" when not known. */
   startedBy: string;
+  /** When the agent started (ISO 8601); "" when not known. */
+  startedAt: string;
 }
 
 export interface RunsActions {
@@ -35,6 +39,7 @@ export function normalizeRows(raw: unknown): RunRow[] {
     .filter((r): r is Record<string, unknown> => r !== null && typeof r === "object")
     .map((r) => ({
       id: str(r.id),
+      kind: r.kind === "spare" ? ("spare" as const) : ("run" as const),
       provider: str(r.provider),
       folder: str(r.folder),
       path: str(r.path),
@@ -44,6 +49,7 @@ export function normalizeRows(raw: unknown): RunRow[] {
       cost: decimal(r.cost_usd_estimate),
       memory: typeof r.memory_bytes === "number" ? r.memory_bytes : null,
       startedBy: str(r.started_by),
+      startedAt: str(r.started_at),
     }))
     .filter((r) => r.id !== "");
 }
@@ -119,6 +125,7 @@ export class RunsTableView {
               "Agent",
               "Folder",
               "State",
+              "Started",
               "Last activity",
               "Tokens",
               "Cost (est.)",
@@ -198,6 +205,7 @@ export class RunsTableView {
         h("td", { class: "lw-runs-provider" }),
         h("td", { class: "lw-runs-folder" }),
         h("td", {}, h("span", { class: "lw-state" })),
+        h("td", { class: "lw-runs-started" }),
         h("td", { class: "lw-runs-activity" }),
         h("td", { class: "lw-runs-tokens" }),
         h("td", { class: "lw-runs-cost" }),
@@ -215,10 +223,15 @@ export class RunsTableView {
     const badge = cell("lw-state");
     badge.textContent = stateLabel(row.state);
     badge.dataset.state = row.state;
-    const activity = cell("lw-runs-activity");
-    activity.dataset.at = row.lastActivity;
-    activity.textContent = ago(row.lastActivity);
-    activity.title = row.lastActivity;
+    for (const [cls, at] of [
+      ["lw-runs-started", row.startedAt],
+      ["lw-runs-activity", row.lastActivity],
+    ] as const) {
+      const when = cell(cls);
+      when.dataset.at = at;
+      when.textContent = ago(at);
+      when.title = at;
+    }
     cell("lw-runs-tokens").textContent = compactCount(row.tokens);
     cell("lw-runs-cost").textContent = row.cost === null ? "—" : dollars(row.cost);
     cell("lw-runs-cost").title = row.cost === null ? "" : `${row.cost} USD (estimate)`;
@@ -227,6 +240,17 @@ export class RunsTableView {
     cell("lw-runs-holder").textContent = held.label;
     cell("lw-runs-holder").title = held.title;
     tr.dataset.unheld = String(row.startedBy === "an ended process");
+    // A spare has no chat and no conversation yet: only stopping it means anything.
+    tr.dataset.kind = row.kind;
+    const spare = row.kind === "spare";
+    for (const button of tr.querySelectorAll<HTMLElement>(".lw-runs-open, .lw-runs-terminal")) {
+      button.hidden = spare;
+    }
+    if (spare) {
+      badge.title = "Started ahead: the next matching Run takes it over without starting up";
+    } else {
+      badge.removeAttribute("title");
+    }
     tr.querySelector<HTMLButtonElement>(".lw-runs-stop")!.disabled = row.state === "ended";
     tr.dataset.opened = String(row.id === this.#opened);
     return tr;
@@ -245,7 +269,9 @@ export class RunsTableView {
   }
 
   #tick(): void {
-    for (const el of this.#body.querySelectorAll<HTMLElement>(".lw-runs-activity")) {
+    for (const el of this.#body.querySelectorAll<HTMLElement>(
+      ".lw-runs-started, .lw-runs-activity",
+    )) {
       el.textContent = ago(el.dataset.at ?? "");
     }
   }
