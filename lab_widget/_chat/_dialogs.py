@@ -13,8 +13,12 @@ from collections.abc import Sequence
 
 from ..provider import ALWAYS_OUTCOME, APPROVE_ALWAYS, AgentProvider
 from ..schema import Answer, Dialog, Message
+from ._allow import RUN_APPROVE, RUN_OUTCOME
 
 __all__ = ["DialogOverlay"]
+
+_SAID = {APPROVE_ALWAYS: ALWAYS_OUTCOME, RUN_APPROVE: RUN_OUTCOME}
+"""What an approval answered with these options says: the transcript only says approved."""
 
 
 class DialogOverlay:
@@ -90,8 +94,7 @@ class DialogOverlay:
                 # How it was answered is the provider's to read from the call's result.
                 outcome = self._provider.approval_outcome(tool)
                 chosen = self._chosen.get(tool.id)
-                always = outcome == "approved" and chosen == APPROVE_ALWAYS
-                said = ALWAYS_OUTCOME if always else outcome
+                said = _SAID.get(chosen or "", outcome) if outcome == "approved" else outcome
                 approval = approval.model_copy(
                     update={
                         "status": "rejected" if outcome == "rejected" else "answered",
@@ -101,15 +104,16 @@ class DialogOverlay:
                 )
             message = message.model_copy(update={"kind": "dialog", "dialog": approval})
         dialog = message.dialog
+        chosen = self._chosen.get(dialog.tool_id or "") if dialog is not None else None
         if (
             dialog is not None
             and dialog.kind == "approval"
             and dialog.status == "answered"
-            and self._chosen.get(dialog.tool_id or "") == APPROVE_ALWAYS
+            and chosen in _SAID
         ):
             # The transcript tells approved from rejected only: the choice is the chat's.
             dialog = dialog.model_copy(
-                update={"outcome": ALWAYS_OUTCOME, "answers": [Answer(selected=[APPROVE_ALWAYS])]}
+                update={"outcome": _SAID[chosen], "answers": [Answer(selected=[chosen])]}
             )
             message = message.model_copy(update={"dialog": dialog})
         if dialog is None or dialog.tool_id not in self._mismatch:

@@ -33,7 +33,8 @@ from ._state import StateFacts, derive_state
 
 __all__ = ["ChatEvent", "ChatSession", "Epoch"]
 
-"""The grace of a sent message that never shows up (see :mod:`lab_widget._chat._pending`)."""
+_RESTATE_EVERY = 1.0
+"""Seconds between looks at a working run's state for a change no read of the agent told."""
 
 # Seconds after a change at which readiness is looked at again while a start-up screen
 # waits: a TUI's ready signal may count only once it has settled (a moment after the event
@@ -74,7 +75,12 @@ class ChatSession:
         self._signature: object = None
         self.stopped = False
         """Set when the run was stopped from Python (so its end is not the agent's doing)."""
+        self.run_answers: Callable[[Dialog], bool] | None = None
+        """Whether a pending dialog is one the run answers itself (a tool approved for the
+        run): the state stays ``working`` meanwhile, since no one else is to answer it."""
         self._ready_timer: threading.Timer | None = None
+        self._state_timer: threading.Timer | None = None
+        self._emitted: State | None = None
         self._chore: Callable[[], object] | None = None
 
     # -- reading -----------------------------------------------------------------------
@@ -185,6 +191,9 @@ class ChatSession:
             if self._ready_timer is not None:
                 self._ready_timer.cancel()
                 self._ready_timer = None
+            if self._state_timer is not None:
+                self._state_timer.cancel()
+                self._state_timer = None
             self._emit(ChatEvent([], False, "ended", self.transcript_id))
             self._changed.notify_all()
 
@@ -212,6 +221,14 @@ class ChatSession:
             if self._ended:
                 return None
             return self._pending_locked()
+
+    def restate(self) -> None:
+        """Tell listeners and waiters the state again: a fact outside the reading changed
+        (a dialog the run was to answer itself goes back to the user).
+        """
+        with self._lock:
+            self._emit(ChatEvent([], False, self._state_locked(), self.transcript_id))
+            self._changed.notify_all()
 
     def note_chosen(self, tool_id: str | None, label: str) -> None:
         """Remember the option a permission prompt was answered with (shown once it ends)."""
@@ -270,8 +287,10 @@ class ChatSession:
         start_blocked = self.blocker is not None and not self._ready
         if ended or start_blocked:
             return StateFacts(ended=ended, start_blocked=start_blocked)
-        if self._pending_locked() is not None:
-            return StateFacts(dialog_pending=True)
+        pending = self._pending_locked()
+        if pending is not None:
+            answers = self.run_answers
+            return StateFacts(dialog_pending=True, run_answers=bool(answers and answers(pending)))
         reader = self._follow.reader
         reader_state: State = reader.state if reader else "idle"
         live = self.provider.live_signals
@@ -488,3 +507,28 @@ class ChatSession:
 
     def _emit(self, event: ChatEvent) -> None:
         self._listeners.emit(event)
+        self._emitted = event.state
+        if event.state == "working" and self._state_timer is None and not self._ended:
+            self._watch_state()
+
+    def _watch_state(self) -> None:
+        # While working, a state may change with no read of the agent behind it (a sent
+        # message's grace runs out, a live signal read on demand shows a prompt): look
+        # again each second, and tell the listeners (the chat view) when it did.
+        timer = threading.Timer(_RESTATE_EVERY, self._restate_if_changed)
+        timer.daemon = True
+        timer.name = "lab-widget-restate"
+        self._state_timer = timer
+        timer.start()
+
+    def _restate_if_changed(self) -> None:
+        with self._lock:
+            self._state_timer = None
+            if self._ended:
+                return
+            state = self._state_locked()
+            if state != self._emitted:
+                self._emit(ChatEvent([], False, state, self.transcript_id))
+                self._changed.notify_all()
+            elif state == "working":
+                self._watch_state()

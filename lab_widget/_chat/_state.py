@@ -25,6 +25,8 @@ class StateFacts:
     """A start-up screen (folder trust) was predicted and the TUI has not reported ready."""
     dialog_pending: bool = False
     """A dialog waits for an answer (from the live channel or the transcript)."""
+    run_answers: bool = False
+    """The pending dialog is one the run answers itself (a tool approved for the run)."""
     reader_state: State = "idle"
     """What the transcript alone says (``idle`` before any transcript exists)."""
     live_blocked: str | None = None
@@ -40,7 +42,8 @@ def derive_state(facts: StateFacts) -> State:
 
     1. ``ended`` when the process is gone;
     2. ``needs_input`` while a predicted start-up screen waits;
-    3. ``question`` while a dialog waits;
+    3. ``question`` while a dialog waits on the user; ``working`` while it waits on the run
+       itself (a tool approved for the run: no one else is to answer it);
     4. a transcript that says ``working``: ``needs_input`` when the live channel reports
        the agent blocked, ``idle`` after an interrupt the transcript has not recorded
        (an agent stopped before it answered may write nothing), else ``working``;
@@ -56,13 +59,15 @@ def derive_state(facts: StateFacts) -> State:
     'working'
     >>> derive_state(StateFacts(ended=True, dialog_pending=True))
     'ended'
+    >>> derive_state(StateFacts(dialog_pending=True, run_answers=True))
+    'working'
     """
     if facts.ended:
         return "ended"
     if facts.start_blocked:
         return "needs_input"
     if facts.dialog_pending:
-        return "question"
+        return "working" if facts.run_answers else "question"
     if facts.reader_state == "working":
         if facts.live_blocked:
             return "needs_input"

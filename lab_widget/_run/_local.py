@@ -8,6 +8,7 @@ terminal. :class:`~lab_widget.Run` is the façade over it (and over the remote b
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._acp._agent import restore
+from .._chat._allow import RUN_APPROVE, RunAllowance
 from .._chat._answering import await_recorded, play_answer
 from .._chat._answers import UserAnswer
 from .._chat._commands import CommandCatalog
@@ -48,12 +50,14 @@ from ..provider import (
     get_provider,
     require_login,
 )
-from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
+from ..schema import Answer, Chat, CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._backend import Announce, StartedBy
 from ._held_prompt import HeldPrompt
 from ._launch import accept_startup, launch, new_run_id
 
 __all__ = ["LocalBackend"]
+
+log = logging.getLogger(__name__)
 
 FIRST_PROMPT_TIMEOUT = 60.0
 """Seconds a CLI has, from its spawn, to confirm the first prompt its command line carried
@@ -101,6 +105,8 @@ class LocalBackend:
             record.workspace or {"cwd": str(context.cwd)}, provider.seed_meta()
         )
         self.chat = ChatSession(provider, context, terminal, blocker)
+        self.allowance: RunAllowance | None = None
+        """The tools of the run's servers approved for the rest of the run (None: none)."""
         self.tailer = Tailer(self.chat.watch_paths, self.chat.refresh).start()
         self.chat.refresh()
         self._first_prompt: Callable[[], None] | None = None
@@ -160,6 +166,8 @@ class LocalBackend:
             announce,
             spawned_at=time.monotonic(),
         )
+        if tool_servers:
+            backend.allow_for_run(RunAllowance(tool_servers))
         if started.first_prompt is not None:
             watch = started.first_watch
             backend._first_prompt = lambda: backend.chat.confirm_first_prompt(
@@ -171,6 +179,42 @@ class LocalBackend:
         elif prompt is not None:
             backend._first_prompt = lambda: backend.send(prompt)
         return backend
+
+    def allow_for_run(self, allowance: RunAllowance) -> None:
+        """Offer "Approve for this run" for the tools of the run's servers, and approve the
+        later asks of a tool so approved.
+        """
+        self.allowance = allowance
+        self.chat.run_answers = self._answers_itself
+
+    def _answers_itself(self, dialog: Dialog) -> bool:
+        """Whether the run answers ``dialog`` itself; the first time it is asked, the answer
+        starts. Asked whenever the run's state is, under its lock: so no ask is missed (a
+        state read follows every read of the agent), and the answer goes in a thread.
+        """
+        allowance = self.allowance
+        if allowance is None or not allowance.answers(dialog):
+            return False
+        if allowance.due(dialog):
+            threading.Thread(
+                target=self._approve_for_run,
+                args=(dialog,),
+                name=f"lab-widget-allowed-{self.id}",
+                daemon=True,
+            ).start()
+        return True
+
+    def _approve_for_run(self, dialog: Dialog) -> None:
+        # Answered as the user's run-wide choice is: the CLI gets its Approve, the chat
+        # shows the call approved for this run.
+        answer = DialogAnswer(tool_id=dialog.tool_id, answers=[Answer(selected=[RUN_APPROVE])])
+        try:
+            self.answer(answer, None, FIRST_PROMPT_TIMEOUT)
+        except Exception:  # whatever went wrong, the ask must not wait on the run for ever
+            log.exception("approving %s for the run failed", dialog.tool_name)
+            if self.allowance is not None:
+                self.allowance.give_back(dialog)
+            self.chat.restate()  # the user's to answer now: the state says question
 
     def held_by(self, holder: Holder) -> None:
         """Record the process the run cannot work without (the one serving its model)."""
@@ -286,7 +330,12 @@ class LocalBackend:
 
     @property
     def pending_dialog(self) -> Dialog | None:
-        return self.chat.pending_dialog
+        dialog = self.chat.pending_dialog
+        if dialog is None or self.allowance is None:
+            return dialog
+        if self.allowance.answers(dialog):
+            return None  # the run answers it itself: nothing for the user to answer
+        return self.allowance.offer(dialog)
 
     @property
     def past_epochs(self) -> list[TranscriptRef]:
@@ -329,7 +378,14 @@ class LocalBackend:
         return self.chat.wait(timeout)
 
     def answer(self, answers: UserAnswer, feedback: str | None, timeout: float) -> Dialog:
+        run_wide = False
+        if self.allowance is not None:
+            pending = self.chat.pending_dialog
+            taken = self.allowance.take(pending, answers) if pending is not None else answers
+            run_wide, answers = taken is not answers, taken
         dialog, intended = play_answer(self.chat, self.terminal, answers, self.attach_command)
+        if run_wide:
+            self.chat.note_chosen(dialog.tool_id, RUN_APPROVE)
         final, warning = await_recorded(self.chat, dialog, intended, timeout)
         if warning is not None:
             warnings.warn(warning, AnswerMismatchWarning, stacklevel=3)

@@ -45,7 +45,7 @@ def answer(page: Any, choice: str, code: str = CODE) -> str:
     assert page.locator(".lw-chat .lw-state").get_attribute("data-state") == "question"
     assert code in form.inner_text()
     options = [o.get_attribute("value") for o in form.locator("input[type='radio']").all()]
-    assert options == ["Approve", "Reject"], options
+    assert options == ["Approve", "Approve for this run", "Reject"], options
     form.locator(f"input[value='{choice}']").check()
     page.click(".lw-chat .lw-dialog-submit")
     outcome = page.locator(".lw-chat .lw-dialog[data-status] .lw-dialog-outcome").last

@@ -20,24 +20,10 @@ import pytest
 from jupyter_client.manager import KernelManager
 
 from lab_widget import Run
+from lab_widget._chat._allow import RUN_APPROVE, RUN_OUTCOME
 from lab_widget.scripted import Reply, Rule, ScriptedModel, ToolUse
+from tests.support.kernel_calls import RUN_PYTHON, model_call
 from tests.support.kernels import run_cell, running_kernel, user_value
-
-RUN_PYTHON = {
-    "claude-code": "mcp__kernel__run_python",
-    "codex": "mcp__kernel__run_python",
-    "copilot": "kernel-run_python",
-    "gemini": "mcp_kernel_run_python",
-    "kilo": "kernel_run_python",
-    "mistral-vibe": "mcp_kernel.run_python",
-    "opencode": "kernel_run_python",
-    "qwen-code": "mcp__kernel__run_python",
-}
-"""Each MCP-capable provider's name for the server's tool, as its CLI offers it."""
-
-CALLED_IN_CODE = {"mistral-vibe": "run_typescript"}
-"""Providers whose CLI offers MCP tools to the model only inside a code tool, as
-``tools.<group>.<tool>(input)`` in that tool's TypeScript."""
 
 DESCRIBE = {
     "claude-code": "mcp__kernel__describe",
@@ -54,15 +40,6 @@ DESCRIBE = {
 
 CODE = "x = len(df)"
 CALL = CODE + "\nprint('rows:', x)"
-
-
-def model_call(provider_id: str, name: str, tool_input: dict[str, Any]) -> ToolUse:
-    """The model's call of ``name``, directly or through the provider's code tool."""
-    caller = CALLED_IN_CODE.get(provider_id)
-    if caller is None:
-        return ToolUse(name, tool_input)
-    call = f"tools.{name}({json.dumps(tool_input)})"
-    return ToolUse(caller, {"code": f"async function main() {{\n  return await {call};\n}}"})
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
@@ -97,8 +74,8 @@ def ask(run: Run, provider_id: str, prompt: str) -> None:
     assert dialog is not None and dialog.kind == "approval", dialog
     assert dialog.tool_name == RUN_PYTHON[provider_id]
     assert CODE in dialog.body
-    # Approved call by call: no "don't ask again" that would outlive the run.
-    assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
+    # Approved call by call, or for this run: no "don't ask again" that would outlive it.
+    assert [o.label for o in dialog.questions[0].options] == ["Approve", RUN_APPROVE, "Reject"]
 
 
 @pytest.mark.parametrize("provider_id", sorted(RUN_PYTHON))
@@ -124,6 +101,26 @@ def test_run_python_rejected_leaves_the_kernel_untouched_and_approved_sets_the_v
         card = cards[-1]
         assert card.tool is not None and card.tool.input.get("code") == CALL
         assert "rows: 7" in (card.tool.output or "")
+    finally:
+        run.stop()
+
+
+def test_approved_for_this_run_the_next_calls_run_without_asking(
+    lab_home: Path, workdir: Path, kernel: KernelManager
+) -> None:
+    run = asking_run("claude-code", workdir, kernel)
+    try:
+        ask(run, "claude-code", "count the rows of df into x")
+        first = run.answer(RUN_APPROVE)
+        assert (first.status, first.outcome) == ("answered", RUN_OUTCOME)
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert user_value(kernel, "x") == "7"
+        run.send("please do that again")
+        # Asked again by the CLI, approved by the run: the chat shows it answered so.
+        assert run.wait(timeout=120) == "idle", run.screen()
+        cards = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON["claude-code"]]
+        assert [c.dialog.outcome for c in cards if c.dialog] == [RUN_OUTCOME, RUN_OUTCOME]
+        assert [c.tool.status for c in cards if c.tool is not None] == ["ok", "ok"]
     finally:
         run.stop()
 

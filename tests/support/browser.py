@@ -187,7 +187,7 @@ def chromium_page(viewport: ViewportSize | None = None) -> Iterator[Any]:
             try:
                 yield page
             except BaseException:
-                _show_failure(page)
+                show_failure(page)
                 raise
         finally:
             browser.close()
@@ -196,7 +196,7 @@ def chromium_page(viewport: ViewportSize | None = None) -> Iterator[Any]:
 FAILURES = ROOT / "build" / "test-artifacts" / "failures"
 
 
-def _show_failure(page: Any) -> None:
+def show_failure(page: Any) -> None:
     """Keep what the page showed when a test failed: a screenshot, and every chat's text in
     the test's captured output (its errors and state say why a wait ran out)."""
     name = os.environ.get("PYTEST_CURRENT_TEST", "test").split(" ")[0]

@@ -164,7 +164,8 @@ def test_rows_show_the_agents_memory_and_whether_its_kernel_still_holds_it(
     with Run("fake", cwd=workdir, name="held") as run:
         row = _row(run, seen="")
         assert row["started_by"] == "this process" == run.started_by
-        assert isinstance(row["memory_bytes"], int) and row["memory_bytes"] > 1_000_000
+        # The fake agent is a small process: some hundreds of kilobytes.
+        assert isinstance(row["memory_bytes"], int) and row["memory_bytes"] > 100_000
         # The record another kernel reads: started by a process that has ended.
         parts = local_parts(run)
         gone = Holder(pid=2**22 + 1, started=1)

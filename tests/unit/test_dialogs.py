@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab_widget import FreeText, read_transcript
+from lab_widget._chat._allow import RUN_APPROVE, RunAllowance
 from lab_widget._chat._answers import normalise_answer
 from lab_widget._reading._frames import to_dataframe
 from lab_widget.errors import InvalidAnswerError
-from lab_widget.provider import Endpoint, RunContext, SpawnRequest
+from lab_widget.provider import Endpoint, RunContext, SpawnRequest, ToolServer
 from lab_widget.provider.claude_code import ClaudeCodeProvider
 from lab_widget.provider.claude_code._dialogs import (
     approval_for_tool,
@@ -22,7 +23,7 @@ from lab_widget.provider.claude_code._dialogs import (
     outcome_for_result,
     recipe,
 )
-from lab_widget.schema import Dialog
+from lab_widget.schema import Answer, Dialog, DialogAnswer, Option, Question
 from tests.support.questions import DATABASE as DB
 from tests.support.questions import FEATURES as FEAT
 
@@ -344,3 +345,58 @@ def test_a_declined_tool_keeps_the_users_feedback() -> None:
     status, outcome, answers = outcome_for_result(bash, None, REJECTION + "Use rg.", True)
     assert (status, outcome) == ("rejected", "rejected: Use rg.")
     assert answers is not None and answers[0].text == "Use rg."
+
+
+KERNEL = ToolServer("kernel", ("k",), asking=("run_python", "insert_cell"), reading=("describe",))
+
+
+def _approval(tool_name: str, tool_id: str = "t1") -> Dialog:
+    options = [Option(label="Approve"), Option(label="Reject")]
+    return Dialog(
+        kind="approval",
+        tool_name=tool_name,
+        tool_id=tool_id,
+        questions=[Question(text="Allow?", options=options)],
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mcp__kernel__run_python",
+        "kernel-run_python",
+        "mcp_kernel_run_python",
+        "kernel_run_python",
+        "mcp_kernel.run_python",
+    ],
+)
+def test_each_clis_name_for_a_servers_tool_is_offered_approval_for_the_run(name: str) -> None:
+    allow = RunAllowance([KERNEL])
+    labels = [o.label for o in allow.offer(_approval(name)).questions[0].options]
+    assert labels == ["Approve", RUN_APPROVE, "Reject"]
+
+
+@pytest.mark.parametrize(
+    "name", ["Bash", "mcp__other__run_python", "kernel_describe", "run_python"]
+)
+def test_other_tools_are_asked_as_the_cli_asks_them(name: str) -> None:
+    allow = RunAllowance([KERNEL])
+    dialog = _approval(name)
+    assert allow.offer(dialog) == dialog
+    assert allow.take(dialog, RUN_APPROVE) == RUN_APPROVE  # refused later, as any unknown label
+
+
+def test_approved_for_the_run_each_later_call_of_that_tool_is_due_once() -> None:
+    allow = RunAllowance([KERNEL])
+    first = _approval("mcp__kernel__run_python")
+    answer = DialogAnswer(tool_id="t1", answers=[Answer(selected=[RUN_APPROVE])])
+    sent = allow.take(first, answer)
+    assert isinstance(sent, DialogAnswer) and sent.answers[0].selected == ["Approve"]
+    assert not allow.due(first)  # answered by the user
+    later = _approval("mcp__kernel__run_python", "t2")
+    assert allow.due(later) and not allow.due(later)  # once per call
+    # Another tool of the server still asks until approved for the run itself.
+    assert not allow.due(_approval("mcp__kernel__insert_cell", "t3"))
+    # A plain approval grants nothing.
+    plain = RunAllowance([KERNEL])
+    assert plain.take(first, "approve") == "approve" and not plain.due(later)

@@ -271,6 +271,24 @@ def test_a_clear_that_never_shows_stops_counting_after_its_grace(
         run.stop()
 
 
+def test_a_state_changed_by_time_alone_reaches_the_listeners(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No read of the agent follows a clear that never shows: the chat view learns the run
+    is idle again from the run itself, with nobody waiting on it."""
+    run = fake_run(workdir)
+    forgetting(run, monkeypatch)
+    monkeypatch.setattr(run.provider, "clear_grace", 1.0)
+    states: list[str] = []
+    run.subscribe(lambda event: states.append(event.state))
+    try:
+        run.send("/forget")
+        assert retry_until(lambda: states[-1:] == ["idle"], 10), states
+        assert "working" in states
+    finally:
+        run.stop()
+
+
 def test_a_clear_recorded_only_with_the_next_message_is_settled_once_submitted(
     lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,6 +375,7 @@ def test_an_idle_timeout_stops_a_run_left_idle_and_says_so(lab_home: Path, workd
             assert run.wait(timeout=10) == "idle"
             time.sleep(0.8)  # idle, not long enough
         assert run.state == "idle"
-        assert retry_until(lambda: run.state == "ended", 10)
+        # The warning comes from the timer's thread right after the stop: wait for both.
+        assert retry_until(lambda: run.state == "ended" and len(said) > 0, 10)
     assert run.id in str(said[0].message)
     assert not lab_widget._run._launch.runner().server.has_session(run.id)

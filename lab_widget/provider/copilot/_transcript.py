@@ -423,7 +423,7 @@ class CopilotTranscriptReader(TranscriptReader):
             return []
         tool = self._messages[index].tool
         dialog = approval_dialog(request, tool.name if tool else _compat.SHELL_TOOL)
-        return [self._update(index, dialog=dialog)]
+        return [self._update(index, dialog=dialog, kind="dialog")]
 
     def _permission_done(self, data: dict[str, Any]) -> list[int]:
         call_id = self._pending.pop(str(data.get("requestId")), None)

@@ -244,5 +244,5 @@ class VibeTranscriptReader(TranscriptReader):
                         "outcome": "approved" if approved else "rejected",
                     }
                 )
-            fields["dialog"] = dialog
+            fields.update(kind="dialog", dialog=dialog)
         return fields

@@ -319,8 +319,9 @@ def test_kernel_run_python_is_asked_with_its_code(
         assert dialog is not None and dialog.kind == "approval"
         assert dialog.tool_name == kc.run_python
         assert "x = len(df)" in dialog.body and dialog.body.startswith("```python")
-        # Approved call by call: no "always" that would stop the asking.
-        assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
+        # Approved call by call, or for this run: no "always" of the agent's own.
+        labels = [o.label for o in dialog.questions[0].options]
+        assert labels == ["Approve", "Approve for this run", "Reject"]
         assert user_value(kernel, "'x' in globals()") == "False"
         final = run.answer(answer)
         assert final.outcome == ("approved" if answer == "approve" else "rejected"), final

@@ -71,6 +71,7 @@ def test_recorded_prompts_read_as_approve_reject_with_the_code() -> None:
     assert [t.status for t in tools] == ["ok", "error"]
     assert "rows: 7" in (tools[0].output or "")
     dialogs = [m.dialog for m in cards if m.dialog is not None]
+    assert [m.kind for m in cards] == ["dialog", "dialog"]  # shown as the dialogs they were
     assert [(d.status, d.outcome) for d in dialogs] == [("answered", "approved"), ("rejected", "")]
     for dialog, name in zip(dialogs, "xy", strict=True):
         assert dialog.tool_name == RUN_PYTHON

@@ -26,7 +26,9 @@ def read(path: Path) -> CopilotTranscriptReader:
 
 def test_an_ask_user_form_reads_with_the_answers_it_recorded() -> None:
     reader = read(COPILOT / "questions.jsonl")
-    [form] = [m for m in reader.messages if m.kind == "dialog"]
+    [form] = [m for m in reader.messages if m.dialog and m.dialog.kind == "question"]
+    # An approval is a dialog message too, as for every agent.
+    assert all(m.kind == "dialog" for m in reader.messages if m.dialog is not None)
     assert form.dialog is not None and form.tool is not None
     assert (form.dialog.kind, form.dialog.status, form.tool.name) == (
         "question",

@@ -87,6 +87,7 @@ def test_approvals_answered_and_denied(tmp_path: Path, folder: Path) -> None:
     ]
     assert "denied" in (calls[1].tool.output or "")  # type: ignore[union-attr]
     assert calls[0].dialog is not None and calls[0].dialog.tool_id == calls[0].native_id
+    assert [m.kind for m in calls] == ["dialog", "dialog"]  # shown as the dialogs they were
     # A call-only completion's usage is on its call: every completion billed once.
     billed = [m.usage for m in reader.messages if m.usage is not None]
     assert len(billed) == 4

@@ -1,0 +1,170 @@
+"""Browser: approvals answered from the chat's form, for every agent that takes the kernel's
+tools. In one real JupyterLab in Debian's Chromium, each agent's real pinned CLI (on the
+scripted model) asks three times in three turns to run code in the notebook's kernel: the
+first ask is approved, the second approved for the run, and the third is then approved by
+the run itself (no form, the state never ``question``), each call shown answered.
+
+One JupyterLab and one page serve every agent (a cell each): each test starts its agent's run
+in its own cell, having stopped the one before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from lab_widget._install import tools_dir
+from tests.support.browser import (
+    chromium_page,
+    jupyter_lab,
+    run_cell,
+    run_first_cell,
+    show_failure,
+    write_notebook,
+)
+from tests.support.kernel_calls import RUN_PYTHON
+from tests.support.waiting import retry_until
+
+AGENTS = sorted(RUN_PYTHON)
+CELLS = ".jp-Notebook .jp-Cell"
+
+SETUP = """
+import tempfile
+import pandas as pd
+import lab_widget
+from lab_widget import Reply, Rule, Run, ScriptedModel
+from tests.support.kernel_calls import RUN_PYTHON, model_call
+
+df = pd.DataFrame({"a": range(7)})
+
+
+def asking_run(provider_id):
+    call = model_call(provider_id, RUN_PYTHON[provider_id], {"code": "x = len(df)"})
+    turn = [Reply("Let me count them in your kernel.", tools=[call]), Reply("Done: x holds it.")]
+    rules = [Rule(word, turn) for word in ("count the rows", "again", "once more")]
+    model = ScriptedModel(rules=rules, fallback="ok")
+    cwd = tempfile.mkdtemp(prefix="browser-work-")
+    return Run(provider_id, cwd=cwd, model=model, kernel=True)
+"""
+
+AGENT_CELL = """
+for earlier in lab_widget.runs():
+    earlier.stop()
+run = asking_run({provider!r})
+run
+"""
+
+
+@pytest.fixture(scope="module")
+def lab_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A notebook with a cell per agent in a real JupyterLab, its set-up cell run."""
+    base = tmp_path_factory.mktemp("approvals")
+    root = base / "notebooks"
+    root.mkdir()
+    cells = [SETUP, *(AGENT_CELL.format(provider=agent) for agent in AGENTS)]
+    write_notebook(root / "agents.ipynb", cells)
+    home = base / "lab-home"
+    env = {"LAB_WIDGET_HOME": str(home), "LAB_WIDGET_TOOLS": str(tools_dir())}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LAB_WIDGET_HOME", str(home))
+        try:
+            with jupyter_lab(root, env) as lab, chromium_page() as page:
+                page.goto(lab.notebook_url("agents.ipynb"))
+                run_first_cell(page)
+                yield page
+        finally:
+            from lab_widget._run._launch import runner  # noqa: PLC0415 (the home set above)
+
+            runner().kill_server()
+
+
+def chat_of(page: Any, agent: str) -> Any:
+    """The chat the agent's cell shows, once its run is idle."""
+    run_cell(page, 1 + AGENTS.index(agent))
+    chat = page.locator(CELLS).nth(1 + AGENTS.index(agent)).locator(".lw-chat")
+    chat.locator(".lw-state[data-state='idle']").wait_for(timeout=120_000)
+    return chat
+
+
+def send(chat: Any, text: str) -> None:
+    box = chat.locator(".lw-input")
+    box.click()
+    box.fill(text)
+    box.press("Enter")
+
+
+def approve(chat: Any, choice: str) -> None:
+    """Answer the form that shows the kernel call with ``choice``; wait for the turn's end."""
+    form = chat.locator(".lw-dialog-form")
+    form.wait_for(timeout=120_000)
+    assert chat.locator(".lw-state").get_attribute("data-state") == "question"
+    assert "x = len(df)" in form.inner_text()
+    options = [o.get_attribute("value") for o in form.locator("input[type='radio']").all()]
+    assert options == ["Approve", "Approve for this run", "Reject"], options
+    form.locator(f"input[value='{choice}']").check()
+    chat.locator(".lw-dialog-submit").click()
+    idle_after(chat, 1 + answered(chat))
+
+
+def answered(chat: Any) -> int:
+    return int(chat.locator(".lw-dialog[data-status='answered']").count())
+
+
+def idle_after(chat: Any, calls: int) -> None:
+    """Wait until ``calls`` kernel calls show answered and the agent is idle again (read
+    afresh each time: the front end may redraw the chat meanwhile)."""
+    done = retry_until(
+        lambda: (
+            chat.locator(".lw-dialog[data-status='answered']").count() >= calls
+            and chat.locator(".lw-state[data-state='idle']").count() > 0
+        ),
+        120,
+    )
+    assert done, f"not idle with {calls} calls answered"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_two_approvals_in_two_turns_then_one_the_run_gives(lab_page: Any, agent: str) -> None:
+    try:
+        chat = chat_of(lab_page, agent)
+        send(chat, "count the rows of df into x")
+        approve(chat, "Approve")
+        send(chat, "please do that again")
+        approve(chat, "Approve for this run")
+        # The third ask is the run's to answer: no form, never "question".
+        cell = lab_page.locator(CELLS).nth(1 + AGENTS.index(agent))
+        states = watch_states(cell)
+        send(chat, "once more, please")
+        idle_after(chat, 3)
+        seen = set(lab_page.evaluate("(w) => w.seen", states))
+        assert "working" in seen and "question" not in seen, seen
+        assert chat.locator(".lw-dialog-form").count() == 0
+        outcomes = [o.inner_text() for o in chat.locator(".lw-dialog-outcome").all()]
+        assert len(outcomes) == 3, outcomes
+        assert outcomes[0].endswith("approved"), outcomes
+        assert all(o.endswith("approved for this run") for o in outcomes[1:]), outcomes
+    except BaseException:
+        show_failure(lab_page)
+        raise
+
+
+def watch_states(cell: Any) -> Any:
+    """Start recording every state the cell's chat shows, also across a redrawn view (the
+    front end replaces a settled run's view); a handle to read them from."""
+    return cell.evaluate_handle(
+        """(cell) => {
+            const w = { seen: [] };
+            const look = () => {
+                for (const badge of cell.querySelectorAll('.lw-chat .lw-state')) {
+                    w.seen.push(badge.dataset.state);
+                }
+            };
+            look();
+            new MutationObserver(look).observe(cell, {
+                subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'],
+            });
+            return w;
+        }"""
+    )
