@@ -37,6 +37,8 @@ def test_dashboard_opens_a_chat_and_stops_a_run(tmp_path: Path, lab_home: Path) 
         assert row.locator(".lw-runs-cost").inner_text().startswith("$")
         assert row.locator(".lw-runs-memory").inner_text().endswith(" MB")
         assert row.locator(".lw-runs-holder").inner_text() == "this kernel"
+        started = row.locator(".lw-runs-started").inner_text()
+        assert started == "just now" or started.endswith(" ago"), started
 
         # Open: the run's chat appears below the table, with its session line.
         row.locator(".lw-runs-open").click()

@@ -243,6 +243,20 @@ CLEAR_SETTLE = kit.ReadySignal(
 )
 """Seconds from a ``/clear``'s ``sessionEnd`` hook until the next prompt may be pasted."""
 
+ABORT_SETTLE = kit.ReadySignal(
+    signal="the session log's abort record (an Esc: an interrupt, or a rejected approval), "
+    "or the cancelled permission.completed just before it",
+    settle=1.0,
+    evidence=kit.Evidence(
+        VERSION,
+        "measured: a prompt pasted 0.1-0.5 s after the abort of an Esc-rejected approval left "
+        "no record and an empty prompt box (lost within 2 of 12 reject-then-send rounds, and "
+        "in 1 of 8 runs of test_kernel_tools[copilot]); pasted 1.0 s after it, 0 of 24 lost",
+    ),
+)
+"""Seconds from an ``abort`` record, or the cancelled approval before it (the last in the
+session log), until a prompt may be pasted: the TUI drops what arrives sooner."""
+
 MODE_COMMANDS = frozenset({"/plan"})
 """Commands that switch the TUI's mode and redraw it: a paste sent before that is lost or
 joins the command in the prompt box ("Unknown command: /planhi")."""

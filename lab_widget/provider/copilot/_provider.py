@@ -10,6 +10,7 @@ and no hooks (nothing is written into the user's settings): its submits are pace
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -182,6 +183,25 @@ class CopilotProvider(kit.TuiProvider):
 
     # -- input -------------------------------------------------------------------------
 
+    def submit(self, context: RunContext, terminal: Terminal, text: str) -> bool | None:
+        self._settle_after_abort(context)
+        return super().submit(context, terminal, text)
+
+    def _settle_after_abort(self, context: RunContext) -> None:
+        """Wait out what is left of the settle when the session's last record is an abort
+        (its time is the log's last write).
+        """
+        folders = self._folders(context)
+        log = folders[-1] / _compat.EVENTS_FILE if folders else None
+        try:
+            if log is None or not _aborted(log):
+                return
+            age = time.time() - log.stat().st_mtime
+        except OSError:
+            return
+        if age < _compat.ABORT_SETTLE.settle:
+            time.sleep(_compat.ABORT_SETTLE.settle - age)
+
     def submit_watch(self, context: RunContext, text: str) -> SubmitWatch | None:
         if not self._hooked(context):
             return None  # no hooks in the user's own setup: the reply is paced
@@ -243,3 +263,29 @@ class CopilotProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
+
+
+def _aborted(log: Path) -> bool:
+    """Whether the log ends on an Esc: an abort, or the cancelled approval and turn end
+    written just before it, among its last three records (the turn reads as over before the
+    abort is written).
+    """
+    with log.open("rb") as f:
+        f.seek(max(0, log.stat().st_size - 8192))
+        lines = [line for line in f.read().splitlines() if line.strip()]
+    return any(_is_abort(line) for line in lines[-3:])
+
+
+def _is_abort(line: bytes) -> bool:
+    try:
+        record = json.loads(line)
+    except ValueError:  # a record half-written, or cut by the seek
+        return False
+    if not isinstance(record, dict):
+        return False
+    data = record.get("data")
+    result = data.get("result") if isinstance(data, dict) else None
+    cancelled = isinstance(result, dict) and result.get("kind") == "cancelled"
+    return record.get("type") == "abort" or (
+        record.get("type") == "permission.completed" and cancelled
+    )

@@ -11,6 +11,7 @@ import pytest
 
 from lab_widget import history
 from lab_widget.provider import TranscriptRef, get_provider
+from lab_widget.provider.copilot._provider import _aborted
 from lab_widget.provider.copilot._transcript import CopilotTranscriptReader
 from tests.support.paths import FIXTURES
 
@@ -110,3 +111,19 @@ def test_history_lists_and_opens_both_versions_sessions(
         assert chat.state == "idle"
         versions.append(str(info.summary().cli_version))
     assert sorted(versions) == ["1.0.102", "1.0.70", "1.0.70"]
+
+
+@pytest.mark.parametrize(
+    ("upto", "aborted"),
+    [(25, False), (29, False), (47, True), (48, True), (65, False), (77, True), (78, True)],
+)
+def test_a_prompt_waits_after_an_esc_until_the_tui_takes_input(
+    tmp_path: Path, upto: int, aborted: bool
+) -> None:
+    """The recorded log cut at points of its turns' ends: an abort, or the cancelled
+    approval and turn end written just before it, make the next paste wait (the TUI drops
+    it sooner); a turn that ended otherwise does not."""
+    lines = (COPILOT / "approve_reject_interrupt.jsonl").read_text().splitlines(keepends=True)
+    log = tmp_path / "events.jsonl"
+    log.write_text("".join(lines[:upto]))
+    assert _aborted(log) is aborted
