@@ -145,11 +145,6 @@ class RunRecord:
     """The runtime folder the record was read from (``None`` before it is written)."""
 
     @property
-    def started_at(self) -> datetime | None:
-        """When the run started (``created``, timezone-aware); ``None`` when not recorded."""
-        return instant(self.created)
-
-    @property
     def runtime_dir(self) -> Path:
         """The run's private folder."""
         return self.folder if self.folder is not None else runtime_dir(self.run_id)
@@ -202,27 +197,6 @@ class RunRecord:
         except (OSError, ValueError):
             return None
         return cls.from_json(data, path.parent)
-
-
-def instant(value: object) -> datetime | None:
-    """An ISO 8601 time as a record keeps it, timezone-aware; ``None`` when it is none.
-
-    Examples
-    --------
-    >>> instant("2026-12-04T13:16:41+00:00").hour
-    13
-    >>> instant("2026-12-04T13:16:41").tzinfo  # naive: taken as UTC
-    datetime.timezone.utc
-    >>> instant("") is None and instant(None) is None
-    True
-    """
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def run_records() -> list[RunRecord]:

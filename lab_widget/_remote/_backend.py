@@ -32,7 +32,6 @@ import orjson
 
 from .._chat._answers import UserAnswer
 from .._chat._session import ChatEvent, Epoch
-from .._home import instant
 from .._run._backend import Announce, StartedBy
 from .._run._launch import _safe_name
 from .._runtime._tmux import TmuxTerminal
@@ -48,6 +47,7 @@ from ..errors import (
     WorkspaceError,
 )
 from ..provider import AgentProvider, Endpoint, TranscriptRef, get_provider
+from ..provider.kit import iso_time
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ..scripted import ScriptedModel
 from ._connection import Connection, connect
@@ -335,7 +335,7 @@ class RemoteBackend:
 
     @property
     def started_at(self) -> datetime | None:
-        return instant(self._record_json.get("created"))  # the host's record, once heard
+        return iso_time(self._record_json.get("created"))  # the host's record, once heard
 
     @property
     def pane(self) -> TmuxTerminal:

@@ -50,6 +50,7 @@ from ..provider import (
     get_provider,
     require_login,
 )
+from ..provider.kit import iso_time
 from ..schema import Answer, Chat, CommandSpec, Dialog, DialogAnswer, Message, SessionSummary, State
 from ._backend import Announce, StartedBy
 from ._held_prompt import HeldPrompt
@@ -318,7 +319,7 @@ class LocalBackend:
 
     @property
     def started_at(self) -> datetime | None:
-        return self.record.started_at
+        return iso_time(self.record.created)
 
     @property
     def pane(self) -> TmuxTerminal:

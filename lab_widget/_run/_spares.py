@@ -239,15 +239,21 @@ class SparePool:
         self._timers[spare.id] = timer
         timer.start()
 
-    def _reap(self, spare: Spare) -> None:
+    def _reap(self, spare: Spare) -> bool:
+        """Take ``spare`` out of the pool and stop it; ``False`` when it was no longer in
+        it (adopted or reaped meanwhile).
+        """
         with self._lock:
             held = self._spares.get(spare.key, [])
             if spare not in held:
-                return  # adopted meanwhile
+                return False
             held.remove(spare)
-            self._timers.pop(spare.id, None)
+            timer = self._timers.pop(spare.id, None)
+        if timer is not None:
+            timer.cancel()  # a no-op from the timer's own thread
         spare.stop()
         self._changed()
+        return True
 
     def take(self, key: SpareKey, wait: float = START_WAIT) -> LocalBackend | None:
         """A live spare for ``key``, removed from the pool (``None``: spawn as usual).
@@ -283,18 +289,8 @@ class SparePool:
         """Stop the spare ``spare_id`` now; ``False`` when the pool has no such spare (it
         was adopted or reaped meanwhile).
         """
-        with self._lock:
-            waiting = (s for held in self._spares.values() for s in held)
-            found = next((s for s in waiting if s.id == spare_id), None)
-            if found is None:
-                return False
-            self._spares[found.key].remove(found)
-            timer = self._timers.pop(found.id, None)
-        if timer is not None:
-            timer.cancel()
-        found.stop()
-        self._changed()
-        return True
+        found = next((s for s in self.list() if s.id == spare_id), None)
+        return found is not None and self._reap(found)
 
     def stop_all(self) -> None:
         """Stop every spare (at exit, and for tests)."""

@@ -136,6 +136,8 @@ def test_clear_follows_the_new_epoch_and_keeps_the_past(host: LocalHost, workdir
     try:
         run.send("first")
         assert run.wait(timeout=10) == "idle"
+        # When the agent started, as the host's record says.
+        assert run.started_at is not None and run.started_at.tzinfo is not None
         run.clear()
         # Back from the wait, the new epoch is followed and its echo read, here as well.
         assert run.wait(timeout=10) == "idle"
