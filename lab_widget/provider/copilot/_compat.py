@@ -162,9 +162,19 @@ QUESTION_FORM = kit.PickerPacing(
         "keys was always taken); Down, Space, Enter, typing on 'Other (type your answer)'",
     ),
 )
-"""The form is drawn after the ``preToolUse`` hook of its call; no hook payload names the
-call, so keys go ``settle`` seconds after the answer is asked for, ``key_delay`` apart, and
-``tab_settle`` after a key that shows the next tab or opens the text box."""
+"""The form is drawn after the ``preToolUse`` hook of its call (``DRAWN_AFTER``), so keys go
+``settle`` seconds after that hook's ``hook.end``, ``key_delay`` apart, and ``tab_settle``
+after a key that shows the next tab or opens the text box."""
+
+DRAWN_AFTER = "preToolUse"
+"""The hook after which the TUI draws an ``ask_user`` form or the plan menu. Its ``hook.start``
+record in the session log names the call (``input.toolCalls[].id``); its ``hook.end`` shares
+the ``hookInvocationId``. A key sent before it goes to the turn: an Esc aborts it, and the
+plan dialog ends ``Interrupted`` instead of rejected (seen once under load, with the keys
+sent 1 s after the call's ``tool.execution_start``)."""
+
+DRAWN_TIMEOUT = 30.0
+"""Seconds to wait for that ``hook.end`` (hooks run as processes: slow under load)."""
 
 STARTUP = None
 """No start-up screen: an isolated run writes ``config.json`` ``{"trustedFolders": [cwd]}``

@@ -14,6 +14,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from ...errors import KernelToolsError
 from ...schema import (
@@ -226,6 +227,8 @@ class CopilotProvider(kit.TuiProvider):
     def answer(
         self, context: RunContext, terminal: Terminal, dialog: Dialog, answer: DialogAnswer
     ) -> None:
+        if dialog.kind in ("question", "plan"):
+            self._wait_drawn(context, dialog.tool_id)
         if dialog.kind == "question":
             play(terminal, recipe(dialog, answer))
             return
@@ -233,6 +236,25 @@ class CopilotProvider(kit.TuiProvider):
             _compat.PLAN_KEYS.play(terminal, dialog, answer)
             return
         super().answer(context, terminal, dialog, answer)
+
+    def _wait_drawn(self, context: RunContext, call_id: str | None) -> None:
+        """Wait until the call's ``preToolUse`` hook has ended: the TUI draws its form or
+        menu after it, and a key sent sooner reaches the turn instead (an Esc aborts it).
+        """
+        folders = self._folders(context)
+        if call_id is None or not folders or not self._hooked(context):
+            return  # without the run's hooks the log records none: the settle alone paces
+        tail = kit.JsonlTail(folders[-1] / _compat.EVENTS_FILE)
+        hook: str | None = None
+        deadline = time.monotonic() + _compat.DRAWN_TIMEOUT
+        while time.monotonic() < deadline:
+            for line in tail.read_iter():
+                if not isinstance(line, kit.Line):
+                    continue
+                hook = _hook_of(kit.as_dict(line.value), call_id, hook)
+                if hook == "":
+                    return
+            time.sleep(0.05)
 
     def _mode_command(self, terminal: Terminal, text: str, context: RunContext) -> None:
         """Submit a mode command and wait for the mode change its session log records."""
@@ -263,6 +285,23 @@ class CopilotProvider(kit.TuiProvider):
 
     def auth_status(self) -> AuthStatus:
         return _auth.status()
+
+
+def _hook_of(record: dict[str, Any], call_id: str, hook: str | None) -> str | None:
+    """Follow the ``preToolUse`` hook of ``call_id``: its invocation id once its
+    ``hook.start`` names the call, ``""`` at its ``hook.end``, else ``hook`` unchanged.
+    """
+    data = kit.as_dict(record.get("data"))
+    if data.get("hookType") != _compat.DRAWN_AFTER:
+        return hook
+    invocation = str(data.get("hookInvocationId") or "")
+    if record.get("type") == "hook.end":
+        return "" if hook is not None and invocation == hook else hook
+    calls = kit.as_dict(data.get("input")).get("toolCalls")
+    named = isinstance(calls, list) and any(
+        isinstance(call, dict) and call.get("id") == call_id for call in calls
+    )
+    return invocation if record.get("type") == "hook.start" and named else hook
 
 
 def _aborted(log: Path) -> bool:

@@ -4,6 +4,7 @@ history lists and opens both versions' sessions."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from lab_widget import history
 from lab_widget.provider import TranscriptRef, get_provider
-from lab_widget.provider.copilot._provider import _aborted
+from lab_widget.provider.copilot._provider import _aborted, _hook_of
 from lab_widget.provider.copilot._transcript import CopilotTranscriptReader
 from tests.support.paths import FIXTURES
 
@@ -127,3 +128,31 @@ def test_a_prompt_waits_after_an_esc_until_the_tui_takes_input(
     log = tmp_path / "events.jsonl"
     log.write_text("".join(lines[:upto]))
     assert _aborted(log) is aborted
+
+
+@pytest.mark.parametrize("call_id", ["call_scripted_000001", "call_scripted_000004"])
+def test_a_form_is_answered_after_its_calls_pre_tool_use_hook_ends(call_id: str) -> None:
+    """Followed through the recorded log, the call's hook ends right after its own
+    ``hook.end`` record: no earlier hook (the prompt's, another call's) counts."""
+    records = [json.loads(line) for line in (COPILOT / "questions.jsonl").read_text().splitlines()]
+    hook: str | None = None
+    ended = None
+    for index, record in enumerate(records):
+        hook = _hook_of(record, call_id, hook)
+        if hook == "":
+            ended = index
+            break
+    assert ended is not None
+    record = records[ended]
+    assert (record["type"], record["data"]["hookType"]) == ("hook.end", "preToolUse")
+    start = next(
+        r
+        for r in records
+        if r["type"] == "tool.execution_start" and r["data"]["toolCallId"] == call_id
+    )
+    assert records.index(start) < ended
+    # The call's own hook: no other preToolUse hook ends between its start and this one.
+    between = records[records.index(start) : ended]
+    assert [r["type"] for r in between if r["data"].get("hookType") == "preToolUse"] == [
+        "hook.start"
+    ]
