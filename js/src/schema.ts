@@ -42,6 +42,8 @@ export interface ToolCall {
   progress?: string | null;
   /** The sub-agent this call runs; its messages carry this call's id as `parent_tool_id`. */
   agent_id?: string | null;
+  /** The command line, when the call runs a shell command (every agent's shell tool). */
+  shell?: string | null;
 }
 
 /** An image the conversation carries inline (never fetched). */

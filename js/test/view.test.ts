@@ -107,6 +107,42 @@ describe("messages", () => {
     expect(msg(2)!.dataset.status).toBe("error");
   });
 
+  it("shows every agent's shell call alike: its command, the agent's name as a detail", () => {
+    const { msg } = mount([
+      tool(1, {
+        name: "exec_command",
+        input: { cmd: "ls -la" },
+        shell: "ls -la",
+        status: "ok",
+        output: "a",
+      }),
+      tool(2, {
+        name: "Bash",
+        input: { command: "make test", description: "Run the tests" },
+        shell: "make test",
+        status: "ok",
+      }),
+    ]);
+    const codex = msg(1)!;
+    expect(codex.querySelector(".lw-tool-name")?.textContent).toBe("Shell");
+    expect(codex.querySelector(".lw-tool-summary")?.textContent).toBe("$ ls -la");
+    expect(codex.querySelector(".lw-tool-native")?.textContent).toBe("exec_command");
+    const labels = [...codex.querySelectorAll(".lw-label")].map((l) => l.textContent);
+    // The command is the input: no JSON of it.
+    expect(labels).toEqual(["Command", "Output"]);
+    expect(codex.querySelector("pre")?.textContent).toBe("ls -la");
+    const claude = msg(2)!;
+    expect(claude.querySelector(".lw-tool-name")?.textContent).toBe("Shell");
+    expect(claude.querySelector(".lw-tool-native")?.textContent).toBe("Bash");
+    // More than the command: the rest of the input stays to be read.
+    const more = [...claude.querySelectorAll(".lw-label")].map((l) => l.textContent);
+    expect(more).toEqual(["Command", "Input", "Output"]);
+    // Any other tool keeps its own name and no detail.
+    const { msg: other } = mount([tool(3, { name: "Read", input: { file_path: "/a" } })]);
+    expect(other(3)!.querySelector(".lw-tool-name")?.textContent).toBe("Read");
+    expect(other(3)!.querySelector(".lw-tool-native")).toBeNull();
+  });
+
   it("shows a running tool as running", () => {
     const { msg } = mount([tool(1)]);
     expect(msg(1)!.dataset.status).toBe("running");

@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..provider import APPROVE, APPROVE_ALWAYS, REJECT, ReadResult, TranscriptReader, TranscriptRef
+from ..provider.kit import command_line
 from ..schema import (
     Answer,
     Dialog,
@@ -281,6 +282,10 @@ def form_field(key: str, spec: dict[str, Any]) -> FormField:
     return FormField(key, kind, question, dict(choices))
 
 
+_EXECUTE = "execute"
+"""The protocol's tool kind for running a command: shown as a shell call."""
+
+
 class AcpTranscriptReader(TranscriptReader):
     """Folds one host's event log, incrementally, into messages, a state and a summary."""
 
@@ -295,6 +300,7 @@ class AcpTranscriptReader(TranscriptReader):
         self._turn = 0
         self._pending: dict[str, str] = {}
         self._unsupported: set[str] = set()
+        self._executing: set[str] = set()
         self._options: dict[tuple[str, str], str] = {}
         self._servers: list[dict[str, Any]] = []
         self.forms: dict[str, list[FormField]] = {}
@@ -542,6 +548,15 @@ class AcpTranscriptReader(TranscriptReader):
         fields: dict[str, Any] = {"name": name}
         if isinstance(update.get("rawInput"), dict) and update["rawInput"]:
             fields["input"] = update["rawInput"]
+        if update.get("kind") == _EXECUTE:
+            self._executing.add(tool_id)  # the call's updates omit the kind
+        if tool_id in self._executing:
+            # The agents seen name the command ``command`` in rawInput (a string, or an
+            # argv list).
+            given = fields.get("input", tool.input if tool is not None else {})
+            assert isinstance(given, dict)
+            line = command_line(given.get("command"))
+            fields["shell"] = line or (tool.shell if tool is not None else None)
         if update.get("status") in _STATUS:
             fields["status"] = _STATUS[str(update["status"])]
         content = update.get("content")

@@ -52,6 +52,7 @@ from ._tree import (
     tool_input,
     tool_status,
     tool_summary,
+    tool_title,
     tree,
 )
 
@@ -211,11 +212,15 @@ def _label(message: Message) -> str:
 
 def _tool_markdown(tool: ToolCall, limit: int | None) -> str:
     summary = tool_summary(tool)
-    head = f"**Tool** `{tool.name}` · {tool_status(tool)}"
+    head = f"**Tool** `{tool_title(tool)}` · {tool_status(tool)}"
     if summary:
         head += f" · {_escape(summary)}"
+    if tool.shell:
+        head += f" · `{tool.name}`"
     pieces = [head]
-    given = tool_input(tool)
+    if tool.shell and summary != f"$ {tool.shell}":  # the summary holds only a short one
+        pieces.append(details("Command", fence(cut(tool.shell, limit), "sh")))
+    given = tool_input(tool) if not tool.shell or len(tool.input) > 1 else ""
     if given:
         pieces.append(details("Input", fence(cut(given, limit), "json")))
     if tool.output is not None:

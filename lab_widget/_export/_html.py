@@ -63,6 +63,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 details > summary { cursor: pointer; color: #59636e; }
 .tool .status { font-size: 0.8em; margin-left: 6px; color: #59636e; }
 .tool[data-status="error"] .status { color: #b91c1c; }
+.tool .native { font-size: 0.8em; margin-left: 6px; color: #59636e; }
 .subagent { margin: 8px 0 0 12px; padding-left: 12px; border-left: 3px solid #d1d9e0; }
 .option.chosen { font-weight: 600; } .outcome { font-style: italic; }
 img.attachment { max-width: 100%; border: 1px solid #d1d9e0; border-radius: 4px; }
@@ -173,12 +174,15 @@ def _images(message: Message) -> str:
 def _tool(tool: ToolCall, limit: int | None) -> str:
     summary = common.tool_summary(tool)
     head = (
-        f'<span class="name"><code>{_e(tool.name)}</code></span>'
+        f'<span class="name"><code>{_e(common.tool_title(tool))}</code></span>'
         f'<span class="status">{_e(common.tool_status(tool))}</span>'
         + (f' <span class="summary">{_e(summary)}</span>' if summary else "")
+        + (f' <span class="native">{_e(tool.name)}</span>' if tool.shell else "")
     )
     body = []
-    given = common.tool_input(tool)
+    if tool.shell and summary != f"$ {tool.shell}":  # the summary holds only a short one
+        body.append(f'<div class="label">Command</div>{_pre(common.cut(tool.shell, limit))}')
+    given = common.tool_input(tool) if not tool.shell or len(tool.input) > 1 else ""
     if given:
         body.append(f'<div class="label">Input</div>{_pre(common.cut(given, limit))}')
     if tool.output is not None:

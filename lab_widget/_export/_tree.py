@@ -31,6 +31,7 @@ __all__ = [
     "tool_input",
     "tool_status",
     "tool_summary",
+    "tool_title",
     "tree",
     "usage_text",
 ]
@@ -88,8 +89,22 @@ def role_label(message: Message) -> str:
     return f"Sub-agent ({label.lower()})" if message.parent_tool_id else label
 
 
+SHELL_TITLE = "Shell"
+"""What a shell call is called, whatever the agent named its tool (as the chat says)."""
+
+
+def tool_title(tool: ToolCall) -> str:
+    """One name for every agent's shell tool, the agent's own for any other."""
+    return SHELL_TITLE if tool.shell else tool.name
+
+
 def tool_summary(tool: ToolCall, limit: int = 160) -> str:
-    """The input field that says best what a call does, on one line."""
+    """The input field that says best what a call does, on one line; a shell call's
+    command line after a ``$``.
+    """
+    if tool.shell:
+        line = "$ " + " ".join(tool.shell.split())
+        return line if len(line) <= limit else line[: limit - 1] + "…"
     fields = [k for k in _SHOWN_INPUT if isinstance(tool.input.get(k), str) and tool.input[k]]
     fields += [k for k, v in tool.input.items() if isinstance(v, str) and v]
     if not fields:

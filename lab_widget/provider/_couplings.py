@@ -15,6 +15,7 @@ Examples
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -418,6 +419,51 @@ class SeedLayout(Coupling):
             exclude=list(self.exclude),
             scrub_patterns=list(self.scrub_patterns),
         )
+
+
+_SCRIPT_FLAGS = frozenset({"-c", "-lc", "-ic"})
+
+
+def command_line(value: object) -> str | None:
+    """A shell call's command line from its input's value: a string, or an argv list (one
+    that hands a script to a shell shows the script); None for anything else or nothing.
+
+    Examples
+    --------
+    >>> command_line(" ls -l "), command_line(["bash", "-lc", "ls -l"])
+    ('ls -l', 'ls -l')
+    >>> command_line(["git", "log", "-n 2"]), command_line(""), command_line({"a": 1})
+    ("git log '-n 2'", None, None)
+    """
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        script = len(value) == 3 and value[1] in _SCRIPT_FLAGS
+        value = value[2] if script else shlex.join(value)
+    return value.strip() or None if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShellTools(Coupling):
+    """The agent's tools that run a shell command, each with the input field that holds the
+    command line: the chat shows every agent's shell call alike (``ToolCall.shell``).
+
+    Examples
+    --------
+    >>> shell = ShellTools(fields={"Bash": "command"}, evidence=Evidence("1", "fixture: t"))
+    >>> shell.line("Bash", {"command": "ls -l "}), shell.line("Read", {"command": "ls"})
+    ('ls -l', None)
+    >>> shell.line("Bash", {"command": ["bash", "-lc", "ls"]}), shell.line("Bash", {})
+    ('ls', None)
+    """
+
+    fields: Mapping[str, str]
+    """Tool name -> the input field with its command line (a string, or an argv list)."""
+
+    def line(self, name: str, tool_input: Mapping[str, object]) -> str | None:
+        """The command line a call of ``name`` with ``tool_input`` runs; None for any other
+        tool, or an input without one.
+        """
+        key = self.fields.get(name)
+        return command_line(tool_input.get(key)) if key is not None else None
 
 
 @dataclass(frozen=True, kw_only=True)

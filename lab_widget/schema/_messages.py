@@ -157,6 +157,9 @@ class ToolCall(_Model):
     agent_id: str | None = None
     """When the call runs a sub-agent: its id. The sub-agent's own messages carry this
     call's ``id`` as their ``parent_tool_id``."""
+    shell: str | None = None
+    """When the call runs a shell command: its command line, whatever the agent calls its
+    shell tool (``name`` keeps the agent's own name). Every agent's shell call looks alike."""
 
 
 class Option(_Model):

@@ -130,13 +130,26 @@ const SUMMARY_FIELDS = [
 ];
 const SUMMARY_MAX = 160;
 
+/** What a shell call is called on screen, whatever the agent named its tool. */
+export const SHELL_TITLE = "Shell";
+
+/** The card's title: one name for every agent's shell tool, the agent's own otherwise. */
+export function toolTitle(tool: ToolCall): string {
+  return tool.shell ? SHELL_TITLE : tool.name;
+}
+
 export function toolSummary(tool: ToolCall): string {
+  if (tool.shell) return oneLine(`$ ${tool.shell}`);
   const input = tool.input;
   const field =
     SUMMARY_FIELDS.find((k) => typeof input[k] === "string" && input[k] !== "") ??
     Object.keys(input).find((k) => typeof input[k] === "string" && input[k] !== "");
   if (field === undefined) return "";
-  const line = (input[field] as string).replace(/\s+/g, " ").trim();
+  return oneLine(input[field] as string);
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
   return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
 }
 

@@ -11,6 +11,7 @@ import {
   moreLabel,
   plainOutput,
   toolSummary,
+  toolTitle,
   truncateText,
 } from "./format";
 import type { Attachment, Message, ToolCall } from "../types";
@@ -148,7 +149,10 @@ function renderCommand(message: Message): HTMLElement {
 function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLElement {
   const seq = message.seq;
   const summary = toolSummary(tool);
-  const input = formatInput(tool.input);
+  const shell = tool.shell ?? "";
+  // A shell call's command is its input: the rest (a description, a timeout) only when
+  // there is more.
+  const input = shell && Object.keys(tool.input).length <= 1 ? "" : formatInput(tool.input);
   const output = tool.output == null ? "" : plainOutput(tool.output);
   const progress = tool.progress == null ? "" : plainOutput(tool.progress);
 
@@ -173,12 +177,16 @@ function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLE
         "aria-label": STATUS_LABELS[tool.status],
         title: STATUS_LABELS[tool.status],
       }),
-      h("span", { class: "lw-tool-name" }, tool.name),
+      h("span", { class: "lw-tool-name" }, toolTitle(tool)),
       summary && h("span", { class: "lw-tool-summary" }, summary),
+      // The agent's own name for its shell tool, kept as a detail.
+      shell && h("span", { class: "lw-tool-native" }, tool.name),
     ),
     h(
       "div",
       { class: "lw-tool-body" },
+      shell && h("div", { class: "lw-label" }, "Command"),
+      shell && longText(shell, `${seq}:command`, ctx),
       input && h("div", { class: "lw-label" }, "Input"),
       input && longText(input, `${seq}:input`, ctx),
       h("div", { class: "lw-label" }, outputLabel(tool, progress !== "")),

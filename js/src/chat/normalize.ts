@@ -36,6 +36,7 @@ function normalizeTool(v: unknown): ToolCall | null {
     output: optStr(v.output),
     progress: optStr(v.progress),
     agent_id: optStr(v.agent_id),
+    shell: optStr(v.shell),
   };
 }
 

@@ -36,6 +36,11 @@ INITIAL_PROMPT: kit.InitialPrompt | None = None
 """How the CLI takes a first prompt on its command line (``claude "..."``), once a live test
 shows it submitted exactly once; ``None``: the first prompt is pasted once the TUI is ready."""
 
+SHELL_TOOLS = kit.ShellTools(fields={}, evidence=_UNVERIFIED)
+"""The CLI's shell tools and the input field with their command line (``{"bash":
+"command"}``): the reader sets ``ToolCall.shell`` with :meth:`~kit.ShellTools.line`, so the
+chat shows its shell calls as every agent's."""
+
 READY = kit.ReadySignal(
     signal="a structured signal the TUI gives", settle=1.0, evidence=_UNVERIFIED
 )

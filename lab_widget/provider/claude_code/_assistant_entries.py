@@ -111,10 +111,13 @@ def _tool_use(
     if block.get("name") == _compat.HANDBACK_TOOL and isinstance(report, str):
         session.handbacks.add(str(block.get("id")))
         return session.add_message(kind="text", text=report, **base)
+    name = str(block.get("name"))
+    given = tool_input if isinstance(tool_input, dict) else {}
     call = ToolCall(
         id=str(block.get("id")),
-        name=str(block.get("name")),
-        input=tool_input if isinstance(tool_input, dict) else {},
+        name=name,
+        input=given,
+        shell=_compat.SHELL_TOOLS.line(name, given),
     )
     dialog = dialog_for_tool(call.name, tool_input, call.id)
     if dialog is not None and dialog.kind == "plan" and not dialog.body:

@@ -407,3 +407,13 @@ a custom ``ANTHROPIC_BASE_URL`` with an ``ANTHROPIC_AUTH_TOKEN`` that is a JWT w
 is ``claude-gateway`` (``S7t``: ``aud==="claude-gateway"``; ``ote()``). With an API key the
 payload has no ``rate_limits`` (seen live). An endpoint whose key is such a token is passed
 as ``ANTHROPIC_AUTH_TOKEN`` too (see ``_statusline.is_gateway_token``)."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"Bash": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: tools.jsonl, compact.jsonl (tool_use Bash {command, description})",
+    ),
+)
+"""Claude Code runs shell commands with ``Bash``; its input keeps the command line in
+``command``."""

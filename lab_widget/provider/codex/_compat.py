@@ -450,3 +450,20 @@ RATE_LIMIT_FIELDS = (
 string). ``individual_limit`` and ``spend_control_reached`` were null in every rollout seen
 and are not read; ``plan_type`` is null against a model server (the CLI fills it from a
 ChatGPT login's account, not from headers)."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={
+        "exec_command": "cmd",
+        "shell_command": "command",
+        "shell": "command",
+        "local_shell_call": "command",
+    },
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: tools.jsonl (function_call exec_command {cmd}), v0.80.0/tools.jsonl "
+        "(shell_command {command}); extraction: codex-rs rollout policy (shell and "
+        "local_shell_call, an argv list, in older rollouts)",
+    ),
+)
+"""Codex runs shell commands with ``exec_command`` (``cmd``); 0.80.0 with ``shell_command``,
+older versions with ``shell`` or ``local_shell_call`` (an argv list in ``command``)."""

@@ -133,7 +133,12 @@ def _call(
         payload,
         stamp,
         kind="dialog" if asks else "tool",
-        tool=ToolCall(id=call_id, name=name, input=tool_input),
+        tool=ToolCall(
+            id=call_id,
+            name=name,
+            input=tool_input,
+            shell=_compat.SHELL_TOOLS.line(name, tool_input),
+        ),
         dialog=question_dialog(tool_input, call_id) if asks else None,
     )
     thread.tools[call_id] = message.seq

@@ -402,3 +402,14 @@ def todo(where: str, what: str) -> NotImplementedError:
     return NotImplementedError(
         f"fill in lab_widget/provider/copilot/{where}: {what} (docs/adding-a-provider.md)"
     )
+
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"bash": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: approve.jsonl, questions.jsonl (tool.execution_start bash {command, "
+        "description})",
+    ),
+)
+"""Copilot CLI runs shell commands with ``bash``."""

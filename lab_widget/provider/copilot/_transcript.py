@@ -337,6 +337,9 @@ class CopilotTranscriptReader(TranscriptReader):
                 id=call_id,
                 name=str(request.get("name") or "tool"),
                 input=arguments if isinstance(arguments, dict) else {},
+                shell=_compat.SHELL_TOOLS.line(
+                    str(request.get("name")), arguments if isinstance(arguments, dict) else {}
+                ),
             )
             dialog = None
             if tool.name == _compat.QUESTION_TOOL:

@@ -452,3 +452,12 @@ PERSONAL_ACCOUNTS_NOTE = (
 """Not seen in the pinned 0.61.0 bundle (its "Sign in with Google" screen is still there):
 the service stopped, not the CLI. Shown beside the provider's health and on the Google
 account login method."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"run_shell_command": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: approve.jsonl (toolCalls run_shell_command {command})",
+    ),
+)
+"""Gemini CLI runs shell commands with ``run_shell_command``."""

@@ -179,6 +179,9 @@ def tool_message(
         id=str(call.get("id") or ""),
         name=str(call.get("name") or "tool"),
         input=args if isinstance(args, dict) else {},
+        shell=_compat.SHELL_TOOLS.line(
+            str(call.get("name")), args if isinstance(args, dict) else {}
+        ),
         status=final or "running",
         output=output,
         agent_id=agent_id if isinstance(agent_id, str) and agent_id else None,

@@ -205,3 +205,13 @@ the auto-approve agent and ``--yolo``/``--auto-approve`` and clamps
 ``bypass_tool_permissions`` (extraction: ``app_server/_runtime.py``
 ``_effective_bypass_tool_permissions``), so no mode reached from the TUI runs them
 unasked."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"file_system.bash": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: tools.jsonl, approve_reject.jsonl (the file_system tool set's bash, {command})",
+    ),
+)
+"""Mistral Vibe runs shell commands with its ``file_system`` tool set's ``bash`` (the name
+the reader gives its calls)."""

@@ -17,6 +17,7 @@ from typing import Any
 from ...schema import Dialog, Message, SessionSummary, State, ToolCall
 from .. import ReadResult, TranscriptReader, TranscriptRef
 from ..kit import as_dict, load_json
+from . import _compat
 from ._dialogs import approval_dialog
 from ._store import Store, read_store
 from ._usage_scan import model_of, summarise, usage_of
@@ -206,6 +207,9 @@ class VibeTranscriptReader(TranscriptReader):
             id=native,
             name=name,
             input=tool_input if isinstance(tool_input, dict) else {},
+            shell=_compat.SHELL_TOOLS.line(
+                name, tool_input if isinstance(tool_input, dict) else {}
+            ),
             status=status,
             output=_output(state) if status != "running" else None,
         )

@@ -485,3 +485,13 @@ arguments are read: the server lists the request before the message it names sho
 call's ``state.input`` (seen on Kilo 7.7.7 under load: a first read without it, in 1 run of
 3), and a dialog without the code would be approved blind; after it, the dialog shows
 without its code rather than never."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"bash": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: approve.jsonl (tool part bash, state.input {command, description})",
+    ),
+)
+"""OpenCode (and Kilo Code, which reads with this family's code) runs shell commands with
+``bash``."""

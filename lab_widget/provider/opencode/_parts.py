@@ -118,6 +118,9 @@ def tool_call(part: dict[str, Any]) -> ToolCall:
         id=str(part.get("callID") or part.get("id")),
         name=str(part.get("tool") or "tool"),
         input=raw_input if isinstance(raw_input, dict) else {},
+        shell=_compat.SHELL_TOOLS.line(
+            str(part.get("tool")), raw_input if isinstance(raw_input, dict) else {}
+        ),
         status=result,
         output=output,
         agent_id=agent if isinstance(agent, str) and agent else None,

@@ -307,3 +307,12 @@ STOP_BEFORE_RECORD = 5.0
 """Seconds a ``Stop`` hook may precede its response's record in the session file (seen
 live: the hook's record spooled before the reader found the response); past them the hook
 alone ends the turn."""
+
+SHELL_TOOLS = kit.ShellTools(
+    fields={"run_shell_command": "command"},
+    evidence=kit.Evidence(
+        VERSION,
+        "fixture: tools.jsonl, approve.jsonl (functionCall run_shell_command {command})",
+    ),
+)
+"""Qwen Code runs shell commands with ``run_shell_command``."""

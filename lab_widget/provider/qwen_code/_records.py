@@ -96,6 +96,9 @@ def response_messages(record: dict[str, Any]) -> list[Message]:
                 id=str(call.get("id") or ""),
                 name=str(call.get("name") or "tool"),
                 input=args if isinstance(args, dict) else {},
+                shell=_compat.SHELL_TOOLS.line(
+                    str(call.get("name")), args if isinstance(args, dict) else {}
+                ),
                 status="running",
             )
             found.append(said(kind="tool", tool=tool))

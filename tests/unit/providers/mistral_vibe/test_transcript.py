@@ -180,3 +180,9 @@ def test_an_unreadable_line_is_one_warning_and_loses_nothing_else(tmp_path: Path
 def test_the_usage_scan_equals_the_readers_summary(tmp_path: Path, folder: Path, name: str) -> None:
     session = store(tmp_path, folder, name)
     assert usage_summary(TranscriptRef(name, session)) == read(session).summary
+
+
+def test_a_bash_call_reads_as_a_shell_call(tmp_path: Path) -> None:
+    reader = read(store(tmp_path, FIXTURES, "tools"))
+    tools = [m.tool for m in reader.messages if m.tool is not None]
+    assert [(t.name, t.shell) for t in tools] == [("file_system.bash", "echo tool-output-42")]

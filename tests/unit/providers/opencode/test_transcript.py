@@ -103,6 +103,9 @@ def test_tool_calls_ok_and_failing(recorded: Recorded, tmp_path: Path) -> None:
     assert [t.name for t in tools] == ["bash", "bash"]
     assert tools[0].status == "ok" and "tool-output-42" in (tools[0].output or "")
     assert tools[0].input["command"] == "echo tool-output-42"
+    # Read as a shell call, as every agent's is.
+    assert tools[0].shell == "echo tool-output-42"
+    assert all(t.shell for t in tools)
     # A failing command (1.15.13: its bash tool refused the call without a description).
     assert tools[1].status == "error"
     assert texts(reader.messages)[-1] == ("assistant", "That command failed.")
