@@ -61,6 +61,29 @@ describe("sub-agents", () => {
     expect(top.map((e) => (e as HTMLElement).dataset.seq)).toEqual(["0", "1", "5"]);
   });
 
+  it("shows the sub-agent's report once: as its last reply, not again as the call's result", () => {
+    const done = tool(1, {
+      id: "toolu_agent",
+      name: "Agent",
+      agent_id: "a1",
+      status: "ok",
+      output: "There are 3 files.",
+    });
+    const { root, view } = mount([
+      done,
+      child(text(2, "user", "count the files"), "toolu_agent"),
+      child(text(3, "assistant", "There are 3 files."), "toolu_agent"),
+    ]);
+    const card = () => root.querySelector<HTMLElement>('.lw-msg[data-seq="1"]')!;
+    expect(card().dataset.reportShown).toBe("");
+    // The output the stylesheet hides is the call's own (label and text), nothing nested.
+    const hidden = card().querySelectorAll(":scope > .lw-tool-body > .lw-tool-output");
+    expect([...hidden].map((e) => e.textContent)).toEqual(["Output", "There are 3 files."]);
+    // A result the thread does not end with is shown.
+    view.applyDelta(delta(0, [child(text(4, "assistant", "Something else."), "toolu_agent")]));
+    expect(card().dataset.reportShown).toBeUndefined();
+  });
+
   it("gains messages live as deltas bring them", () => {
     const { root, view } = mount([text(0, "user", "delegate"), call]);
     view.applyDelta(delta(0, [child(text(2, "assistant", "working on it"), "toolu_agent")]));

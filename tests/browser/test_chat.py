@@ -295,4 +295,16 @@ def test_answer_a_sub_agents_permission_always_from_the_form(
         assert nested.count() == 1
         [run] = lab_widget.runs()
         assert (run.cwd / "from-the-form.txt").exists()
+        # The sub-agent's report is its reply, once, before the main agent's answer; the
+        # hand-back call that carried it shows nowhere.
+        wait_text(page, "The sub-agent reported.", timeout=90_000)
+        page.locator(".lw-chat details.lw-tool:has(.lw-subthread)").first.evaluate(
+            "card => { card.open = true; }"
+        )
+        chat = page.locator(".lw-chat .lw-log").inner_text()
+        assert "SubagentHandback" not in chat
+        assert "Made the file." in page.locator(".lw-chat .lw-subthread .lw-msg").last.inner_text()
+        # Seen once: the call's result, the same words, is not shown again above it.
+        assert chat.count("Made the file.") == 1, chat
+        assert chat.index('Agent "Make a file" finished') < chat.index("The sub-agent reported.")
         run.stop()

@@ -2,8 +2,8 @@
 Chromium over the real pinned Claude Code: a line while the model has not answered, and a
 prompt sent meanwhile shown as queued until the agent takes it; the meter after a new
 conversation, and no branch in a folder outside git; a frame as tall as the chat, code-block
-actions above the code, and an ended run without its
-dead affordances."""
+actions above the code, a shell call in the look every agent's has, and an ended run without
+its dead affordances."""
 
 from __future__ import annotations
 
@@ -24,13 +24,15 @@ from tests.support.browser import (
 
 CELL = """
 import tempfile
-from lab_widget import Reply, Rule, Run, ScriptedModel
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 
 model = ScriptedModel(
     rules=[
         Rule("slow", Reply("The slow answer.", delay=8)),
         Rule("after", "Taken after the turn."),
         Rule("code", Reply(blocks=["Sorted:\\n\\n```python\\nprint(sorted([3, 1, 2]))\\n```\\n"])),
+        Rule("list", [Reply("Listing.", tools=[ToolUse("Bash", {"command": "ls -a", "description": "List"})]),
+                      Reply("Listed.")]),
     ],
     fallback="ok",
 )
@@ -62,6 +64,17 @@ def code_block_actions(page: Any) -> None:
     assert not overlap(bar.bounding_box(), code.bounding_box())
 
 
+def shell_card(page: Any) -> None:
+    send(page, "list the folder")
+    wait_text(page, "Listed.", timeout=90_000)
+    # The agent's Bash call, shown as every agent's shell call: its command after a $,
+    # the agent's own name for the tool as a detail.
+    card = page.locator(".lw-chat .lw-tool").filter(has_text="ls -a").last
+    assert card.locator(".lw-tool-name").inner_text() == "Shell"
+    assert card.locator(".lw-tool-summary").inner_text() == "$ ls -a"
+    assert card.locator(".lw-tool-native").inner_text() == "Bash"
+
+
 def test_waiting_for_the_model_and_a_queued_prompt(tmp_path: Path, lab_home: Path) -> None:
     root = tmp_path / "notebooks"
     root.mkdir()
@@ -74,6 +87,7 @@ def test_waiting_for_the_model_and_a_queued_prompt(tmp_path: Path, lab_home: Pat
         # A chat with nothing in it yet is not the full height.
         assert page.locator(".lw-chat").bounding_box()["height"] < 400
         code_block_actions(page)
+        shell_card(page)
         send(page, "slow please")
         # Taken: the prompt is in the chat and the composer free; the model has not answered.
         wait_text(page, "slow please", timeout=60_000)

@@ -213,6 +213,14 @@ export class MessageLog {
         body.append(box);
       }
       arrange(box, kids);
+      // The call's result is the sub-agent's report, which its thread shows as its last
+      // reply: shown once, there.
+      const report = message.tool?.output?.trim();
+      const last = kids[kids.length - 1];
+      const said =
+        last?.role === "assistant" && last.kind === "text" && last.text.trim() === report;
+      if (said) el.dataset.reportShown = "";
+      else delete el.dataset.reportShown;
     };
     const arrange = (container: Element, list: readonly Message[]): void => {
       const out: HTMLElement[] = [];

@@ -164,6 +164,8 @@ function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLE
   } else if (tool.status === "running") {
     outputBlock = h("div", { class: "lw-pending" }, "Running…");
   } else outputBlock = h("div", { class: "lw-pending" }, "No output");
+  // The log hides a sub-agent call's output where the sub-agent's own reply says the same.
+  outputBlock.classList.add("lw-tool-output");
 
   return h(
     "details",
@@ -189,7 +191,7 @@ function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLE
       shell && longText(shell, `${seq}:command`, ctx),
       input && h("div", { class: "lw-label" }, "Input"),
       input && longText(input, `${seq}:input`, ctx),
-      h("div", { class: "lw-label" }, outputLabel(tool, progress !== "")),
+      h("div", { class: "lw-label lw-tool-output" }, outputLabel(tool, progress !== "")),
       outputBlock,
       renderAttachments(message.attachments),
       // A sub-agent's own messages go here (the view fills it).
