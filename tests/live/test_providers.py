@@ -407,6 +407,8 @@ def test_a_tool_call_is_paired_with_its_result(played: Played) -> None:
     tools = [m.tool for m in played.after_tool if m.kind == "tool"]
     assert len(tools) == 1 and tools[0] is not None
     assert tools[0].name == row.tool_name
+    # Whatever the agent calls its shell tool, the call reads as one, with its command line.
+    assert (tools[0].shell or "").startswith("echo tool-output-42"), tools[0]
     assert tools[0].status == "ok"
     assert "tool-output-42" in (tools[0].output or "")
     assert played.after_tool[-1].text == "The tool said tool-output-42."
