@@ -240,12 +240,8 @@ def test_a_tool_calls_output_is_the_text_it_produced_from_content_or_raw_output(
 
 def test_an_execute_call_reads_as_a_shell_call_through_its_updates(tmp_path: Path) -> None:
     # Updates omit the kind: the call stays a shell call, and its command may come late.
-    log = tmp_path / "acp.jsonl"
-    reader = AcpTranscriptReader(TranscriptRef("t", log))
-    _write(
-        log,
-        {"ev": "session", "session": {"sessionId": "s1"}},
-        {"ev": "prompt", "id": "p1", "text": "hi"},
+    reader = _turn(
+        tmp_path,
         _update(sessionUpdate="tool_call", toolCallId="c1", title="bash", kind="execute"),
         _update(
             sessionUpdate="tool_call_update",
@@ -255,7 +251,15 @@ def test_an_execute_call_reads_as_a_shell_call_through_its_updates(tmp_path: Pat
         _update(sessionUpdate="tool_call_update", toolCallId="c1", status="completed"),
         _update(sessionUpdate="tool_call", toolCallId="c2", title="Read a.py", kind="read"),
     )
-    reader.read()
     tools = {m.tool.id: m.tool for m in reader.messages if m.tool is not None}
     assert tools["c1"].shell == "ls -la" and tools["c1"].status == "ok"
     assert tools["c2"].shell is None
+
+
+def _turn(tmp_path: Path, *events: dict[str, Any]) -> AcpTranscriptReader:
+    """A reader over a session that brought ``events``, read once."""
+    log = tmp_path / "acp.jsonl"
+    reader = AcpTranscriptReader(TranscriptRef("t", log))
+    _write(log, {"ev": "session", "session": {"sessionId": "s1"}}, *events)
+    reader.read()
+    return reader
