@@ -12,14 +12,15 @@ BUNDLE := $(foreach b,$(BUNDLES),lab_widget/static/$(b).js lab_widget/static/$(b
 JS_SRC := $(shell find js/src -name "*.ts" -o -name "*.css") js/package.json js/package-lock.json js/build.mjs \
 	js/bundles.json
 
-.PHONY: lab test setup system lint typecheck docs unit conformance live live-loaded notebooks \
+.PHONY: lab test setup system lint typecheck docs js-test unit conformance live live-loaded notebooks \
 	bench clean js-dev
 
 lab: setup
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/quickstart.ipynb
 
-test: setup lint typecheck docs
-	cd js && npm test
+# The checks side by side (each one's output kept together), then every pytest tier.
+test: setup
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint typecheck docs js-test
 	bash scripts/test-suite.sh $(PY)
 
 setup: system $(STAMP) $(BUNDLE) $(TOOLS) $(LAB_SETTINGS)
@@ -60,6 +61,9 @@ typecheck: $(STAMP) js/node_modules/.package-lock.json
 # any warning fails the build.
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs build/docs
+
+js-test: js/node_modules/.package-lock.json
+	cd js && npm test
 
 js-dev: js/node_modules/.package-lock.json
 	cd js && npm run dev
