@@ -61,7 +61,7 @@ describe("sub-agents", () => {
     expect(top.map((e) => (e as HTMLElement).dataset.seq)).toEqual(["0", "1", "5"]);
   });
 
-  it("shows the sub-agent's report once: as its last reply, not again as the call's result", () => {
+  it("shows the sub-agent's report once: as its reply, not again as the call's result", () => {
     const done = tool(1, {
       id: "toolu_agent",
       name: "Agent",
@@ -79,8 +79,11 @@ describe("sub-agents", () => {
     // The output the stylesheet hides is the call's own (label and text), nothing nested.
     const hidden = card().querySelectorAll(":scope > .lw-tool-body > .lw-tool-output");
     expect([...hidden].map((e) => e.textContent)).toEqual(["Output", "There are 3 files."]);
-    // A result the thread does not end with is shown.
+    // A reply after it (the model asked once more) changes nothing.
     view.applyDelta(delta(0, [child(text(4, "assistant", "Something else."), "toolu_agent")]));
+    expect(card().dataset.reportShown).toBe("");
+    // A result no reply of the thread says is shown.
+    view.applyDelta(delta(1, [{ ...done, tool: { ...done.tool!, output: "Other words." } }]));
     expect(card().dataset.reportShown).toBeUndefined();
   });
 

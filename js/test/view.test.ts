@@ -143,6 +143,24 @@ describe("messages", () => {
     expect(other(3)!.querySelector(".lw-tool-native")).toBeNull();
   });
 
+  it("draws a tool card the user (or a form in it) opened open again in a view drawn anew", () => {
+    const calls = [tool(1, { status: "ok", output: "a" }), tool(2, { status: "ok", output: "b" })];
+    const { view, msg } = mount([text(0, "user", "go"), ...calls]);
+    const card = msg(1) as HTMLDetailsElement;
+    card.open = true;
+    card.dispatchEvent(new Event("toggle"));
+    const again = mount([text(0, "user", "go"), ...calls]);
+    again.view.restoreUi(view.saveUi());
+    expect((again.msg(1) as HTMLDetailsElement).open).toBe(true);
+    expect((again.msg(2) as HTMLDetailsElement).open).toBe(false);
+    // Closed again, it stays closed in the next view.
+    card.open = false;
+    card.dispatchEvent(new Event("toggle"));
+    const third = mount([text(0, "user", "go"), ...calls]);
+    third.view.restoreUi(view.saveUi());
+    expect((third.msg(1) as HTMLDetailsElement).open).toBe(false);
+  });
+
   it("shows a running tool as running", () => {
     const { msg } = mount([tool(1)]);
     expect(msg(1)!.dataset.status).toBe("running");

@@ -303,7 +303,7 @@ def test_answer_a_sub_agents_permission_always_from_the_form(
         )
         chat = page.locator(".lw-chat .lw-log").inner_text()
         assert "SubagentHandback" not in chat
-        assert "Made the file." in page.locator(".lw-chat .lw-subthread .lw-msg").last.inner_text()
+        assert "Made the file." in page.locator(".lw-chat .lw-subthread").inner_text()
         # Seen once: the call's result, the same words, is not shown again above it.
         assert chat.count("Made the file.") == 1, chat
         assert chat.index('Agent "Make a file" finished') < chat.index("The sub-agent reported.")

@@ -213,12 +213,12 @@ export class MessageLog {
         body.append(box);
       }
       arrange(box, kids);
-      // The call's result is the sub-agent's report, which its thread shows as its last
-      // reply: shown once, there.
+      // The call's result is the sub-agent's report, which its thread shows as a reply of
+      // its own: shown once, there.
       const report = message.tool?.output?.trim();
-      const last = kids[kids.length - 1];
-      const said =
-        last?.role === "assistant" && last.kind === "text" && last.text.trim() === report;
+      const said = kids.some(
+        (m) => m.role === "assistant" && m.kind === "text" && m.text.trim() === report,
+      );
       if (said) el.dataset.reportShown = "";
       else delete el.dataset.reportShown;
     };

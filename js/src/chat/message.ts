@@ -17,7 +17,8 @@ import {
 import type { Attachment, Message, ToolCall } from "../types";
 
 export interface RenderContext {
-  /** Keys ("<seq>:input", "<seq>:output") of long texts the user expanded. */
+  /** Keys of what is open: long texts the user expanded ("<seq>:input", "<seq>:output")
+   * and tool cards open ("<seq>:card"), so a view drawn again shows them as they were. */
   readonly expanded: Set<string>;
   readonly dialogs: DialogContext;
   /** What code blocks offer besides Copy (inserting a cell); absent: no code actions. */
@@ -167,9 +168,10 @@ function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLE
   // The log hides a sub-agent call's output where the sub-agent's own reply says the same.
   outputBlock.classList.add("lw-tool-output");
 
-  return h(
+  const key = `${seq}:card`;
+  const card = h(
     "details",
-    { class: "lw-tool", "data-status": tool.status },
+    { class: "lw-tool", "data-status": tool.status, open: ctx.expanded.has(key) },
     h(
       "summary",
       {},
@@ -198,6 +200,11 @@ function renderTool(message: Message, tool: ToolCall, ctx: RenderContext): HTMLE
       tool.agent_id != null && subthread(),
     ),
   );
+  card.addEventListener("toggle", () => {
+    if (card.open) ctx.expanded.add(key);
+    else ctx.expanded.delete(key);
+  });
+  return card;
 }
 
 function outputLabel(tool: ToolCall, streaming: boolean): string {
