@@ -53,16 +53,22 @@ class Node:
 def tree(messages: Sequence[Message]) -> list[Node]:
     """The conversation's top level, each sub-agent's messages under the call that started it.
 
-    A message whose call is not in the conversation stays where it is.
+    A message whose call is not in the conversation stays where it is. A call's result that
+    its sub-agent says as a reply of its own is shown there only, as the chat shows it (the
+    call keeps no output).
 
     Examples
     --------
     >>> from lab_widget.schema import Message, ToolCall
-    >>> ms = [Message(seq=0, kind="tool", role="assistant", tool=ToolCall(id="t", name="Task")),
+    >>> call = ToolCall(id="t", name="Task", status="ok", output="sub")
+    >>> ms = [Message(seq=0, kind="tool", role="assistant", tool=call),
     ...       Message(seq=1, kind="text", role="assistant", text="sub", parent_tool_id="t"),
     ...       Message(seq=2, kind="text", role="assistant", text="done")]
-    >>> [(n.message.seq, [c.message.seq for c in n.children]) for n in tree(ms)]
+    >>> nodes = tree(ms)
+    >>> [(n.message.seq, [c.message.seq for c in n.children]) for n in nodes]
     [(0, [1]), (2, [])]
+    >>> nodes[0].message.tool.output is None
+    True
     """
     calls = {m.tool.id for m in messages if m.tool is not None}
     nodes = {m.seq: Node(m) for m in messages}
@@ -79,8 +85,25 @@ def tree(messages: Sequence[Message]) -> list[Node]:
         tool_id = m.tool.id if m.tool is not None else None
         if tool_id in by_call and tool_id not in placed:
             placed.add(tool_id)  # a malformed chain must not nest one thread twice
-            nodes[m.seq].children = by_call[tool_id]
+            node = nodes[m.seq]
+            node.children = by_call[tool_id]
+            if _report_said(node):
+                assert node.message.tool is not None
+                tool = node.message.tool.model_copy(update={"output": None})
+                node.message = node.message.model_copy(update={"tool": tool})
     return top
+
+
+def _report_said(node: Node) -> bool:
+    """Whether the call's result is a reply its sub-agent's thread already shows."""
+    tool = node.message.tool
+    report = (tool.output or "").strip() if tool is not None else ""
+    return bool(report) and any(
+        c.message.role == "assistant"
+        and c.message.kind == "text"
+        and c.message.text.strip() == report
+        for c in node.children
+    )
 
 
 def role_label(message: Message) -> str:

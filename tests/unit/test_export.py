@@ -155,6 +155,11 @@ def test_the_recorded_sub_agent_session_exports_nested(tmp_path: Path) -> None:
     assert "Runs the sub-agent" in sources[call]
     assert sources[call + 1].startswith("> **Sub-agent (user)**")
     assert "(subagent)" in sources[1]  # the per-model table counts the sub-agent apart
+    # Its report is its reply, once: the call's result (the same words) is not shown again.
+    assert sum(s.count("There is one file.") for s in sources) == 1
+    assert "There is one file." not in sources[call]
+    page = chat.export(tmp_path / "sub.html").read_text()
+    assert page.count("There is one file.") == 1
 
 
 def test_markdown_inlines_images_and_fences_code(tmp_path: Path) -> None:
