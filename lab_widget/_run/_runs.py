@@ -53,11 +53,10 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
     for record, terminal in live_records(runner()):
         if record.run_id in waiting:
             continue  # a spare is no run until one adopts it (listed by spares())
+        if _orphaned(record, terminal):
+            continue  # a run this process follows too: its own reading sees it end
         existing = find(record.run_id)
-        if isinstance(existing, Run):
-            found.append(existing)
-        elif not _orphaned(record, terminal):
-            found.append(adopt(record, terminal))
+        found.append(existing if isinstance(existing, Run) else adopt(record, terminal))
     return RunList(found, spares=pool)
 
 

@@ -23,6 +23,7 @@ from lab_widget import (
     WaitTimeoutError,
     runs,
 )
+from lab_widget._home import Holder
 from lab_widget._runtime._tmux import sanitize_input
 from tests.support.cpu_hog import cpu_hog
 from tests.support.local import local_parts
@@ -168,6 +169,20 @@ def test_readopted_in_a_fresh_process(lab_home: Path, workdir: Path) -> None:
             [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
         ).stdout.strip()
         assert out == f"{run.id} remember me|echo: remember me"
+
+
+def test_a_run_followed_here_is_stopped_once_its_models_kernel_has_ended(
+    lab_home: Path, workdir: Path
+) -> None:
+    # A process that listed a run (a dashboard in another notebook) follows it: when the
+    # kernel serving its model ends, the next runs() there stops it as any other would.
+    with fake_run(workdir) as run:
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        local_parts(run).held_by(Holder(pid=gone.pid, started=None))
+        with pytest.warns(RunStoppedWarning, match="kernel that has ended"):
+            assert runs() == []
+        assert run.wait_for(lambda r: r.state == "ended", timeout=10)
 
 
 def test_unknown_provider_lists_known_ones(lab_home: Path, workdir: Path) -> None:
