@@ -74,6 +74,10 @@ def script() -> ScriptedModel:
         code = {"code": f"{name} = len(df)\nprint('rows:', {name})"}
         return [Reply("", tools=[ToolUse("kernel-run_python", code)]), Reply("Counted.")]
 
+    def plans(summary: str) -> list[Reply]:
+        plan = ToolUse("exit_plan_mode", {"summary": summary})
+        return [Reply("", tools=[plan]), Reply("Planned.")]
+
     echo = ToolUse("Bash", {"command": "echo tool-output-42"})
     ask = ToolUse("ask_user", FORM)
     return ScriptedModel(
@@ -85,6 +89,9 @@ def script() -> ScriptedModel:
             Rule("slow", Reply("late answer", delay=30)),
             Rule("count the rows", count("x")),
             Rule("count again", count("y")),
+            Rule("plan one", plans("- touch a")),
+            Rule("plan two", plans("- touch b")),
+            Rule("smaller steps", Reply("Revised.")),
         ],
         sequence=["Hello from the scripted model.", "Second answer."],
     )
@@ -160,6 +167,22 @@ def kernel(run: Run, model: ScriptedModel) -> None:
     assert run.wait(timeout=30) == "idle", run.screen()
 
 
+def plan(run: Run, model: ScriptedModel) -> None:
+    hello(run, model)  # a mode command before any prompt is lost
+    run.send("/plan")
+    run.send("please plan one")
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("approve")
+    _until(run, _said("Planned."))
+    assert run.wait(timeout=60) == "idle", run.screen()
+    run.send("/plan")
+    run.send("please plan two")
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("reject", feedback="smaller steps")
+    _until(run, _said("Revised."))
+    run.wait(timeout=30)
+
+
 def clear(run: Run, model: ScriptedModel) -> None:
     hello(run, model)
     first = run.transcript_id
@@ -179,6 +202,7 @@ SCENARIOS: dict[str, Callable[[Run, ScriptedModel], None]] = {
     "clear": clear,
     "questions": questions,
     "kernel": kernel,
+    "plan": plan,
 }
 
 WITH_KERNEL = frozenset({"kernel"})

@@ -130,10 +130,11 @@ PLAN_KEYS = kit.ApprovalKeys(
     kinds=("plan",),
     evidence=kit.Evidence(
         VERSION,
-        "live: test_plan_approved_and_rejected_from_the_chat; measured: 2 gave "
-        "tool.execution_complete success ('Plan approved! Exited plan mode.') and "
-        "session.mode_changed plan -> interactive; Esc gave success false, error.code "
-        "'rejected', then abort",
+        "live: test_plan_approved_and_rejected_from_the_chat; fixture: plan.jsonl; measured: "
+        "2 gave tool.execution_complete success ('Plan approved! Exited plan mode.') and "
+        "session.mode_changed plan -> interactive; Esc gave human_response.recorded "
+        "(approved false), then success false, error.code 'rejected', and abort, in either "
+        "order",
     ),
 )
 """"1. Accept plan and continue in Autopilot execution mode (recommended)", "2. Accept plan
@@ -141,6 +142,12 @@ and continue in Interactive execution mode", "3. Exit to Interactive execution m
 running the plan", "4. Suggest changes". Approve is row 2: autopilot would go on past the
 chat's approvals. Reject is Esc: the call fails ``rejected`` and the turn ends, so the
 feedback goes as the next message."""
+
+HUMAN_RESPONSE = "human_response.recorded"
+"""The session log's record of the user's answer to an ``ask_user`` form or the plan menu
+(``toolCallId``, ``response``). A rejected plan's Esc writes it, then ``abort``, and the
+call's ``tool.execution_complete`` (``rejected``, with the feedback) either before the abort
+or just after it (seen both ways): the call is ended by its result, never by the abort."""
 
 QUESTION_TOOL = "ask_user"
 """The question tool of the interactive TUI: ``{message, requestedSchema}``, a form (the
@@ -169,9 +176,8 @@ after a key that shows the next tab or opens the text box."""
 DRAWN_AFTER = "preToolUse"
 """The hook after which the TUI draws an ``ask_user`` form or the plan menu. Its ``hook.start``
 record in the session log names the call (``input.toolCalls[].id``); its ``hook.end`` shares
-the ``hookInvocationId``. A key sent before it goes to the turn: an Esc aborts it, and the
-plan dialog ends ``Interrupted`` instead of rejected (seen once under load, with the keys
-sent 1 s after the call's ``tool.execution_start``)."""
+the ``hookInvocationId``. Hooks run as processes, slow under load: the settle counts from
+this hook's end, not from the call's start."""
 
 DRAWN_TIMEOUT = 30.0
 """Seconds to wait for that ``hook.end`` (hooks run as processes: slow under load)."""

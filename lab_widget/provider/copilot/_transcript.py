@@ -115,6 +115,8 @@ class CopilotTranscriptReader(TranscriptReader):
         self._tools: dict[str, int] = {}  # tool call id -> message index
         self._pending: dict[str, str] = {}  # permission request id -> tool call id
         self._asking: dict[str, None] = {}  # open ask_user / exit_plan_mode call ids
+        # Of those, the ones the user has answered (their result is on its way).
+        self._answered: set[str] = set()
         self._usage = UsageLedger()
         self._api_usage: dict[str, tuple[Usage, str | None]] = {}
         self._state: State = "idle"
@@ -236,6 +238,10 @@ class CopilotTranscriptReader(TranscriptReader):
                 ]
         elif kind == "tool.execution_complete":
             return self._tool_done(data)
+        elif kind == _compat.HUMAN_RESPONSE:
+            call_id = str(data.get("toolCallId") or "")
+            if call_id in self._asking:
+                self._answered.add(call_id)
         elif kind == "permission.requested":
             return self._permission(data)
         elif kind == "permission.completed":
@@ -380,6 +386,7 @@ class CopilotTranscriptReader(TranscriptReader):
         if message.tool.id not in self._asking or message.dialog is None:
             return [self._update(index, tool=tool)]
         del self._asking[message.tool.id]
+        self._answered.discard(message.tool.id)
         if message.dialog.kind == "plan":
             error = data.get("error") if isinstance(data.get("error"), dict) else {}
             assert isinstance(error, dict)
@@ -402,8 +409,8 @@ class CopilotTranscriptReader(TranscriptReader):
         for index in self._tools.values():
             message = self._messages[index]
             tool = message.tool
-            if tool is None or tool.status != "running":
-                continue
+            if tool is None or tool.status != "running" or tool.id in self._answered:
+                continue  # an answered form's result may come after the abort: it ends it
             fields: dict[str, Any] = {
                 "tool": tool.model_copy(update={"status": "error", "output": why})
             }

@@ -156,3 +156,32 @@ def test_a_form_is_answered_after_its_calls_pre_tool_use_hook_ends(call_id: str)
     assert [r["type"] for r in between if r["data"].get("hookType") == "preToolUse"] == [
         "hook.start"
     ]
+
+
+@pytest.mark.parametrize("abort_first", [False, True], ids=["result-first", "abort-first"])
+def test_a_rejected_plan_reads_rejected_whether_its_result_or_the_abort_comes_first(
+    tmp_path: Path, abort_first: bool
+) -> None:
+    """An Esc on the plan menu writes the user's answer, then the abort and the call's
+    result in either order (both seen on 1.0.102): the plan reads rejected with what the
+    CLI said, either way, not interrupted. The recording, put in each order."""
+    lines = (COPILOT / "plan.jsonl").read_text().splitlines(keepends=True)
+    types = [json.loads(line)["type"] for line in lines]
+    abort = types.index("abort")
+    result = max(i for i, t in enumerate(types) if t == "tool.execution_complete" and i < abort + 3)
+    first, second = sorted((abort, result))
+    assert second == first + 1, types[first : second + 1]
+    if (lines[first] is lines[abort]) != abort_first:
+        lines[first], lines[second] = lines[second], lines[first]
+    log = tmp_path / "events.jsonl"
+    log.write_text("".join(lines))
+    reader = read(log)
+    plans = [m.dialog for m in reader.messages if m.dialog and m.dialog.kind == "plan"]
+    assert [(d.status, d.body) for d in plans] == [
+        ("answered", "- touch a"),
+        ("rejected", "- touch b"),
+    ]
+    assert plans[1].outcome and "Plan not approved" in plans[1].outcome
+    assert reader.state == "idle"
+    texts = [m.text for m in reader.messages if m.kind == "text" and m.role == "user"]
+    assert "smaller steps" in texts  # the feedback, sent as the next message
