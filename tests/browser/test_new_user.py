@@ -17,7 +17,13 @@ import pytest
 import lab_widget
 from lab_widget import RunStoppedWarning
 from lab_widget._install import tools_dir
-from tests.support.browser import KERNEL_IDLE, chromium_page, jupyter_lab, run_cell
+from tests.support.browser import (
+    KERNEL_IDLE,
+    chromium_page,
+    jupyter_lab,
+    run_all_cells,
+    run_cell,
+)
 from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
@@ -29,22 +35,6 @@ def menu(page: Any, top: str, item: str) -> None:
     """Choose ``item`` in JupyterLab's ``top`` menu, as a user does."""
     page.locator(".lm-MenuBar-itemLabel", has_text=top).first.click()
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
-
-
-def run_all(page: Any) -> None:
-    """Run All Cells from the menu, again until the first code cell runs: a front end drops
-    run requests sent before its kernel is connected (as ``run_cell`` does for one cell)."""
-    prompt = page.locator(".jp-Notebook .jp-CodeCell").first.locator(".jp-InputPrompt")
-    for _attempt in range(5):
-        menu(page, "Run", "Run All Cells")
-        try:
-            page.wait_for_function(
-                "(el) => /\\[[*0-9]/.test(el.innerText)", arg=prompt.element_handle(), timeout=5_000
-            )
-            return
-        except Exception:
-            continue
-    pytest.fail("Run All Cells never ran the notebook")
 
 
 def cell_output(page: Any, index: int) -> Any:
@@ -71,7 +61,7 @@ def test_the_quickstart_top_to_bottom_a_rerun_cell_and_a_kernel_restart(
         page.goto(lab.notebook_url("quickstart.ipynb"))
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
         page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-        run_all(page)
+        run_all_cells(page)
         # Run All stops at the first error: the last cell's output means every one ran.
         cells = page.locator(".jp-Notebook .jp-Cell")
         last = cell_output(page, cells.count() - 1)

@@ -14,7 +14,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,10 +235,29 @@ def run_cell(page: Any, index: int) -> None:
     repeated until the cell's prompt shows that it runs (``[*]``) or ran (``[1]``).
     """
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    prompt = cell.locator(".jp-InputPrompt")
-    for _attempt in range(5):
+
+    def run() -> None:
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Control+Enter")
+
+    _until_it_runs(page, cell.locator(".jp-InputPrompt"), run, f"its cell {index}")
+
+
+def run_all_cells(page: Any) -> None:
+    """Run All Cells from JupyterLab's Run menu, as a user does (repeated as ``run_cell``
+    is, until the first code cell runs)."""
+
+    def run() -> None:
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+    first = page.locator(".jp-Notebook .jp-CodeCell").first
+    _until_it_runs(page, first.locator(".jp-InputPrompt"), run, "Run All Cells")
+
+
+def _until_it_runs(page: Any, prompt: Any, run: Callable[[], None], what: str) -> None:
+    for _attempt in range(5):
+        run()
         try:
             page.wait_for_function(
                 "(el) => /\\[[*0-9]/.test(el.innerText)", arg=prompt.element_handle(), timeout=5_000
@@ -246,7 +265,7 @@ def run_cell(page: Any, index: int) -> None:
             return
         except Exception:
             continue
-    pytest.fail(f"the notebook never ran its cell {index}")
+    pytest.fail(f"the notebook never ran {what}")
 
 
 # -- the chat widget on a page --------------------------------------------------------------
