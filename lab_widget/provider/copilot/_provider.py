@@ -239,7 +239,7 @@ class CopilotProvider(kit.TuiProvider):
 
     def _wait_drawn(self, context: RunContext, call_id: str | None) -> None:
         """Wait until the call's ``preToolUse`` hook has ended: the TUI draws its form or
-        menu after it, and a key sent sooner reaches the turn instead (an Esc aborts it).
+        menu after it, so the pacing counts from there, not from the call's start.
         """
         folders = self._folders(context)
         if call_id is None or not folders or not self._hooked(context):
