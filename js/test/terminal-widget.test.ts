@@ -87,6 +87,27 @@ describe("the terminal pane in the chat widget", () => {
     expect(model.terms().map((m) => m.op)).toEqual(["open", "close"]);
   });
 
+  it("stays open in a new view of the model, unless closed in the old one meanwhile", async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(null)));
+    const model = new FakeModel({ _view_key: "term-k" });
+    const first = await show(model);
+    first.q<HTMLButtonElement>(".lw-term-toggle").click();
+    // JupyterLab draws the new view first (the settled run's display brought up to date),
+    // then drops the old one.
+    const second = await show(model);
+    await frame();
+    expect(second.q(".lw-term").dataset.open).toBe("true");
+    // The user closes the pane they see, in the old view, before the new one's first frame.
+    const third = await show(model);
+    second.q<HTMLButtonElement>(".lw-term-toggle").click();
+    first.q<HTMLButtonElement>(".lw-term-toggle").click();
+    await frame();
+    expect(third.q(".lw-term").dataset.open).toBe("false");
+    // Every viewer that said "open" said "close": nothing keeps the agent's pane watched.
+    const said = new Map(model.terms().map((m) => [m.viewer, m.op]));
+    expect([...said.values()]).toEqual(["close", "close"]);
+  });
+
   it("draws the kernel's screen in xterm.js and keeps it for a saved notebook", async () => {
     const model = new FakeModel();
     const { q } = await show(model);

@@ -161,11 +161,12 @@ function uiKey(model: AnyModel<Traits>): unknown {
   return typeof key === "string" && key !== "" ? key : model;
 }
 
-function priorUi(key: unknown): ViewUi | undefined {
-  // The old view may still be in the page when the new one is drawn, or already gone.
+/** What the view this one replaces has, read when called: the old view may still be in the
+ *  page when the new one is drawn (and the user still at it), or already gone. */
+function priorUi(key: unknown): () => ViewUi | undefined {
   const live = [...(liveViews.get(key) ?? [])];
   const last = live[live.length - 1];
-  return last ? last() : leftUi.get(key);
+  return () => (last && liveViews.get(key)?.has(last) ? last() : leftUi.get(key));
 }
 
 const render: Render<Traits> = ({ model, el }) => {
@@ -198,7 +199,8 @@ const render: Render<Traits> = ({ model, el }) => {
   );
   link.anchors.push(el);
   const key = uiKey(model);
-  const prior = priorUi(key);
+  const priorNow = priorUi(key);
+  const prior = priorNow();
   const saveUi = (): ViewUi => ({ ...view.saveUi(), terminalOpen: terminal.pane.isOpen });
   const live = liveViews.get(key) ?? new Set();
   liveViews.set(key, live);
@@ -210,7 +212,9 @@ const render: Render<Traits> = ({ model, el }) => {
     // Once laid out: a scroll position or the focus means nothing before.
     requestAnimationFrame(() => {
       view.settleUi(prior);
-      if (prior.terminalOpen && !terminal.pane.isOpen) terminal.pane.open();
+      // Asked again: a pane closed in the old view since this one was drawn stays closed.
+      const terminalOpen = priorNow()?.terminalOpen ?? prior.terminalOpen;
+      if (terminalOpen && !terminal.pane.isOpen) terminal.pane.open();
     });
   }
   const onInfo = () => view.setInfo(readInfo(model));
