@@ -187,53 +187,6 @@ def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
         run.stop()
 
 
-DIALOG_CELL = """
-import tempfile
-from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
-
-QUESTIONS = [
-    {"question": "Which database should we use?", "header": "Database", "multiSelect": False,
-     "options": [{"label": "SQLite", "description": "A file"}, {"label": "Postgres", "description": "A server"}]},
-    {"question": "Which features do you want?", "header": "Features", "multiSelect": True,
-     "options": [{"label": "Auth", "description": "Logins"}, {"label": "Export", "description": "CSV"},
-                 {"label": "Search", "description": "Full text"}]},
-]
-model = ScriptedModel(rules=[Rule("ask", [Reply(tools=[ToolUse("AskUserQuestion", {"questions": QUESTIONS})]),
-                                          Reply("Thanks, noted.")])])
-run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
-run
-"""
-
-
-def test_answer_a_two_question_form(tmp_path: Path, lab_home: Path) -> None:
-    with open_chat(tmp_path, lab_home, DIALOG_CELL) as page:
-        send(page, "ask me")
-        form = page.locator(".lw-chat .lw-dialog-form")
-        form.wait_for(timeout=60_000)
-        assert page.locator(".lw-chat .lw-state").get_attribute("data-state") == "question"
-        assert page.locator(".lw-chat .lw-input").is_disabled()
-        form.locator("fieldset.lw-question[data-header='Database'] input[value='Postgres']").check()
-        features = form.locator("fieldset.lw-question[data-header='Features']")
-        features.locator("input[value='Auth']").check()
-        features.locator("input[value='Export']").check()
-        page.click(".lw-chat .lw-dialog-submit")
-        outcome = page.locator(".lw-chat .lw-dialog[data-status='answered'] .lw-dialog-outcome")
-        outcome.wait_for(timeout=90_000)
-        assert "Database → Postgres; Features → Auth, Export" in outcome.inner_text()
-        wait_text(page, "Thanks, noted.")
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.locator(".lw-chat").screenshot(path=str(tmp_path / "dialog.png"))
-        shutil.copy(tmp_path / "dialog.png", ARTIFACTS / "dialog.png")
-        [run] = lab_widget.runs()
-        [dialog] = [m.dialog for m in run.messages if m.dialog is not None]
-        assert dialog.answers is not None
-        assert [(a.selected, a.text) for a in dialog.answers] == [
-            (["Postgres"], None),
-            (["Auth", "Export"], None),
-        ]
-        run.stop()
-
-
 def test_slash_command_autocomplete(tmp_path: Path, lab_home: Path) -> None:
     with open_chat(tmp_path, lab_home, CELL) as page:
         box = page.locator(".lw-chat .lw-input")

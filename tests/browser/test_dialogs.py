@@ -1,8 +1,12 @@
-"""Browser: approvals answered from the chat's form, for every agent that takes the kernel's
-tools. In one real JupyterLab in Debian's Chromium, each agent's real pinned CLI (on the
-scripted model) asks three times in three turns to run code in the notebook's kernel: the
-first ask is approved, the second approved for the run, and the third is then approved by
-the run itself (no form, the state never ``question``), each call shown answered.
+"""Browser: dialogs answered from the chat's form, for every agent that has them. In one real
+JupyterLab in Debian's Chromium, on each agent's real pinned CLI (on the scripted model):
+
+- every agent that takes the kernel's tools asks three times in three turns to run code in
+  the notebook's kernel: the first ask is approved, the second approved for the run, and the
+  third is then approved by the run itself (no form, the state never ``question``), each call
+  shown answered;
+- every agent with a question tool asks two questions: one answered by picking an option,
+  the other by typing an answer of the user's own.
 
 One JupyterLab and one page serve every agent (a cell each): each test starts its agent's run
 in its own cell, having stopped the one before.
@@ -15,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import lab_widget
 from lab_widget._install import tools_dir
 from tests.support.browser import (
     chromium_page,
@@ -25,16 +30,18 @@ from tests.support.browser import (
     write_notebook,
 )
 from tests.support.kernel_calls import RUN_PYTHON
+from tests.support.paths import ROOT
 from tests.support.waiting import retry_until
 
 AGENTS = sorted(RUN_PYTHON)
+ARTIFACTS = ROOT / "build" / "test-artifacts"
 CELLS = ".jp-Notebook .jp-Cell"
 
 SETUP = """
 import tempfile
 import pandas as pd
 import lab_widget
-from lab_widget import Reply, Rule, Run, ScriptedModel
+from lab_widget import Reply, Rule, Run, ScriptedModel, ToolUse
 from tests.support.kernel_calls import RUN_PYTHON, model_call
 
 df = pd.DataFrame({"a": range(7)})
@@ -47,6 +54,38 @@ def asking_run(provider_id):
     model = ScriptedModel(rules=rules, fallback="ok")
     cwd = tempfile.mkdtemp(prefix="browser-work-")
     return Run(provider_id, cwd=cwd, model=model, kernel=True)
+
+
+DATABASE = {"question": "Which database should we use?", "header": "Database",
+            "options": [{"label": "SQLite", "description": "a file"},
+                        {"label": "Postgres", "description": "a server"}]}
+INTERFACE = {"question": "Which interface?", "header": "Interface",
+             "options": [{"label": "CLI", "description": "a terminal"},
+                         {"label": "Web", "description": "a browser"}]}
+ASK = {
+    "claude-code": ToolUse("AskUserQuestion", {"questions": [
+        {**DATABASE, "multiSelect": False}, {**INTERFACE, "multiSelect": False}]}),
+    "codex": ToolUse("request_user_input", {"questions": [
+        {**DATABASE, "id": "db"}, {**INTERFACE, "id": "ui"}]}),
+    "copilot": ToolUse("ask_user", {"message": "Two choices.", "requestedSchema": {
+        "properties": {
+            "db": {"type": "string", "title": "Database", "enum": ["SQLite", "Postgres"]},
+            "ui": {"type": "string", "title": "Interface"},
+        },
+        "required": ["db", "ui"]}}),
+    "opencode": ToolUse("question", {"questions": [DATABASE, INTERFACE]}),
+}
+# The mode an agent's question tool works in (Codex refuses it in its default mode).
+ASKS_ONLY_IN = {"codex": "/plan"}
+
+
+def questioning_run(provider_id):
+    turn = [Reply(tools=[ASK[provider_id]]), Reply("Thanks, noted.")]
+    model = ScriptedModel(rules=[Rule("ask me", turn)], fallback="ok")
+    run = Run(provider_id, cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model)
+    if provider_id in ASKS_ONLY_IN:
+        run.send(ASKS_ONLY_IN[provider_id], ready_timeout=90)
+    return run
 """
 
 AGENT_CELL = """
@@ -56,14 +95,29 @@ run = asking_run({provider!r})
 run
 """
 
+QUESTION_AGENTS = ["claude-code", "codex", "copilot", "opencode"]
+"""The agents whose pinned CLI has a question tool (Gemini CLI, Qwen Code, Kilo Code and
+Mistral Vibe have none)."""
+
+QUESTION_CELL = """
+for earlier in lab_widget.runs():
+    earlier.stop()
+run = questioning_run({provider!r})
+run
+"""
+
 
 @pytest.fixture(scope="module")
 def lab_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A notebook with a cell per agent in a real JupyterLab, its set-up cell run."""
-    base = tmp_path_factory.mktemp("approvals")
+    base = tmp_path_factory.mktemp("dialogs")
     root = base / "notebooks"
     root.mkdir()
-    cells = [SETUP, *(AGENT_CELL.format(provider=agent) for agent in AGENTS)]
+    cells = [
+        SETUP,
+        *(AGENT_CELL.format(provider=agent) for agent in AGENTS),
+        *(QUESTION_CELL.format(provider=agent) for agent in QUESTION_AGENTS),
+    ]
     write_notebook(root / "agents.ipynb", cells)
     home = base / "lab-home"
     env = {"LAB_WIDGET_HOME": str(home), "LAB_WIDGET_TOOLS": str(tools_dir())}
@@ -80,10 +134,10 @@ def lab_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             runner().kill_server()
 
 
-def chat_of(page: Any, agent: str) -> Any:
-    """The chat the agent's cell shows, once its run is idle."""
-    run_cell(page, 1 + AGENTS.index(agent))
-    chat = page.locator(CELLS).nth(1 + AGENTS.index(agent)).locator(".lw-chat")
+def chat_of(page: Any, index: int) -> Any:
+    """The chat cell ``index`` shows, once its run is idle."""
+    run_cell(page, index)
+    chat = page.locator(CELLS).nth(index).locator(".lw-chat")
     chat.locator(".lw-state[data-state='idle']").wait_for(timeout=120_000)
     return chat
 
@@ -128,7 +182,7 @@ def idle_after(chat: Any, calls: int) -> None:
 @pytest.mark.parametrize("agent", AGENTS)
 def test_two_approvals_in_two_turns_then_one_the_run_gives(lab_page: Any, agent: str) -> None:
     try:
-        chat = chat_of(lab_page, agent)
+        chat = chat_of(lab_page, 1 + AGENTS.index(agent))
         send(chat, "count the rows of df into x")
         approve(chat, "Approve")
         send(chat, "please do that again")
@@ -145,6 +199,43 @@ def test_two_approvals_in_two_turns_then_one_the_run_gives(lab_page: Any, agent:
         assert len(outcomes) == 3, outcomes
         assert outcomes[0].endswith("approved"), outcomes
         assert all(o.endswith("approved for this run") for o in outcomes[1:]), outcomes
+    except BaseException:
+        show_failure(lab_page)
+        raise
+
+
+@pytest.mark.parametrize("agent", QUESTION_AGENTS)
+def test_two_questions_one_picked_one_typed(lab_page: Any, agent: str) -> None:
+    try:
+        chat = chat_of(lab_page, 1 + len(AGENTS) + QUESTION_AGENTS.index(agent))
+        send(chat, "ask me")
+        form = chat.locator(".lw-dialog-form")
+        form.wait_for(timeout=120_000)
+        assert chat.locator(".lw-state").get_attribute("data-state") == "question"
+        assert chat.locator(".lw-input").is_disabled()
+        form.locator("fieldset.lw-question[data-header='Database'] input[value='Postgres']").check()
+        interface = form.locator("fieldset.lw-question[data-header='Interface']")
+        other = interface.locator(".lw-other-input")
+        if other.count():  # a question with options takes a typed answer as "Other"
+            other.check()
+        interface.locator(".lw-freetext").fill("a notebook widget")
+        chat.locator(".lw-dialog-submit").click()
+        outcome = chat.locator(".lw-dialog[data-status='answered'] .lw-dialog-outcome")
+        outcome.wait_for(timeout=90_000)
+        assert "Database → Postgres" in outcome.inner_text()
+        assert "a notebook widget" in outcome.inner_text()
+        chat.locator(".lw-msg", has_text="Thanks, noted.").wait_for(timeout=90_000)
+        if agent == "claude-code":
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            chat.screenshot(path=str(ARTIFACTS / "dialog.png"))
+        [run] = lab_widget.runs()
+        [dialog] = [m.dialog for m in run.messages if m.dialog is not None]
+        assert dialog.answers is not None
+        assert [(a.selected, a.text) for a in dialog.answers] == [
+            (["Postgres"], None),
+            ([], "a notebook widget"),
+        ]
+        run.stop()
     except BaseException:
         show_failure(lab_page)
         raise
