@@ -12,9 +12,11 @@ from pathlib import Path
 
 import lab_widget
 from tests.support.browser import (
+    contrast,
     open_chat,
     send,
     texts,
+    use_theme,
     wait_text,
 )
 from tests.support.paths import ROOT
@@ -35,7 +37,7 @@ from lab_widget import Reply, Rule, Run, ScriptedModel
 
 model = ScriptedModel(
     rules=[
-        Rule("hello", "Hello from the **scripted** model."),
+        Rule("hello", Reply("Hello from the **scripted** model.", thinking="First I greet.")),
         Rule("payload", {PAYLOAD!r}),
     ],
     fallback="ok",
@@ -108,6 +110,19 @@ def test_chat_in_jupyterlab(tmp_path: Path, lab_home: Path) -> None:
             == "scripted"
         )
         assert page.locator(".lw-chat .lw-input").input_value() == ""
+
+        # The model's thinking is there to read, in the light theme and the dark one.
+        thinking = page.locator(".lw-chat details.lw-thinking").first
+        thinking.locator("summary").click()
+        reasoning = thinking.locator(".lw-markdown")
+        assert reasoning.inner_text().strip() == "First I greet."
+        readable = {}
+        for theme in ("JupyterLab Light", "JupyterLab Dark"):
+            if theme != "JupyterLab Light":
+                use_theme(page, theme)
+            readable[theme] = (contrast(thinking.locator("summary")), contrast(reasoning))
+        assert all(min(pair) >= 4.5 for pair in readable.values()), readable
+        print(f"thinking contrast (summary, reasoning): {readable}")
 
         # New conversation: the /clear echo, and nothing of the old one.
         page.wait_for_selector(".lw-chat .lw-clear:not([disabled])", timeout=30_000)

@@ -309,3 +309,53 @@ def open_chat(tmp_path: Path, lab_home: Path, cell: str, *later: str) -> Iterato
         run_first_cell(page)
         page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=90_000)
         yield page
+
+
+CONTRAST = """(el) => {
+  const parse = (c) => {
+    const m = c.match(/^(rgba?|color)\\(([^)]*)\\)$/);
+    if (!m) return null;
+    const parts = m[2].replace("srgb", "").split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    const scale = m[1] === "color" ? 255 : 1;
+    const [r, g, b] = parts.slice(0, 3).map((v) => v * scale);
+    return { r, g, b, a: parts.length > 3 ? parts[3] : 1 };
+  };
+  const over = (top, below) => ({
+    r: top.r * top.a + below.r * (1 - top.a),
+    g: top.g * top.a + below.g * (1 - top.a),
+    b: top.b * top.a + below.b * (1 - top.a),
+    a: 1,
+  });
+  const layers = [];
+  for (let n = el; n; n = n.parentElement) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c && c.a > 0) layers.push(c);
+    if (c && c.a >= 1) break;
+  }
+  let bg = { r: 255, g: 255, b: 255, a: 1 };
+  for (const layer of layers.reverse()) bg = over(layer, bg);
+  const fg = over(parse(getComputedStyle(el).color), bg);
+  const lum = (c) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+  };
+  const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+"""The WCAG contrast ratio of an element's text against what is drawn under it (its
+colour and every translucent background blended as the browser paints them)."""
+
+
+def contrast(locator: Any) -> float:
+    """The WCAG contrast ratio of the text of the element ``locator`` finds."""
+    return float(locator.evaluate(CONTRAST))
+
+
+def use_theme(page: Any, name: str) -> None:
+    """Switch JupyterLab to the theme ``name`` (``"JupyterLab Dark"``) from its menu."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    light = "false" if "Dark" in name else "true"
+    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached", timeout=30_000)
+    page.wait_for_timeout(500)  # the theme's sheet applied
