@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import lab_widget
 from lab_widget._install import tools_dir
 from tests.support.browser import chromium_page, jupyter_lab, run_first_cell, write_notebook
 
 CELL = """
 import tempfile
+import time
 import lab_widget
 from lab_widget import Run, ScriptedModel
 
@@ -16,6 +19,7 @@ model = ScriptedModel(rules=[], sequence=["Hello from the dashboard test."])
 run = Run("claude-code", cwd=tempfile.mkdtemp(prefix="browser-work-"), model=model, name="board")
 run.send("hello")
 run.wait(timeout=90)
+time.sleep(3)  # the table starts watching after the run's last activity
 lab_widget.runs()
 """
 
@@ -39,6 +43,13 @@ def test_dashboard_opens_a_chat_and_stops_a_run(tmp_path: Path, lab_home: Path) 
         assert row.locator(".lw-runs-holder").inner_text() == "this kernel"
         started = row.locator(".lw-runs-started").inner_text()
         assert started == "just now" or started.endswith(" ago"), started
+        # Last activity is the transcript's last entry, not when the table started watching.
+        [run] = lab_widget.runs()
+        updated = run.session.updated_at
+        assert updated is not None
+        at = row.locator(".lw-runs-activity").get_attribute("title")
+        assert at == updated.astimezone(UTC).isoformat(timespec="seconds"), (at, updated)
+        assert datetime.now(UTC) - updated > timedelta(seconds=3)
 
         # Open: the run's chat appears below the table, with its session line.
         row.locator(".lw-runs-open").click()

@@ -35,6 +35,8 @@ from tests.support.waiting import retry_until
 
 AGENTS = sorted(RUN_PYTHON)
 ARTIFACTS = ROOT / "build" / "test-artifacts"
+PRICED = {"claude-code", "codex", "gemini"}
+"""Agents whose scripted runs the meter must price (the model each reports is in the table)."""
 CELLS = ".jp-Notebook .jp-Cell"
 
 SETUP = """
@@ -199,6 +201,12 @@ def test_two_approvals_in_two_turns_then_one_the_run_gives(lab_page: Any, agent:
         assert len(outcomes) == 3, outcomes
         assert outcomes[0].endswith("approved"), outcomes
         assert all(o.endswith("approved for this run") for o in outcomes[1:]), outcomes
+        # The meter prices the run where the price table knows its model.
+        [run] = lab_widget.runs()
+        estimate = run.session.cost_usd_estimate
+        shown = chat.locator(".lw-cost-estimate").inner_text()
+        assert (estimate is not None) == shown.startswith("≈ $"), (estimate, shown)
+        assert estimate is not None or agent not in PRICED, agent
     except BaseException:
         show_failure(lab_page)
         raise
