@@ -303,6 +303,13 @@ def script(cli: Cli, work: Path, outside: Path, headers: dict[str, str] | None =
                 ],
             ),
             Rule(
+                "show the missing column",
+                [
+                    Reply(tools=[ToolUse("mcp__kernel__run_python", {"code": "df['missing']"})]),
+                    Reply("That column does not exist."),
+                ],
+            ),
+            Rule(
                 "stream a command",
                 [Reply(tools=[shell("sleep 1; echo a; sleep 1; echo b")]), Reply("Both lines.")],
             ),
@@ -604,6 +611,7 @@ def plan_question(run: Any, work: Path) -> None:
 
 KERNEL_APPROVE = answering("count the rows of df into x", "approve")
 KERNEL_REJECT = answering("count the rows of df into x", "reject")
+KERNEL_ERROR = answering("show the missing column", "approve")
 
 SCENARIOS: dict[str, Scenario] = {
     "hello": Scenario(hello),
@@ -627,6 +635,7 @@ SCENARIOS: dict[str, Scenario] = {
     "plan_question": Scenario(plan_question, needs=("hooks",)),
     "kernel_approve": Scenario(KERNEL_APPROVE, needs=("pinned",), kernel=True),
     "kernel_reject": Scenario(KERNEL_REJECT, needs=("pinned",), kernel=True),
+    "kernel_error": Scenario(KERNEL_ERROR, needs=("pinned",), kernel=True),
 }
 
 

@@ -88,6 +88,13 @@ def script() -> ScriptedModel:
             Rule("make two", touch("two.txt")),
             Rule("slow", Reply("late answer", delay=30)),
             Rule("count the rows", count("x")),
+            Rule(
+                "show the missing column",
+                [
+                    Reply("", tools=[ToolUse("kernel-run_python", {"code": "df['missing']"})]),
+                    Reply("That column does not exist."),
+                ],
+            ),
             Rule("count again", count("y")),
             Rule("plan one", plans("- touch a")),
             Rule("plan two", plans("- touch b")),
@@ -167,6 +174,14 @@ def kernel(run: Run, model: ScriptedModel) -> None:
     assert run.wait(timeout=30) == "idle", run.screen()
 
 
+def kernel_error(run: Run, model: ScriptedModel) -> None:
+    run.send("please show the missing column", ready_timeout=120)
+    _until(run, lambda r: r.pending_dialog is not None)
+    run.answer("Approve")
+    _until(run, _said("That column does not exist."))
+    run.wait(timeout=30)
+
+
 def plan(run: Run, model: ScriptedModel) -> None:
     hello(run, model)  # a mode command before any prompt is lost
     run.send("/plan")
@@ -202,10 +217,11 @@ SCENARIOS: dict[str, Callable[[Run, ScriptedModel], None]] = {
     "clear": clear,
     "questions": questions,
     "kernel": kernel,
+    "kernel_error": kernel_error,
     "plan": plan,
 }
 
-WITH_KERNEL = frozenset({"kernel"})
+WITH_KERNEL = frozenset({"kernel", "kernel_error"})
 """Scenarios whose run is given a real kernel's tools, its ``df`` 7 rows."""
 
 OLDER = ("hello", "tools", "approve")

@@ -54,7 +54,8 @@ def kernel() -> Iterator[KernelManager]:
 
 
 def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
-    """A run whose model asks to run ``CALL`` in the kernel for each of two prompts."""
+    """A run whose model asks to run ``CALL`` in the kernel for each of two prompts, and
+    code that raises for a third."""
     turn = [
         Reply(
             "Let me count them in your kernel.",
@@ -62,7 +63,12 @@ def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
         ),
         Reply("Done: x holds the row count."),
     ]
-    model = ScriptedModel(rules=[Rule("again", turn), Rule("count the rows", turn)], fallback="ok")
+    missing = [
+        Reply(tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": "df['missing']"})]),
+        Reply("That column does not exist."),
+    ]
+    rules = [Rule("again", turn), Rule("count the rows", turn), Rule("missing", missing)]
+    model = ScriptedModel(rules=rules, fallback="ok")
     return Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file)
 
 
@@ -79,10 +85,11 @@ def ask(run: Run, provider_id: str, prompt: str) -> None:
 
 
 @pytest.mark.parametrize("provider_id", sorted(RUN_PYTHON))
-def test_run_python_rejected_leaves_the_kernel_untouched_and_approved_sets_the_variable(
+def test_run_python_rejected_untouched_approved_sets_the_variable_and_an_error_comes_back(
     lab_home: Path, workdir: Path, kernel: KernelManager, provider_id: str
 ) -> None:
-    # One run, two turns: what a rejection leaves, then what an approval does.
+    # One run, three turns: what a rejection leaves, what an approval does, and an
+    # exception in the approved code.
     run = asking_run(provider_id, workdir, kernel)
     try:
         ask(run, provider_id, "count the rows of df into x")
@@ -101,6 +108,19 @@ def test_run_python_rejected_leaves_the_kernel_untouched_and_approved_sets_the_v
         card = cards[-1]
         assert card.tool is not None and card.tool.input.get("code") == CALL
         assert "rows: 7" in (card.tool.output or "")
+
+        run.send("show the missing column")
+        assert run.wait(timeout=120) == "question", run.screen()
+        run.answer("approve")
+        assert run.wait(timeout=120) == "idle", run.screen()
+        card = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON[provider_id]][-1]
+        assert card.tool is not None and card.tool.status == "error", card.tool
+        assert "KeyError: 'missing'" in (card.tool.output or "")
+        # What the model was sent back is the error, traceback included.
+        model = run.scripted_model
+        assert model is not None
+        [back] = [r for r in model.scripted_requests if "KeyError" in json.dumps(r.body)]
+        assert "Traceback" in json.dumps(back.body)
     finally:
         run.stop()
 
@@ -154,27 +174,6 @@ def test_reading_tools_run_without_asking_and_describe_a_dataframe(
         [card] = [m for m in run.messages if m.tool and m.tool.name == describe]
         assert card.kind != "dialog" and card.tool is not None and card.tool.status == "ok"
         assert "`df`: pandas DataFrame, 7 rows × 1 columns" in (card.tool.output or "")
-
-
-def test_an_exception_comes_back_to_the_agent_as_an_error(
-    lab_home: Path, workdir: Path, kernel: KernelManager
-) -> None:
-    turn = [
-        Reply(tools=[ToolUse(RUN_PYTHON["claude-code"], {"code": "df['missing']"})]),
-        Reply("That column does not exist."),
-    ]
-    model = ScriptedModel(rules=[Rule("missing", turn)], fallback="ok")
-    with Run("claude-code", cwd=workdir, model=model, kernel=kernel.connection_file) as run:
-        run.send("show the missing column")
-        assert run.wait(timeout=120) == "question", run.screen()
-        run.answer("approve")
-        assert run.wait(timeout=120) == "idle", run.screen()
-        [card] = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON["claude-code"]]
-        assert card.tool is not None and card.tool.status == "error"
-        assert "KeyError: 'missing'" in (card.tool.output or "")
-    # What the model was sent back is the error, traceback included.
-    [back] = [r for r in model.scripted_requests if "KeyError" in json.dumps(r.body)]
-    assert "Traceback" in json.dumps(back.body)
 
 
 def test_a_cell_waiting_on_the_run_runs_the_calls_it_waits_for(

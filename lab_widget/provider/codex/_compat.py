@@ -356,6 +356,12 @@ MCP_DECLINED_OUTPUT = "user cancelled MCP tool call"
 marks such a call failed and ``(rejected)``, as :data:`DECLINED_OUTPUT`. The same
 evidence."""
 
+MCP_CALL_ITEM = "McpToolCall"
+"""The item of an MCP call's ``item_completed`` event. Its ``status: "failed"`` (the
+server's result ``isError``) is the one place the rollout says the call failed: the call's
+``function_call_output`` holds only the text, after a "Wall time" header. The reader marks
+the call failed from it, whichever of the two comes first."""
+
 UNASKING_POLICIES = frozenset({"never"})
 """``--ask-for-approval`` values under which the CLI never asks: a run with its own servers
 refuses them (its asking tools must be approved call by call)."""

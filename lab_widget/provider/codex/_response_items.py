@@ -154,7 +154,7 @@ def _output(
         return  # an output whose call this epoch never saw (a resumed thread)
     thread.structural = "working"  # the model answers the output next
     output, failed, images = tool_output(payload.get("output"))
-    status = "error" if failed else "ok"
+    status = "error" if failed or call_id in thread.failed else "ok"
     if output.rstrip().endswith((_compat.DECLINED_OUTPUT, _compat.MCP_DECLINED_OUTPUT)):
         status, output = "error", f"{output.rstrip()} (rejected)"
     message = state.messages[seq]
@@ -220,3 +220,24 @@ def _start_turn(state: RolloutState, seq: int) -> None:
     # The facts gathered since task_started belong to this prompt; a second prompt of
     # one task (none seen so far) starts its own, keeping what was requested.
     state.turns.start(seq, keep=("model_requested", "reasoning_effort", "service_tier"))
+
+
+def mcp_call_completed(state: RolloutState, thread: Thread, item: dict[str, Any]) -> None:
+    """An MCP call's ``item_completed``: a failed one marks its call failed, before or after
+    the call's output was read (``_compat.MCP_CALL_ITEM``).
+    """
+    result = item.get("result")
+    failed = item.get("status") == "failed" or (
+        isinstance(result, dict) and result.get("isError") is True
+    )
+    call_id = str(item.get("id") or "")
+    if not failed or not call_id:
+        return
+    thread.failed.add(call_id)
+    seq = thread.tools.get(call_id)
+    if seq is None:
+        return
+    message = state.messages[seq]
+    if message.tool is not None and message.tool.status == "ok":
+        tool = message.tool.model_copy(update={"status": "error"})
+        state.replace(message.model_copy(update={"tool": tool}))

@@ -37,6 +37,8 @@ class Thread:
     """Call id → seq of its tool message."""
     names: dict[str, str] = field(default_factory=dict)
     """Call id → tool name (the output says which call it closes, not what it was)."""
+    failed: set[str] = field(default_factory=set)
+    """Ids of the MCP calls Codex marked failed (``_compat.MCP_CALL_ITEM``)."""
     previous_total: Counts | None = None
     response: list[int] = field(default_factory=list)
     """Seqs of the messages of the model response still waiting for its token count."""

@@ -8,7 +8,8 @@ A rollout line is ``{"timestamp", "ordinal"?, "type", "payload"}``. Conversation
 is in ``response_item`` lines (the model's input/output items); lifecycle is in
 ``event_msg`` lines (``task_started``, ``task_complete``, ``turn_aborted``,
 ``token_count``). Codex also writes events that repeat the items (``item_completed``,
-``user_message``, ``agent_message``, ``agent_reasoning``): they are skipped.
+``user_message``, ``agent_message``, ``agent_reasoning``): they are skipped, but for the
+one fact only an ``item_completed`` holds: that an MCP call failed.
 
 A sub-agent is a thread of its own with its own rollout; its messages join the same flat
 list, each with ``parent_tool_id`` set to the ``spawn_agent`` call that started it, and its
@@ -29,12 +30,13 @@ from ...schema import Message, ModelUsage, SessionSummary, State
 from .. import ReadResult, TranscriptReader, TranscriptRef
 from ..kit import CorruptLine, JsonlTail, Line, collector_paused
 from ..kit import iso_time as _timestamp
+from . import _compat
 from ._items import (
     Counts,
     counts,
 )
 from ._limits import quota_error, rate_limits
-from ._response_items import response_item, tool_image
+from ._response_items import mcp_call_completed, response_item, tool_image
 from ._rollouts import resolve_pending
 from ._threads import RolloutState, Thread
 
@@ -255,6 +257,10 @@ class CodexTranscriptReader(TranscriptReader):
                 self._compaction(thread, line, thread.summary or "")
         elif kind == "error":
             self._state.lifecycle(thread, str(payload.get("message") or "Error"), "error", line)
+        elif kind == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, dict) and item.get("type") == _compat.MCP_CALL_ITEM:
+                mcp_call_completed(self._state, thread, item)
 
     def _turn_context(self, payload: dict[str, Any]) -> None:
         mode = payload.get("collaboration_mode")

@@ -8,7 +8,8 @@ event ``{type, data, id, timestamp, parentId}`` a line:
 - ``assistant.message`` (``reasoningText``, ``content``, ``toolRequests[{toolCallId, name,
   arguments}]``, ``apiCallId``) is one model call's answer, its ``session.usage_record``
   written just before it (``usage.apiCallId``);
-- ``tool.execution_complete`` (``toolCallId``, ``success``, ``result.content``) closes a call;
+- ``tool.execution_complete`` (``toolCallId``, ``success``, ``result.content``, or for a
+  failed call ``error.message``) closes a call;
 - ``permission.requested`` / ``permission.completed`` bracket an approval prompt;
 - an ``ask_user`` call is a question form and an ``exit_plan_mode`` call plan mode's
   review, each open until its ``tool.execution_complete``;
@@ -377,10 +378,14 @@ class CopilotTranscriptReader(TranscriptReader):
         result = data.get("result") if isinstance(data.get("result"), dict) else {}
         assert isinstance(result, dict)
         output = result.get("content")
+        error = data.get("error") if isinstance(data.get("error"), dict) else {}
+        assert isinstance(error, dict)
+        said = str(error.get("message") or "")
         tool = message.tool.model_copy(
             update={
                 "status": "ok" if data.get("success") else "error",
-                "output": output if isinstance(output, str) else None,
+                # A failed call has no result: what went wrong is its error's message.
+                "output": output if isinstance(output, str) else said or None,
             }
         )
         if message.tool.id not in self._asking or message.dialog is None:
@@ -388,10 +393,6 @@ class CopilotTranscriptReader(TranscriptReader):
         del self._asking[message.tool.id]
         self._answered.discard(message.tool.id)
         if message.dialog.kind == "plan":
-            error = data.get("error") if isinstance(data.get("error"), dict) else {}
-            assert isinstance(error, dict)
-            said = str(error.get("message") or "")
-            tool = tool.model_copy(update={"output": tool.output or said or None})
             ended = plan_ended(message.dialog, bool(data.get("success")), said)
             return [self._update(index, tool=tool, dialog=ended)]
         detailed = result.get("detailedContent")

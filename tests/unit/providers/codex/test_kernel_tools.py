@@ -122,14 +122,36 @@ def test_another_servers_prompt_is_left_to_the_terminal(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("fixture", "status", "outcome"),
-    [("kernel_approve.jsonl", "ok", "approved"), ("kernel_reject.jsonl", "error", "rejected")],
+    [
+        ("kernel_approve.jsonl", "ok", "approved"),
+        ("kernel_reject.jsonl", "error", "rejected"),
+        ("kernel_error.jsonl", "error", "approved"),
+    ],
 )
 def test_the_call_reads_back_under_its_hook_name(fixture: str, status: str, outcome: str) -> None:
     chat = read_transcript(CODEX / fixture, provider="codex")
     [card] = [m for m in chat.messages if m.tool is not None]
     assert card.tool is not None and card.tool.name == RUN_PYTHON
-    assert card.tool.input == {"code": "x = len(df)"}
+    assert card.tool.input == {"code": "x = len(df)" if "error" not in fixture else "df['missing']"}
     assert card.tool.status == status
     assert get_provider("codex").approval_outcome(card.tool) == outcome
     if outcome == "rejected":
         assert card.tool.output == "user cancelled MCP tool call (rejected)"
+
+
+@pytest.mark.parametrize("output_first", [False, True])
+def test_a_failed_mcp_call_reads_failed_in_either_order(tmp_path: Path, output_first: bool) -> None:
+    # Codex says an MCP call failed only in its item_completed event; its output is text.
+    lines = (CODEX / "kernel_error.jsonl").read_text().splitlines()
+    [done] = [i for i, line in enumerate(lines) if '"McpToolCall"' in line]
+    [output] = [i for i, line in enumerate(lines) if '"function_call_output"' in line]
+    assert done < output  # as 0.171.0 writes them
+    if output_first:
+        lines[done], lines[output] = lines[output], lines[done]
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n".join(lines) + "\n")
+    chat = read_transcript(rollout, provider="codex")
+    [card] = [m for m in chat.messages if m.tool is not None]
+    assert card.tool is not None and card.tool.status == "error"
+    assert "KeyError: 'missing'" in (card.tool.output or "")
+    assert get_provider("codex").approval_outcome(card.tool) == "approved"

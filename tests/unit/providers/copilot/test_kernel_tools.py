@@ -77,3 +77,17 @@ def test_recorded_prompts_read_as_approve_reject_with_the_code() -> None:
         assert dialog.tool_name == RUN_PYTHON
         assert [o.label for o in dialog.questions[0].options] == ["Approve", "Reject"]
         assert dialog.body == f"```python\n{name} = len(df)\nprint('rows:', {name})\n```"
+
+
+def test_a_failed_call_reads_failed_with_what_went_wrong() -> None:
+    # A failed call has no result: its error's message is what the model was told.
+    path = FIXTURES / "copilot" / "kernel_error.jsonl"
+    reader = CopilotTranscriptReader(TranscriptRef(transcript_id="k", path=path))
+    reader.read()
+    [card] = [m for m in reader.messages if m.tool is not None and m.tool.name == RUN_PYTHON]
+    assert card.tool is not None and card.tool.status == "error"
+    assert "KeyError: 'missing'" in (card.tool.output or "")
+    assert card.dialog is not None and (card.dialog.status, card.dialog.outcome) == (
+        "answered",
+        "approved",
+    )
