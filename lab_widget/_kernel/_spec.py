@@ -15,7 +15,14 @@ from ..errors import KernelToolsError, MissingDependencyError
 from ..provider import ToolServer
 from ._notebook import current_notebook
 
-__all__ = ["ASKING", "READING", "SERVER_NAME", "kernel_tool_server", "this_kernel_connection_file"]
+__all__ = [
+    "ASKING",
+    "CALL_TIMEOUT",
+    "READING",
+    "SERVER_NAME",
+    "kernel_tool_server",
+    "this_kernel_connection_file",
+]
 
 SERVER_NAME = "kernel"
 """The server's name: the agent sees its tools as this server's."""
@@ -25,6 +32,12 @@ ASKING = ("run_python", "insert_cell")
 
 READING = ("list_variables", "describe", "notebook_cells")
 """The tools that only read the kernel or the notebook, allowed without asking."""
+
+CALL_TIMEOUT = 360.0
+"""Seconds the CLI gives one call before it gives up: longer than the server's own limits
+(``_server.DEFAULT_WAIT`` for a running cell, then ``DEFAULT_TIMEOUT`` for the code), so a
+long cell ends in the kernel's own words, never in a CLI's cut-off at 60 s while the code
+runs on."""
 
 
 def this_kernel_connection_file() -> Path:
@@ -76,5 +89,10 @@ def kernel_tool_server(connection_file: Path | None = None) -> ToolServer:
     here = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
     return ToolServer(
-        SERVER_NAME, command, env={"PYTHONPATH": path}, asking=ASKING, reading=READING
+        SERVER_NAME,
+        command,
+        env={"PYTHONPATH": path},
+        asking=ASKING,
+        reading=READING,
+        call_timeout=CALL_TIMEOUT,
     )

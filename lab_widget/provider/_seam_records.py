@@ -94,6 +94,9 @@ class ToolServer:
     """Tools the user approves call by call (the CLI must ask before each)."""
     reading: tuple[str, ...] = ()
     """Tools that only read: allowed without asking."""
+    call_timeout: float | None = None
+    """Seconds one call may take at the longest (the server ends it by then): the CLI is
+    told to wait that long where its own limit could be shorter. ``None``: its own."""
 
     RUN_ID_ENV: ClassVar[str] = "LAB_WIDGET_RUN_ID"
     """The variable that tells a started server the id of the run it serves."""

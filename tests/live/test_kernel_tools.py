@@ -216,3 +216,36 @@ def test_a_cell_waiting_on_the_run_runs_the_calls_it_waits_for(
         assert "`df`: pandas DataFrame, 7 rows × 1 columns" in described_df
         assert "rows: 7" in counted
         assert run_cell(kernel, "run.stop()", "stop").status == "ok"
+
+
+CUT_OFF = ("codex", "kilo", "mistral-vibe", "opencode")
+"""The CLIs whose own limit on one call is 60 s, told the server's (``call_timeout``)."""
+
+
+@pytest.mark.parametrize("provider_id", CUT_OFF)
+def test_the_cli_gives_a_call_the_time_the_server_asks_for(
+    lab_home: Path,
+    workdir: Path,
+    kernel: KernelManager,
+    provider_id: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The run gives calls 360 s; told 5 s instead, the CLI gives up on a 12 s call at 5 s:
+    # the limit reaches it (without it, its own 60 s cut a 70 s cell short).
+    monkeypatch.setattr("lab_widget._kernel._spec.CALL_TIMEOUT", 5.0)
+    code = "import time\ntime.sleep(12)\nslept = 1"
+    turn = [
+        Reply(tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": code})]),
+        Reply("That took too long."),
+    ]
+    model = ScriptedModel(rules=[Rule("sleep", turn)], fallback="ok")
+    with Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file) as run:
+        run.send("please sleep a while")
+        assert run.wait(timeout=120) == "question", run.screen()
+        run.answer("approve", timeout=60)
+        assert run.wait(timeout=120) == "idle", run.screen()
+        [card] = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON[provider_id]]
+        assert card.tool is not None and card.tool.status == "error", card.tool
+        # Cut off by the CLI, not ended by the server: the code ran on to its end.
+        assert "slept" not in (card.tool.output or "")
+    assert user_value(kernel, "slept") == "1"

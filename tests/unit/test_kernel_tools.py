@@ -22,6 +22,8 @@ from lab_widget import Run
 from lab_widget._kernel import kernel_tool_server, this_kernel_connection_file
 from lab_widget._kernel._desk import Desk, desk_folder
 from lab_widget._kernel._notebook import cells_text
+from lab_widget._kernel._server import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from lab_widget._kernel._spec import CALL_TIMEOUT
 from lab_widget.compat import PINS
 from lab_widget.errors import KernelToolsError, RemoteKernelToolsError
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
@@ -280,3 +282,8 @@ def test_a_mode_that_never_asks_is_refused_with_kernel_tools(
         get_provider("claude-code").plan_spawn(request)
     # The same run without the kernel's tools may bypass: it is the user's choice.
     get_provider("claude-code").plan_spawn(replace(request, tool_servers=()))
+
+
+def test_the_cli_is_told_to_wait_longer_than_the_server_can_take() -> None:
+    # A CLI that gave up first would report a failure while the code ran on in the kernel.
+    assert CALL_TIMEOUT > DEFAULT_WAIT + DEFAULT_TIMEOUT

@@ -322,6 +322,12 @@ of their reading tools: ``prompt`` asks before every call, whatever the approval
 ``approve`` runs the tool without asking. (``auto``, the default, lets the CLI decide from
 the tool's annotations and the policy.) The same evidence."""
 
+MCP_CALL_TIMEOUT = "tool_timeout_sec"
+"""The key of an ``mcp_servers.<server>`` table that sets, in seconds, how long the CLI waits
+for one of its calls. The run sets it from the server's ``call_timeout`` (a kernel cell of
+70 s ran to its end without it; the limit is set so that no default decides; with 5 s a 12 s
+call is cut at 5 s, live: ``tests/live/test_kernel_tools.py -k time_the_server``)."""
+
 MCP_STARTUP: dict[str, object] = {"required": True, "startup_timeout_sec": 60}
 """Each run's server is ``required``: the CLI waits for it before the first request (an
 optional one is left behind when it is slower to start than the TUI, and that turn's

@@ -84,18 +84,20 @@ def _toml_key(key: str) -> str:
 
 
 def toml_inline(value: object) -> str:
-    """``value`` (strings, booleans, integers, lists and tables of them) as one TOML
-    inline value.
+    """``value`` (strings, booleans, numbers, lists and tables of them) as one TOML inline
+    value.
 
     Examples
     --------
     >>> toml_inline({"command": "py", "args": ["-m", "k"], "env": {}, "required": True, "n": 6})
     '{command = "py", args = ["-m", "k"], env = {}, required = true, n = 6}'
+    >>> toml_inline({"tool_timeout_sec": 5.0})
+    '{tool_timeout_sec = 5.0}'
     """
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int | float):
+        return repr(value)
     if isinstance(value, dict):
         pairs = (f"{_toml_key(str(k))} = {toml_inline(v)}" for k, v in value.items())
         return "{" + ", ".join(pairs) + "}"
@@ -137,6 +139,11 @@ def tool_server_overrides(servers: Sequence[ToolServer]) -> list[str]:
             "args": list(server.command[1:]),
             "env": dict(server.env),
             **_compat.MCP_STARTUP,
+            **(
+                {}
+                if server.call_timeout is None
+                else {_compat.MCP_CALL_TIMEOUT: server.call_timeout}
+            ),
             # Every tool asks unless named below, so a tool the server adds later asks too.
             "default_tools_approval_mode": asking,
             "tools": {tool: {"approval_mode": reading} for tool in server.reading},

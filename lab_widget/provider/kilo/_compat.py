@@ -139,6 +139,12 @@ on the run's server. Kilo's "Allow always" would write an allow rule into the us
 server keeps in memory (an "always" reply, ``/auto-approve``'s allow-everything, both only
 reachable from the TUI for these tools) are evaluated after the config's."""
 
+MCP_CALL_TIMEOUT = "timeout"
+"""As OpenCode's (:data:`lab_widget.provider.opencode._compat.MCP_CALL_TIMEOUT`): a server's
+``mcp`` entry's ``timeout``, in milliseconds, is how long the CLI waits for each of its
+calls (``strings``: ``experimental?.mcp_timeout`` beside it; live: ``tests/live/
+test_kernel_tools.py -k time_the_server``)."""
+
 STARTUP = None
 """Kilo shows no start-up screen to accept (an isolated home, the scripted model)."""
 

@@ -199,6 +199,13 @@ ENV_TOOLS = "VIBE_TOOLS"
 ``mcp_servers`` entry is ``name``, ``transport = "stdio"``, ``command``, ``args``, ``env``
 (same evidence as :data:`MCP_TOOLS`)."""
 
+MCP_CALL_TIMEOUT = "tool_timeout_sec"
+"""The key of an ``mcp_servers`` entry that sets, in seconds, how long the CLI waits for one
+of its calls (3.0.2's ``MCPServer`` field, default 60: a kernel cell of 70 s was cut at
+60 s, "The provided tool call failed", while the code ran on). The run sets it from the
+server's ``call_timeout``; with a 5 s limit a 12 s call is cut at 5 s (live:
+``tests/live/test_kernel_tools.py -k time_the_server``)."""
+
 ASKING_ENV = {"VIBE_ENABLE_AUTO_APPROVE": "false", "VIBE_BYPASS_TOOL_PERMISSIONS": "false"}
 """A run with asking tools of its own servers: ``enable_auto_approve = false`` takes away
 the auto-approve agent and ``--yolo``/``--auto-approve`` and clamps

@@ -78,6 +78,9 @@ def tool_server_env(servers: Sequence[ToolServer]) -> dict[str, str]:
     ('py', 'false')
     >>> json.loads(env["VIBE_TOOLS"])
     {'kernel_run': {'permission': 'ask'}, 'kernel_ls': {'permission': 'always'}}
+    >>> slow = ToolServer("kernel", ["k"], call_timeout=360)
+    >>> json.loads(tool_server_env([slow])["VIBE_MCP_SERVERS"])[0]["tool_timeout_sec"]
+    360
     """
     name = _compat.MCP_PERMISSIONS.tool
     tools: dict[str, dict[str, str]] = {}
@@ -91,6 +94,7 @@ def tool_server_env(servers: Sequence[ToolServer]) -> dict[str, str]:
             "command": s.command[0],
             "args": list(s.command[1:]),
             "env": dict(s.env),
+            **({} if s.call_timeout is None else {_compat.MCP_CALL_TIMEOUT: s.call_timeout}),
         }
         for s in servers
     ]

@@ -474,6 +474,15 @@ reading one. The rules are evaluated last match first (``findLast`` over the mer
 rules), so the run's rules, merged last, decide for its own tools (the same evidence as
 :data:`MCP_TOOLS`)."""
 
+MCP_CALL_TIMEOUT = "timeout"
+"""The key of a server's ``mcp`` entry that sets, in milliseconds, how long the CLI waits on
+it: to connect and list its tools, and for each call (``experimental.mcp_timeout`` else;
+then the MCP SDK's 60 s). Without it a kernel cell of 70 s was cut at 60 s ("MCP error
+-32001: Request timed out") while the code ran on; with it a 5 s limit cuts a 12 s call at
+5 s (live: ``tests/live/test_kernel_tools.py -k time_the_server``; ``strings``: the tools'
+``timeout`` is ``config.timeout ?? experimental.mcp_timeout``). The run sets it from the
+server's ``call_timeout``."""
+
 MESSAGE_PATH = "/session/{session}/message/{message}"
 """``GET`` answers ``{info, parts}``; the tool part whose ``callID`` a permission request
 names holds the call's arguments in ``state.input`` while it waits (``running``) (the same

@@ -90,12 +90,13 @@ def tool_server_config(
     names: ToolServerNames,
     inline: str | None = None,
     permission: object = None,
+    timeout_key: str = _compat.MCP_CALL_TIMEOUT,
 ) -> dict[str, object]:
     """The inline config (the family's ``*_CONFIG_CONTENT``) that gives the CLI ``servers``
     over stdio, each asking tool asked before every call and each reading one allowed, merged
     over ``inline``, the user's own inline config if any (kept where it is valid JSON), and
     after the rules ``permission`` (a run's ``permission`` option, or the user's rules from
-    the environment), kept.
+    the environment), kept. A server's ``call_timeout`` goes in as ``timeout_key`` (ms).
 
     Examples
     --------
@@ -103,6 +104,9 @@ def tool_server_config(
     >>> config = tool_server_config([server], _compat.MCP_TOOLS, '{"permission": {"*": "ask"}}')
     >>> config["mcp"]["kernel"]["command"], config["permission"]
     (['python', '-m', 'k'], {'*': 'ask', 'kernel_run': 'ask', 'kernel_ls': 'allow'})
+    >>> slow = ToolServer("kernel", ["k"], call_timeout=360)
+    >>> tool_server_config([slow], _compat.MCP_TOOLS)["mcp"]["kernel"]["timeout"]
+    360000
     """
     try:
         config = json.loads(inline) if inline else {}
@@ -113,12 +117,15 @@ def tool_server_config(
     given_mcp = config.get("mcp")
     mcp: dict[str, object] = dict(given_mcp) if isinstance(given_mcp, dict) else {}
     for s in servers:
-        mcp[s.name] = {
+        entry: dict[str, object] = {
             "type": "local",
             "command": list(s.command),
             "environment": dict(s.env),
             "enabled": True,
         }
+        if s.call_timeout is not None:
+            entry[timeout_key] = round(s.call_timeout * 1000)
+        mcp[s.name] = entry
     # Rules given as one word cover every tool; the run's rules must come after them.
     rules = {**_rules(config.get("permission")), **_rules(permission)}
     for s in servers:

@@ -164,7 +164,13 @@ class OpenCodeProvider(kit.TuiProvider):
             # Merged after every config, the user's rules from the environment would come
             # after the run's: they go before them in the run's inline config instead.
             permission = _json_or_none(os.environ.get(family.permission_env))
-        config = tool_server_config(request.tool_servers, names, inline, permission)
+        config = tool_server_config(
+            request.tool_servers,
+            names,
+            inline,
+            permission,
+            timeout_key=self.couplings.MCP_CALL_TIMEOUT,
+        )
         env[family.config_content_env] = json.dumps(config)
         return asking_tools(request.tool_servers, names)
 
