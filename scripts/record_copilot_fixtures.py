@@ -124,12 +124,20 @@ def tools(run: Run, model: ScriptedModel) -> None:
     run.wait(timeout=30)
 
 
-def approve(run: Run, model: ScriptedModel) -> None:
-    run.send("please make one", ready_timeout=120)
-    _until(run, lambda r: r.pending_dialog is not None)
-    run.answer("Approve")
-    _until(run, _said("Made."))
-    run.wait(timeout=30)
+def _approving(prompt: str, said: str) -> Callable[[Run, ScriptedModel], None]:
+    """A scenario that sends ``prompt``, approves the call it asks for and waits for ``said``."""
+
+    def play(run: Run, model: ScriptedModel) -> None:
+        run.send(prompt, ready_timeout=120)
+        _until(run, lambda r: r.pending_dialog is not None)
+        run.answer("Approve")
+        _until(run, _said(said))
+        run.wait(timeout=30)
+
+    return play
+
+
+approve = _approving("please make one", "Made.")
 
 
 def reject(run: Run, model: ScriptedModel) -> None:
@@ -174,12 +182,7 @@ def kernel(run: Run, model: ScriptedModel) -> None:
     assert run.wait(timeout=30) == "idle", run.screen()
 
 
-def kernel_error(run: Run, model: ScriptedModel) -> None:
-    run.send("please show the missing column", ready_timeout=120)
-    _until(run, lambda r: r.pending_dialog is not None)
-    run.answer("Approve")
-    _until(run, _said("That column does not exist."))
-    run.wait(timeout=30)
+kernel_error = _approving("please show the missing column", "That column does not exist.")
 
 
 def plan(run: Run, model: ScriptedModel) -> None:
