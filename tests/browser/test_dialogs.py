@@ -5,8 +5,9 @@ JupyterLab in Debian's Chromium, on each agent's real pinned CLI (on the scripte
   the notebook's kernel: the first ask is approved, the second approved for the run, and the
   third is then approved by the run itself (no form, the state never ``question``), each call
   shown answered;
-- every agent with a question tool asks two questions: one answered by picking an option,
-  the other by typing an answer of the user's own.
+- every agent with a question tool asks its questions: one answered by picking an option,
+  one by typing an answer of the user's own, and, where the tool takes them, one with
+  several answers ticked.
 
 One JupyterLab and one page serve every agent (a cell each): each test starts its agent's run
 in its own cell, having stopped the one before.
@@ -64,18 +65,26 @@ DATABASE = {"question": "Which database should we use?", "header": "Database",
 INTERFACE = {"question": "Which interface?", "header": "Interface",
              "options": [{"label": "CLI", "description": "a terminal"},
                          {"label": "Web", "description": "a browser"}]}
+FEATURES = {"question": "Which features?", "header": "Features",
+            "options": [{"label": "Auth", "description": "sign-in"},
+                        {"label": "Export", "description": "CSV files"},
+                        {"label": "Search", "description": "full text"}]}
 ASK = {
     "claude-code": ToolUse("AskUserQuestion", {"questions": [
-        {**DATABASE, "multiSelect": False}, {**INTERFACE, "multiSelect": False}]}),
+        {**DATABASE, "multiSelect": False}, {**INTERFACE, "multiSelect": False},
+        {**FEATURES, "multiSelect": True}]}),
     "codex": ToolUse("request_user_input", {"questions": [
         {**DATABASE, "id": "db"}, {**INTERFACE, "id": "ui"}]}),
-    "copilot": ToolUse("ask_user", {"message": "Two choices.", "requestedSchema": {
+    "copilot": ToolUse("ask_user", {"message": "A few choices.", "requestedSchema": {
         "properties": {
             "db": {"type": "string", "title": "Database", "enum": ["SQLite", "Postgres"]},
             "ui": {"type": "string", "title": "Interface"},
+            "features": {"type": "array", "title": "Features",
+                         "items": {"type": "string", "enum": ["Auth", "Export", "Search"]}},
         },
-        "required": ["db", "ui"]}}),
-    "opencode": ToolUse("question", {"questions": [DATABASE, INTERFACE]}),
+        "required": ["db", "ui", "features"]}}),
+    "opencode": ToolUse("question", {"questions": [
+        DATABASE, INTERFACE, {**FEATURES, "multiple": True}]}),
 }
 # The mode an agent's question tool works in (Codex refuses it in its default mode).
 ASKS_ONLY_IN = {"codex": "/plan"}
@@ -100,6 +109,10 @@ run
 QUESTION_AGENTS = ["claude-code", "codex", "copilot", "opencode"]
 """The agents whose pinned CLI has a question tool (Gemini CLI, Qwen Code, Kilo Code and
 Mistral Vibe have none)."""
+
+MANY_ANSWERS = {"claude-code", "copilot", "opencode"}
+"""The agents whose question tool also takes a question with several answers (Codex's
+``request_user_input`` takes one answer a question)."""
 
 QUESTION_CELL = """
 for earlier in lab_widget.runs():
@@ -213,7 +226,7 @@ def test_two_approvals_in_two_turns_then_one_the_run_gives(lab_page: Any, agent:
 
 
 @pytest.mark.parametrize("agent", QUESTION_AGENTS)
-def test_two_questions_one_picked_one_typed(lab_page: Any, agent: str) -> None:
+def test_questions_picked_typed_and_several_answers(lab_page: Any, agent: str) -> None:
     try:
         chat = chat_of(lab_page, 1 + len(AGENTS) + QUESTION_AGENTS.index(agent))
         send(chat, "ask me")
@@ -227,11 +240,19 @@ def test_two_questions_one_picked_one_typed(lab_page: Any, agent: str) -> None:
         if other.count():  # a question with options takes a typed answer as "Other"
             other.check()
         interface.locator(".lw-freetext").fill("a notebook widget")
+        expected = [(["Postgres"], None), ([], "a notebook widget")]
+        if agent in MANY_ANSWERS:
+            features = form.locator("fieldset.lw-question[data-header='Features']")
+            features.locator("input[value='Auth']").check()
+            features.locator("input[value='Export']").check()
+            expected.append((["Auth", "Export"], None))
         chat.locator(".lw-dialog-submit").click()
         outcome = chat.locator(".lw-dialog[data-status='answered'] .lw-dialog-outcome")
         outcome.wait_for(timeout=90_000)
         assert "Database → Postgres" in outcome.inner_text()
         assert "a notebook widget" in outcome.inner_text()
+        if agent in MANY_ANSWERS:
+            assert "Features → Auth, Export" in outcome.inner_text()
         chat.locator(".lw-msg", has_text="Thanks, noted.").wait_for(timeout=90_000)
         if agent == "claude-code":
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -239,10 +260,7 @@ def test_two_questions_one_picked_one_typed(lab_page: Any, agent: str) -> None:
         [run] = lab_widget.runs()
         [dialog] = [m.dialog for m in run.messages if m.dialog is not None]
         assert dialog.answers is not None
-        assert [(a.selected, a.text) for a in dialog.answers] == [
-            (["Postgres"], None),
-            ([], "a notebook widget"),
-        ]
+        assert [(a.selected, a.text) for a in dialog.answers] == expected
         run.stop()
     except BaseException:
         show_failure(lab_page)

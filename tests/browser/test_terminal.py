@@ -115,23 +115,18 @@ def take_over(page: Any) -> None:
 
 
 def close_terminal(page: Any) -> None:
-    """Close the pane the user sees open, until none shows open.
+    """Close the pane with one click, and see that no view of the chat shows it open.
 
     A settled run's display is brought up to date a moment after its turn ends, and
-    JupyterLab draws the new view before it drops the old one: a click may land on either.
+    JupyterLab draws the new view before it drops the old one: the click may land on either,
+    and the other must not open it again.
     """
-
-    def none_open() -> bool:
-        toggles = page.locator(f"{PANE}[data-open='true'] .lw-term-toggle")
-        if toggles.count() == 0:
-            return True
-        try:
-            toggles.first.click(timeout=2_000)
-        except PlaywrightError:
-            pass  # the view went meanwhile
-        return False
-
-    assert retry_until(none_open, 10), page.locator(PANE).count()
+    page.locator(f"{PANE}[data-open='true'] .lw-term-toggle").first.click()
+    page.wait_for_function(
+        "(sel) => document.querySelectorAll(sel).length === 0",
+        arg=f"{PANE}[data-open='true']",
+        timeout=10_000,
+    )
 
 
 def shot(page: Any, tmp_path: Path, name: str) -> None:
