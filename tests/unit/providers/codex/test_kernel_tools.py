@@ -121,18 +121,20 @@ def test_another_servers_prompt_is_left_to_the_terminal(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("fixture", "status", "outcome"),
+    ("fixture", "code", "status", "outcome"),
     [
-        ("kernel_approve.jsonl", "ok", "approved"),
-        ("kernel_reject.jsonl", "error", "rejected"),
-        ("kernel_error.jsonl", "error", "approved"),
+        ("kernel_approve.jsonl", "x = len(df)", "ok", "approved"),
+        ("kernel_reject.jsonl", "x = len(df)", "error", "rejected"),
+        ("kernel_error.jsonl", "df['missing']", "error", "approved"),
     ],
 )
-def test_the_call_reads_back_under_its_hook_name(fixture: str, status: str, outcome: str) -> None:
+def test_the_call_reads_back_under_its_hook_name(
+    fixture: str, code: str, status: str, outcome: str
+) -> None:
     chat = read_transcript(CODEX / fixture, provider="codex")
     [card] = [m for m in chat.messages if m.tool is not None]
     assert card.tool is not None and card.tool.name == RUN_PYTHON
-    assert card.tool.input == {"code": "x = len(df)" if "error" not in fixture else "df['missing']"}
+    assert card.tool.input == {"code": code}
     assert card.tool.status == status
     assert get_provider("codex").approval_outcome(card.tool) == outcome
     if outcome == "rejected":
