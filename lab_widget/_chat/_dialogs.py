@@ -36,11 +36,14 @@ class DialogOverlay:
         # Warnings for answers the agent recorded differently: shown on the dialog's
         # message (same seq).
         self._mismatch: dict[str, str] = {}
+        # Approvals whose call the run's own tool server began (so they were approved)
+        # while the transcript still has them waiting (see ._begun).
+        self._begun: set[str] = set()
 
     @property
     def active(self) -> bool:
         """Whether any message may show otherwise than its reader has it."""
-        return bool(self._mismatch or self._approvals or self._chosen)
+        return bool(self._mismatch or self._approvals or self._chosen or self._begun)
 
     @property
     def approvals(self) -> bool:
@@ -66,6 +69,10 @@ class DialogOverlay:
         """
         if signalled is not None and _resolved(signalled.tool_id, messages):
             signalled = None  # the transcript already has its result
+        if signalled is not None and signalled.tool_id in self._begun:
+            signalled = None
+        if from_transcript is not None and from_transcript.tool_id in self._begun:
+            from_transcript = None
         if signalled is not None and (
             from_transcript is None or from_transcript.tool_id != signalled.tool_id
         ):
@@ -81,6 +88,18 @@ class DialogOverlay:
         """The option a permission prompt was answered with."""
         self._chosen[tool_id] = label
 
+    def note_begun(self, tool_id: str) -> None:
+        """The call of the approval ``tool_id`` began: it was approved."""
+        self._begun.add(tool_id)
+
+    def prompted_approval(self, tool_id: str) -> Dialog | None:
+        """The approval a permission prompt made of the call ``tool_id``, if one did."""
+        return self._approvals.get(tool_id)
+
+    def begun(self, tool_id: str | None) -> bool:
+        """Whether the approval ``tool_id`` was answered by its call beginning."""
+        return tool_id in self._begun
+
     def note_mismatch(self, tool_id: str, warning: str) -> None:
         """The agent recorded other answers to a dialog than intended."""
         self._mismatch[tool_id] = warning
@@ -90,9 +109,14 @@ class DialogOverlay:
         tool = message.tool
         if message.dialog is None and tool is not None and tool.id in self._approvals:
             approval = self._approvals[tool.id]
-            if tool.status != "running":
-                # How it was answered is the provider's to read from the call's result.
-                outcome = self._provider.approval_outcome(tool)
+            if tool.status != "running" or tool.id in self._begun:
+                # How it was answered is the provider's to read from the call's result;
+                # a call that began was approved.
+                outcome = (
+                    "approved"
+                    if tool.status == "running"
+                    else self._provider.approval_outcome(tool)
+                )
                 chosen = self._chosen.get(tool.id)
                 said = _SAID.get(chosen or "", outcome) if outcome == "approved" else outcome
                 approval = approval.model_copy(
@@ -104,6 +128,16 @@ class DialogOverlay:
                 )
             message = message.model_copy(update={"kind": "dialog", "dialog": approval})
         dialog = message.dialog
+        if dialog is not None and dialog.status == "pending" and dialog.tool_id in self._begun:
+            chosen = self._chosen.get(dialog.tool_id or "")
+            dialog = dialog.model_copy(
+                update={
+                    "status": "answered",
+                    "outcome": _SAID.get(chosen or "", "approved"),
+                    "answers": [Answer(selected=[chosen])] if chosen else dialog.answers,
+                }
+            )
+            message = message.model_copy(update={"dialog": dialog})
         chosen = self._chosen.get(dialog.tool_id or "") if dialog is not None else None
         if (
             dialog is not None

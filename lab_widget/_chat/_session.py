@@ -25,6 +25,7 @@ from ..provider import (
     TranscriptRef,
 )
 from ..schema import Dialog, Message, SessionSummary, State
+from ._begun import BegunCalls, calls_folder
 from ._dialogs import DialogOverlay
 from ._epochs import EpochFollow
 from ._events import ChatEvent, Epoch, Listener, Listeners, wait_until
@@ -40,6 +41,9 @@ _RESTATE_EVERY = 1.0
 # waits: a TUI's ready signal may count only once it has settled (a moment after the event
 # that brought it), and no other event may follow when the screen was answered in the TUI.
 _READY_RECHECKS = (2.0, 5.0)
+
+_BEGUN_LOOKBACK = 50
+"""Messages looked back over for an approval whose call began: it is one of the last."""
 
 _CHORE_EVERY = 0.2
 """Seconds between a main-thread wait's chores (:meth:`ChatSession.serve_between_waits`)."""
@@ -67,6 +71,7 @@ class ChatSession:
         self._changed = threading.Condition(self._lock)
         self._follow = EpochFollow(provider, context)
         self._dialogs = DialogOverlay(provider)
+        self._calls = BegunCalls(calls_folder(context.runtime_dir))
         self._work = WorkMarks()
         self._listeners = Listeners(self._lock)
         self._ended = False
@@ -117,6 +122,7 @@ class ChatSession:
                 self.blocker = None
             reading = self._follow.read(self._shown)
             reset = reading.reset
+            begun = self._note_begun_locked()
             self._work.read(reset=reset, prompted=reading.prompted, count=self._follow.count)
             if self._work.clear_pending:
                 echoed = any(self._is_clear(m) for m in reading.changed)
@@ -125,12 +131,20 @@ class ChatSession:
             signals_moved = signature != self._signature
             self._signature = signature
             state = self._state_locked()
-            if reading.changed or reset or state != before or signals_moved:
+            if reading.changed or reset or state != before or signals_moved or begun is not None:
                 changed = (
                     self.messages_locked()
                     if reset
                     else [self._dialogs.overlay(m) for m in reading.changed]
                 )
+                if begun is not None and not reset:
+                    seen = {m.seq for m in changed}
+                    changed += [
+                        m
+                        for m in self.messages_locked()
+                        if m.dialog is not None and m.dialog.tool_id == begun and m.seq not in seen
+                    ]
+                    changed.sort(key=lambda m: m.seq)
                 if signals_moved and not reset and self._dialogs.approvals:
                     # A permission prompt turns an existing tool message into a dialog.
                     seen = {m.seq for m in changed}
@@ -144,6 +158,38 @@ class ChatSession:
                 self._changed.notify_all()
             if live is not None and signals_moved:
                 self._sweep(live)
+
+    def _note_begun_locked(self) -> str | None:
+        """An approval still waiting whose call the run's own tool server began (so the
+        user approved it), now noted as answered; ``None`` when there is none.
+        """
+        if self._ended or not self._calls.folder.is_dir():
+            return None
+        calls = self._calls.read()
+        if not calls:
+            return None
+        # The one the agent waits on, and those still shown waiting: a CLI that stops
+        # asking once answered may still record the call as waiting for its approval, or
+        # as a plain running call a permission prompt made a dialog.
+        running: dict[str, dict[str, object]] = {}
+        waiting: list[Dialog] = []
+        for message in self._follow.messages[-_BEGUN_LOOKBACK:]:
+            if message.tool is not None and message.tool.status == "running":
+                running[message.tool.id] = message.tool.input
+                prompted = self._dialogs.prompted_approval(message.tool.id)
+                if prompted is not None:
+                    waiting.append(prompted)
+            if message.dialog is not None and message.dialog.status == "pending":
+                waiting.append(message.dialog)
+        pending = self._pending_locked()
+        for dialog in [*([pending] if pending is not None else []), *reversed(waiting)]:
+            tool_id = dialog.tool_id
+            if dialog.kind != "approval" or not tool_id or self._dialogs.begun(tool_id):
+                continue
+            if any(call.answers(dialog, running.get(tool_id)) for call in calls):
+                self._dialogs.note_begun(tool_id)
+                return tool_id
+        return None
 
     def _is_clear(self, message: Message) -> bool:
         command = self.provider.meta.clear_command
@@ -163,6 +209,8 @@ class ChatSession:
     def watch_paths(self) -> list[Path]:
         """The folders whose changes may mean something new to read (the tailer's watch)."""
         paths = self.provider.watch_paths(self.context)
+        if self._calls.folder.is_dir():
+            paths.append(self._calls.folder)
         if self.transcript_id is not None:
             ref = self.provider.locate_transcript(self.context, None)
             if ref is not None:
@@ -235,6 +283,11 @@ class ChatSession:
         if tool_id:
             with self._lock:
                 self._dialogs.note_chosen(tool_id, label)
+
+    def begun(self, tool_id: str | None) -> bool:
+        """Whether the approval ``tool_id`` reads answered because its call began."""
+        with self._lock:
+            return self._dialogs.begun(tool_id)
 
     def note_mismatch(self, tool_id: str, warning: str) -> None:
         """Show on a dialog's message that the agent recorded other answers than intended."""

@@ -15,11 +15,13 @@ import base64
 import json
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 
+from .._chat._begun import BegunCalls
 from ..errors import KernelToolsError
 from ..provider import ToolServer
 from ._inkernel import expression
@@ -45,12 +47,20 @@ def build_server(
     *,
     notebook: Path | None = None,
     run_id: str | None = None,
+    calls: Path | None = None,
     wait: float = DEFAULT_WAIT,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> MCPServer:
-    """The server over ``link``; ``notebook`` is the file the kernel serves, if known, and
-    ``run_id`` the run whose chat takes the inserted cells.
+    """The server over ``link``; ``notebook`` is the file the kernel serves, if known,
+    ``run_id`` the run whose chat takes the inserted cells, and ``calls`` the folder where
+    that run reads which approved calls began (:mod:`lab_widget._chat._begun`).
     """
+    begun = BegunCalls(calls) if calls is not None else None
+
+    def running(tool: str, **arguments: str) -> AbstractContextManager[None]:
+        # Only approved calls reach the server: one that runs answers its approval.
+        return begun.running(SERVER_NAME, tool, arguments) if begun is not None else nullcontext()
+
     server = MCPServer(
         SERVER_NAME,
         instructions=(
@@ -72,7 +82,8 @@ def build_server(
     )
     def run_python(code: str) -> CallToolResult:
         try:
-            done = link.execute(code, wait=wait, timeout=timeout)
+            with running("run_python", code=code):
+                done = link.execute(code, wait=wait, timeout=timeout)
         except KernelToolsError as exc:
             return _text(str(exc), error=True)
         content: list[ContentBlock] = [TextContent(type="text", text=done.summary())]
@@ -127,7 +138,8 @@ def build_server(
                 "your answer instead; the user can insert it from the chat.",
                 error=True,
             )
-        return _evaluated(link, expression("insert_cell_json", run_id, code), wait, str)
+        with running("insert_cell", code=code):
+            return _evaluated(link, expression("insert_cell_json", run_id, code), wait, str)
 
     return server
 
@@ -175,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
             link,
             notebook=args.notebook,
             run_id=os.environ.get(ToolServer.RUN_ID_ENV),
+            calls=Path(os.environ[ToolServer.CALLS_ENV])
+            if ToolServer.CALLS_ENV in os.environ
+            else None,
             wait=args.wait,
             timeout=args.timeout,
         ).run()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .._chat._begun import calls_folder
 from .._chat._session import ChatSession
 from .._home import Holder, RunRecord, lab_home, runtime_dir, socket_path
 from .._install import find_binary
@@ -160,13 +161,16 @@ def launch(
         worktrees_home=lab_home() / "worktrees",
     )
     context = RunContext(run_id=run_id, cwd=workspace.cwd, runtime_dir=folder_of_run)
+    calls = calls_folder(folder_of_run)
+    if tool_servers:
+        calls.mkdir(mode=0o700, exist_ok=True)  # there from the start, for the chat's watch
     request = SpawnRequest(
         context=context,
         binary=_binary(provider_id, provider),
         model=model,
         endpoint=endpoint,
         options=options,
-        tool_servers=tuple(server.for_run(run_id) for server in tool_servers),
+        tool_servers=tuple(server.for_run(run_id, calls) for server in tool_servers),
     )
     tmux = runner()
     first: str | None = None

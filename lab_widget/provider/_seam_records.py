@@ -101,15 +101,25 @@ class ToolServer:
     RUN_ID_ENV: ClassVar[str] = "LAB_WIDGET_RUN_ID"
     """The variable that tells a started server the id of the run it serves."""
 
-    def for_run(self, run_id: str) -> ToolServer:
-        """The server as the run ``run_id`` starts it: its id in :attr:`RUN_ID_ENV`.
+    CALLS_ENV: ClassVar[str] = "LAB_WIDGET_CALLS"
+    """The variable that names the folder where a started server notes each call of an
+    asking tool while it runs: the run takes such a call as its approval's answer."""
+
+    def for_run(self, run_id: str, calls: Path | None = None) -> ToolServer:
+        """The server as the run ``run_id`` starts it: its id in :attr:`RUN_ID_ENV`, and
+        its ``calls`` folder, if any, in :attr:`CALLS_ENV`.
 
         Examples
         --------
         >>> ToolServer("kernel", ("python",)).for_run("r1").env
         {'LAB_WIDGET_RUN_ID': 'r1'}
+        >>> ToolServer("kernel", ("python",)).for_run("r1", Path("/rt/calls")).env
+        {'LAB_WIDGET_RUN_ID': 'r1', 'LAB_WIDGET_CALLS': '/rt/calls'}
         """
-        return replace(self, env={**self.env, self.RUN_ID_ENV: run_id})
+        env = {**self.env, self.RUN_ID_ENV: run_id}
+        if calls is not None:
+            env[self.CALLS_ENV] = str(calls)
+        return replace(self, env=env)
 
     def stdio(self) -> dict[str, object]:
         """The server as most CLIs' ``mcpServers`` entries give a stdio server.

@@ -40,6 +40,8 @@ DESCRIBE = {
 
 CODE = "x = len(df)"
 CALL = CODE + "\nprint('rows:', x)"
+SLOW = "import time\ntime.sleep(8)\n" + CALL
+"""Code that runs on well after its approval was given."""
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
@@ -54,20 +56,29 @@ def kernel() -> Iterator[KernelManager]:
 
 
 def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
-    """A run whose model asks to run ``CALL`` in the kernel for each of two prompts, and
-    code that raises for a third."""
-    turn = [
-        Reply(
-            "Let me count them in your kernel.",
-            tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": CALL})],
-        ),
-        Reply("Done: x holds the row count."),
-    ]
+    """A run whose model asks to run ``CALL`` in the kernel for each of two prompts (``SLOW``
+    when asked to go slowly), and code that raises for a third."""
+
+    def turn_with(code: str) -> list[Reply]:
+        return [
+            Reply(
+                "Let me count them in your kernel.",
+                tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": code})],
+            ),
+            Reply("Done: x holds the row count."),
+        ]
+
+    turn = turn_with(CALL)
     missing = [
         Reply(tools=[model_call(provider_id, RUN_PYTHON[provider_id], {"code": "df['missing']"})]),
         Reply("That column does not exist."),
     ]
-    rules = [Rule("again", turn), Rule("count the rows", turn), Rule("missing", missing)]
+    rules = [
+        Rule("slowly", turn_with(SLOW)),
+        Rule("again", turn),
+        Rule("count the rows", turn),
+        Rule("missing", missing),
+    ]
     model = ScriptedModel(rules=rules, fallback="ok")
     return Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file)
 
@@ -98,15 +109,23 @@ def test_run_python_rejected_untouched_approved_sets_the_variable_and_an_error_c
         assert run.wait(timeout=120) == "idle", run.screen()
         assert user_value(kernel, "'x' in globals()") == "False"
 
-        ask(run, provider_id, "please try that again")
+        ask(run, provider_id, "please try that again, slowly")
         final = run.answer("approve")
         assert (final.status, final.outcome) == ("answered", "approved")
+        # Answered as soon as the code began, though some CLIs record the approval only
+        # with the call's result: the chat no longer asks while the code runs.
+        assert run.pending_dialog is None
+        assert run.state == "working", run.screen()
+        slow = [m for m in run.messages if m.tool and m.tool.input.get("code") == SLOW]
+        # No result yet (a CLI that writes the call only with its result shows no card).
+        assert all(m.tool.status == "running" for m in slow if m.tool), slow
+        assert not [m for m in run.messages if m.dialog and m.dialog.status == "pending"]
         assert run.wait(timeout=120) == "idle", run.screen()
         assert user_value(kernel, "x") == "7"
         cards = [m for m in run.messages if m.tool and m.tool.name == RUN_PYTHON[provider_id]]
         assert [c.tool.status for c in cards if c.tool is not None][-1] == "ok"
         card = cards[-1]
-        assert card.tool is not None and card.tool.input.get("code") == CALL
+        assert card.tool is not None and card.tool.input.get("code") == SLOW
         assert "rows: 7" in (card.tool.output or "")
 
         run.send("show the missing column")

@@ -19,6 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 
 import lab_widget
 from lab_widget import Run
+from lab_widget._chat._begun import BegunCall, BegunCalls
 from lab_widget._kernel import kernel_tool_server, this_kernel_connection_file
 from lab_widget._kernel._desk import Desk, desk_folder
 from lab_widget._kernel._notebook import cells_text
@@ -29,6 +30,7 @@ from lab_widget.errors import KernelToolsError, RemoteKernelToolsError
 from lab_widget.provider import Endpoint, RunContext, SpawnRequest, get_provider
 from tests.support.kernels import fresh_client, running_kernel, user_value
 from tests.support.paths import ROOT
+from tests.support.waiting import retry_until
 
 README = ROOT / "README.md"
 
@@ -50,10 +52,11 @@ def call(
     arguments: dict[str, Any],
     *extra: str,
     run_id: str | None = None,
+    calls: Path | None = None,
 ) -> Any:
     spec = kernel_tool_server(Path(kernel.connection_file))
-    if run_id is not None:
-        spec = spec.for_run(run_id)
+    if run_id is not None or calls is not None:
+        spec = spec.for_run(run_id or "r", calls)
     params = StdioServerParameters(
         command=spec.command[0], args=[*spec.command[1:], *extra], env=dict(spec.env)
     )
@@ -165,6 +168,28 @@ def test_a_cell_waiting_on_a_run_runs_the_calls_left_on_its_desk(
     assert user_value(kernel, "served") == "3"
     desk = desk_folder(Path(kernel.connection_file).resolve())
     assert list(desk.iterdir()) == []
+
+
+def test_a_call_is_noted_for_the_run_while_it_runs(kernel: KernelManager, tmp_path: Path) -> None:
+    # The note is how a run learns that the approval it shows was given (see _chat._begun).
+    release = tmp_path / "release"
+    code = f"while not __import__('os').path.exists({str(release)!r}):\n    pass\nnoted = 1"
+    calls = BegunCalls(tmp_path / "calls")
+    done: list[Any] = []
+    caller = threading.Thread(
+        target=lambda: done.append(call(kernel, "run_python", {"code": code}, calls=calls.folder))
+    )
+    caller.start()
+    try:
+        assert retry_until(lambda: bool(calls.read()), 60)
+        assert calls.read() == [BegunCall("kernel", "run_python", {"code": code})]
+    finally:
+        release.touch()
+        caller.join(60)
+    assert done and not done[0].is_error
+    assert calls.read() == []
+    call(kernel, "describe", {"name": "df"}, calls=calls.folder)
+    assert list(calls.folder.iterdir()) == []  # reading tools are not approved: not noted
 
 
 def test_a_call_is_run_by_the_waiting_cell_or_withdrawn_never_both(tmp_path: Path) -> None:
