@@ -117,26 +117,25 @@ class JsonlTail:
         with f:
             while data := f.read(_CHUNK):
                 chunk = self._partial + data if self._partial else data
-                end = chunk.rfind(b"\n")
-                if end < 0:
-                    self._partial = chunk
+                # One split in C, rather than a search and a copy per line; the last piece
+                # is the partial line (empty after a final newline).
+                lines = chunk.split(b"\n")
+                self._partial = lines.pop()
+                if not lines:
                     continue
-                complete, self._partial = chunk[: end + 1], chunk[end + 1 :]
+                complete = len(chunk) - len(self._partial)
                 if len(self._head) < _HEAD and self.offset == len(self._head):
-                    self._head += complete[: _HEAD - len(self._head)]
-                self.offset += len(complete)
+                    self._head += chunk[: min(complete, _HEAD - len(self._head))]
+                self.offset += complete
                 number = self.lines
-                self.lines += complete.count(b"\n")
-                yield from self._parse(complete, number)
+                self.lines += len(lines)
+                yield from self._parse(lines, number)
 
-    def _parse(self, complete: bytes, number: int) -> Iterator[Line | CorruptLine]:
-        start = 0
+    def _parse(self, lines: list[bytes], number: int) -> Iterator[Line | CorruptLine]:
         skip = self._skip
-        while (end := complete.find(b"\n", start)) >= 0:
-            raw = complete[start:end]
-            start = end + 1
+        for raw in lines:
             number += 1
-            if not raw or raw.isspace() or (skip is not None and skip(raw)):
+            if not raw or (skip is not None and skip(raw)) or raw.isspace():
                 continue
             try:
                 yield Line(number, _loads(raw))

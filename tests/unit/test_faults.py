@@ -17,12 +17,15 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lab_widget import Run, RunEndedError
 from lab_widget._chat._session import ChatSession
 from lab_widget._runtime._tailer import Tailer
 from lab_widget.provider import (
     JsonlTail,
+    Line,
     RunContext,
     TranscriptReader,
     TranscriptRef,
@@ -224,6 +227,56 @@ def test_tail_notices_a_replaced_file_of_the_same_size(tmp_path: Path) -> None:
     assert tail.rewound
     path.write_bytes(b'{"n": 3}\n{"n": 4}\n')  # rewritten in place without a vanish
     assert [x.value for x in tail.read()] == [{"n": 3}, {"n": 4}]  # type: ignore[union-attr]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.dictionaries(st.text(max_size=5), st.integers(), max_size=3).map(
+                lambda d: json.dumps(d).encode()
+            ),
+            st.sampled_from([b"", b"  ", b"not json", b'{"cut":']),
+        ),
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=4),
+    chunk=st.integers(min_value=1, max_value=16),
+)
+def test_tail_reads_every_line_once_with_its_number_however_the_bytes_arrive(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    lines: list[bytes],
+    cuts: list[int],
+    chunk: int,
+) -> None:
+    # Appends cut anywhere (mid-line too), read in chunks smaller than a line.
+    monkeypatch.setattr("lab_widget.provider._jsonl._CHUNK", chunk)
+    data = b"".join(line + b"\n" for line in lines)
+    path = tmp_path / f"{uuid.uuid4().hex}.jsonl"
+    path.write_bytes(b"")
+    tail = JsonlTail(path)
+    got: list[tuple[str, int, object]] = []
+    start = 0
+    for cut in [*sorted(c % (len(data) + 1) for c in cuts), len(data)]:
+        with path.open("ab") as f:
+            f.write(data[start:cut])
+        start = max(start, cut)
+        for item in tail.read():
+            value = item.value if isinstance(item, Line) else item.raw
+            got.append((type(item).__name__, item.number, value))
+    wanted: list[tuple[str, int, object]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            wanted.append(("Line", number, json.loads(line)))
+        except ValueError:
+            wanted.append(("CorruptLine", number, line))
+    assert got == wanted
+    assert tail.offset == len(data) and tail.lines == len(lines)
 
 
 READOPT = """

@@ -187,11 +187,12 @@ _UNUSED_TYPES = (
     b"tools-used",
     b"queue-operation",
 )
-_UNUSED_PREFIXES = tuple(b'{"type":"' + kind + b'"' for kind in _UNUSED_TYPES)
 # An attachment entry (context the CLI adds to a request: environment, skills, prompt
 # snapshots; half of a 2.1.332 file's bytes) starts with its chain keys, then its payload.
-_ATTACHMENT = re.compile(
-    rb'\{"parentUuid":(?:null|"[0-9a-f-]*"),"isSidechain":(?:true|false),"attachment":\{'
+# One pattern for both shapes: a line is looked at once.
+_UNUSED = re.compile(
+    rb'\{(?:"type":"(?:' + b"|".join(re.escape(kind) for kind in _UNUSED_TYPES) + rb')"'
+    rb'|"parentUuid":(?:null|"[0-9a-f-]*"),"isSidechain":(?:true|false),"attachment":\{)'
 )
 
 
@@ -209,4 +210,4 @@ def unused_line(raw: bytes) -> bool:
     >>> unused_line(b'{"type":"api-request","params":{}}'), unused_line(b'{"type":"user"}')
     (False, False)
     """
-    return raw.startswith(_UNUSED_PREFIXES) or _ATTACHMENT.match(raw) is not None
+    return _UNUSED.match(raw) is not None
