@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases
 import dialogs
+import kernel
 import remote
 import startup
 import summaries
@@ -44,6 +45,7 @@ SECTIONS = [
     "terminal",
     "remote",
     "dialogs",
+    "kernel",
 ]
 
 
@@ -79,6 +81,14 @@ def main() -> int:
     )
     parser.add_argument("--keys", type=int, default=40, help="keystrokes per terminal round")
     parser.add_argument("--dialog-runs", type=int, default=5, help="runs per dialog figure")
+    parser.add_argument("--kernel-runs", type=int, default=3, help="runs per kernel figure")
+    parser.add_argument(
+        "--kernel-providers",
+        nargs="+",
+        choices=kernel.PROVIDERS,
+        default=kernel.PROVIDERS,
+        help="CLIs whose kernel-code approval is timed",
+    )
     args = parser.parse_args()
     selected = [s for s in (args.only or SECTIONS) if s not in args.skip]
 
@@ -111,6 +121,7 @@ def main() -> int:
         "terminal": terminal,
         "remote": lambda: remote.remote(args.probes, args.sends),
         "dialogs": lambda: dialogs.dialogs(args.dialog_runs),
+        "kernel": lambda: kernel.kernel(args.kernel_runs, args.kernel_providers),
     }
     rows = machine_rows()
     started = time.perf_counter()
