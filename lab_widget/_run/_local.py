@@ -248,7 +248,11 @@ class LocalBackend:
             first()
 
     def _on_exit(self) -> None:
-        self.chat.refresh()  # read what the agent wrote last
+        try:
+            self.chat.refresh()  # read what the agent wrote last
+        except Exception:
+            # Whatever the last read met, the agent has gone: the run must say it ended.
+            log.exception("reading run %s's last lines failed", self.context.run_id)
         self.chat.mark_ended(self.terminal.exit_screen)
         self.tailer.stop(timeout=0)
         self._announce(False)

@@ -200,6 +200,22 @@ def test_tmux_session_killed_ends_the_run(lab_home: Path, workdir: Path) -> None
     assert_ends_cleanly(run)
 
 
+def test_a_last_read_that_fails_still_ends_the_run(
+    lab_home: Path, workdir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    run = fake_run(workdir)
+    chat = local_parts(run).chat
+
+    def broken() -> None:
+        raise OSError("the transcript went away mid-read")
+
+    chat.refresh = broken  # type: ignore[method-assign]  # the read the exit makes
+    socket = str(local_parts(run).terminal.runner.socket_path)
+    subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
+    assert_ends_cleanly(run)
+    assert "reading run" in caplog.text and "the transcript went away" in caplog.text
+
+
 def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: Path) -> None:
     with fake_run(workdir) as run:
         path = local_parts(run).context.runtime_dir / "transcript.jsonl"
