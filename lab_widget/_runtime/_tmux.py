@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import select
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +25,8 @@ from ._typed_input import input_commands, sanitize_input
 
 __all__ = ["TmuxRunner", "TmuxTerminal", "input_commands", "sanitize_input"]
 
+log = logging.getLogger(__name__)
+
 # Variables that describe the launching process's own terminal, not the agent's.
 _HOST_ONLY = frozenset(
     {"TERM", "TMUX", "TMUX_PANE", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES"}
@@ -31,6 +35,30 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 KILL_GRACE = 2.0
 """Seconds an agent gets to exit after each signal when its session is killed."""
+
+_KILL_TRIES = 5
+"""Times a tmux command of a kill is sent when it fails without saying the session is gone
+(a server too busy to take the connection): a stop must not leave the agent running."""
+
+_GONE = (
+    "can't find session",
+    "can't find pane",
+    "no server running",
+    "(No such file",
+    "(Connection refused",
+)
+"""What tmux says when the session, or its whole server, no longer exists."""
+
+
+def _gone(error: TmuxError) -> bool:
+    """Whether a failed tmux command failed because the session is gone.
+
+    Examples
+    --------
+    >>> _gone(TmuxError("can't find session: board")), _gone(TmuxError("server exited"))
+    (True, False)
+    """
+    return any(mark in str(error) for mark in _GONE)
 
 
 def _pidfd(pid: int) -> int | None:
@@ -195,13 +223,10 @@ class TmuxTerminal:
         """End the session: the agent gets SIGHUP; one still running after ``grace``
         seconds gets SIGTERM, then SIGKILL (some CLIs ignore the hang-up).
         """
-        pid = self.pid()
+        pid = self._pid_for_kill()
         fd = _pidfd(pid) if pid is not None else None
         self.capture_final()
-        try:
-            self._tmux("kill-session", "-t", f"={self.session_name}")
-        except TmuxError:
-            pass
+        self._kill_session()
         if fd is None:
             return
         try:
@@ -214,6 +239,34 @@ class TmuxTerminal:
                     return
         finally:
             os.close(fd)
+
+    def _pid_for_kill(self) -> int | None:
+        # As pid(), asked again while tmux fails for another reason than the pane's end.
+        for attempt in range(_KILL_TRIES):
+            try:
+                out = self._tmux(
+                    "display-message", "-p", "-t", self.target, "#{pane_dead} #{pane_pid}"
+                )
+            except TmuxError as exc:
+                if _gone(exc):
+                    return None
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            dead, _, pid = out.strip().partition(" ")
+            return int(pid) if dead == "0" and pid.isdigit() else None
+        return None
+
+    def _kill_session(self) -> None:
+        for attempt in range(_KILL_TRIES):
+            try:
+                self._tmux("kill-session", "-t", f"={self.session_name}")
+            except TmuxError as exc:
+                if _gone(exc):
+                    return
+                log.warning("killing tmux session %s failed: %s", self.session_name, exc)
+                time.sleep(0.1 * (attempt + 1))
+                continue
+            return
 
     @property
     def attach_command(self) -> str:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from lab_widget import Run, RunEndedError
 from lab_widget._chat._session import ChatSession
 from lab_widget._runtime._tailer import Tailer
+from lab_widget.errors import TmuxError
 from lab_widget.provider import (
     JsonlTail,
     Line,
@@ -34,6 +35,7 @@ from lab_widget.provider import (
 from tests.support.fake_provider import FakeProvider
 from tests.support.local import local_parts
 from tests.support.paths import FIXTURES, ROOT
+from tests.support.waiting import retry_until
 
 
 class FileProvider(FakeProvider):
@@ -214,6 +216,31 @@ def test_a_last_read_that_fails_still_ends_the_run(
     subprocess.run(["tmux", "-S", socket, "kill-session", "-t", run.id], check=True)
     assert_ends_cleanly(run)
     assert "reading run" in caplog.text and "the transcript went away" in caplog.text
+
+
+def test_stop_ends_the_agent_though_tmux_fails_once_for_a_passing_reason(
+    lab_home: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = fake_run(workdir)
+    terminal = local_parts(run).terminal
+    pid = terminal.pid()
+    assert pid is not None
+    real, failed = terminal._tmux, []
+
+    def busy_once(*args: str, data: bytes | None = None) -> str:
+        if args[0] in ("display-message", "kill-session") and args[0] not in failed:
+            failed.append(args[0])  # as a server too busy to take the connection says
+            raise TmuxError("server exited unexpectedly")
+        return real(*args, data=data)
+
+    monkeypatch.setattr(terminal, "_tmux", busy_once)
+    run.stop()
+    assert failed == ["display-message", "kill-session"]
+    socket = str(terminal.runner.socket_path)
+    alive = subprocess.run(["tmux", "-S", socket, "has-session", "-t", f"={run.id}"], check=False)
+    assert alive.returncode != 0
+    # Ended (its parent, the tmux server, reaps it a moment later).
+    assert retry_until(lambda: not Path(f"/proc/{pid}").exists(), 5), pid
 
 
 def test_deleted_transcript_resets_and_keeps_following(lab_home: Path, workdir: Path) -> None:
