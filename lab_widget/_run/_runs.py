@@ -12,6 +12,7 @@ from .._remote._transports import Host
 from .._runtime._tmux import TmuxTerminal
 from .._widgets import RunList
 from ..errors import RunNotFoundError, RunStoppedWarning
+from ..provider.kit import iso_time
 from ._launch import runner
 from ._local import LocalBackend
 from ._registry import find, live_records
@@ -55,9 +56,22 @@ def runs(host: str | Host | None = None) -> RunList[Run]:
             continue  # a spare is no run until one adopts it (listed by spares())
         if _orphaned(record, terminal):
             continue  # a run this process follows too: its own reading sees it end
-        existing = find(record.run_id)
-        found.append(existing if isinstance(existing, Run) else adopt(record, terminal))
+        existing = _followed(record)
+        found.append(existing if existing is not None else adopt(record, terminal))
     return RunList(found, spares=pool)
+
+
+def _followed(record: RunRecord) -> Run | None:
+    """The object this process holds for the run of ``record``, if it holds one.
+
+    An object of the same id that has ended, or that stands for a run another lab home
+    started (a name used again), is not it: the record's run is adopted instead, rather
+    than handing back an object whose stop() cannot reach the agent that now runs.
+    """
+    existing = find(record.run_id)
+    if not isinstance(existing, Run) or existing.state == "ended":
+        return None
+    return existing if existing.started_at == iso_time(record.created) else None
 
 
 def _orphaned(record: RunRecord, terminal: TmuxTerminal) -> bool:

@@ -20,8 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import lab_widget
 from lab_widget import Run, RunEndedError
 from lab_widget._chat._session import ChatSession
+from lab_widget._run._registry import register
 from lab_widget._runtime._tailer import Tailer
 from lab_widget.errors import TmuxError
 from lab_widget.provider import (
@@ -336,6 +338,26 @@ run.send("from the new kernel")
 run.wait_for(lambda r: r.messages[-1].text == "echo: from the new kernel", 10)
 print(json.dumps({"found": found, "history": history, "states": states}))
 """
+
+
+def test_runs_adopts_the_live_run_not_an_ended_one_of_the_same_name(
+    lab_home: Path, workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A name used again: this process still holds the first "twin", ended, while the lab
+    # home it now uses has another "twin" running (started by another process).
+    ended = Run("fake", cwd=workdir, name="twin")
+    ended.stop()
+    monkeypatch.setenv("LAB_WIDGET_HOME", str(tmp_path / "other-home"))
+    live = Run("fake", cwd=workdir, name="twin")
+    try:
+        register(ended)  # as if the live one were another process's
+        [found] = lab_widget.runs()
+        assert found is not ended
+        assert found.state != "ended" and found.started_at == live.started_at
+        found.stop()  # reaches the agent that runs now
+        assert live.wait_for(lambda r: r.state == "ended", 10), live.state
+    finally:
+        live.stop()
 
 
 def test_kernel_restart_readopts_every_run_with_full_history(lab_home: Path, workdir: Path) -> None:
