@@ -280,7 +280,7 @@ def test_tail_notices_a_replaced_file_of_the_same_size(tmp_path: Path) -> None:
 @given(
     lines=st.lists(
         st.one_of(
-            st.dictionaries(st.text(max_size=5), st.integers(), max_size=3).map(
+            st.dictionaries(st.text(max_size=5), st.integers(-(2**63), 2**63 - 1), max_size=3).map(
                 lambda d: json.dumps(d).encode()
             ),
             st.sampled_from([b"", b"  ", b"not json", b'{"cut":']),
