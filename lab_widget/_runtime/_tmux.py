@@ -61,6 +61,23 @@ def _gone(error: TmuxError) -> bool:
     return any(mark in str(error) for mark in _GONE)
 
 
+_PID_QUERY = ("display-message", "-p", "-t")
+_PID_FORMAT = "#{pane_dead} #{pane_pid}"
+
+
+def _live_pid(answer: str) -> int | None:
+    """The pane's pid from tmux's answer to :data:`_PID_FORMAT`, while the pane lives.
+
+    Examples
+    --------
+    >>> _live_pid("0 4242"), _live_pid("1 4242")
+    (4242, None)
+    """
+    dead, _, pid = answer.strip().partition(" ")
+    # A dead pane's pid may name another process by now.
+    return int(pid) if dead == "0" and pid.isdigit() else None
+
+
 def _pidfd(pid: int) -> int | None:
     # A pidfd names this very process: a pid reused after it exits is never signalled.
     try:
@@ -189,12 +206,9 @@ class TmuxTerminal:
     def pid(self) -> int | None:
         """The agent process's pid (the pane's first process), while it runs."""
         try:
-            out = self._tmux("display-message", "-p", "-t", self.target, "#{pane_dead} #{pane_pid}")
+            return _live_pid(self._tmux(*_PID_QUERY, self.target, _PID_FORMAT))
         except TmuxError:
             return None
-        dead, _, pid = out.strip().partition(" ")
-        # A dead pane's pid may name another process by now.
-        return int(pid) if dead == "0" and pid.isdigit() else None
 
     def memory(self) -> int | None:
         """Resident bytes of the agent's process and its descendants (``None`` when it is
@@ -223,10 +237,16 @@ class TmuxTerminal:
         """End the session: the agent gets SIGHUP; one still running after ``grace``
         seconds gets SIGTERM, then SIGKILL (some CLIs ignore the hang-up).
         """
-        pid = self._pid_for_kill()
+        try:
+            pid = _live_pid(self._answered(*_PID_QUERY, self.target, _PID_FORMAT))
+        except TmuxError:
+            pid = None
         fd = _pidfd(pid) if pid is not None else None
         self.capture_final()
-        self._kill_session()
+        try:
+            self._answered("kill-session", "-t", f"={self.session_name}")
+        except TmuxError:
+            pass  # gone already, or tmux never answered: the signals below still end it
         if fd is None:
             return
         try:
@@ -240,33 +260,18 @@ class TmuxTerminal:
         finally:
             os.close(fd)
 
-    def _pid_for_kill(self) -> int | None:
-        # As pid(), asked again while tmux fails for another reason than the pane's end.
+    def _answered(self, *args: str) -> str:
+        # A kill's tmux command, sent again while it fails for another reason than the
+        # session's end; raises TmuxError once the session is gone or the tries run out.
         for attempt in range(_KILL_TRIES):
             try:
-                out = self._tmux(
-                    "display-message", "-p", "-t", self.target, "#{pane_dead} #{pane_pid}"
-                )
+                return self._tmux(*args)
             except TmuxError as exc:
-                if _gone(exc):
-                    return None
+                if _gone(exc) or attempt == _KILL_TRIES - 1:
+                    raise
+                log.warning("tmux %s on session %s failed: %s", args[0], self.session_name, exc)
                 time.sleep(0.1 * (attempt + 1))
-                continue
-            dead, _, pid = out.strip().partition(" ")
-            return int(pid) if dead == "0" and pid.isdigit() else None
-        return None
-
-    def _kill_session(self) -> None:
-        for attempt in range(_KILL_TRIES):
-            try:
-                self._tmux("kill-session", "-t", f"={self.session_name}")
-            except TmuxError as exc:
-                if _gone(exc):
-                    return
-                log.warning("killing tmux session %s failed: %s", self.session_name, exc)
-                time.sleep(0.1 * (attempt + 1))
-                continue
-            return
+        raise AssertionError("unreachable")
 
     @property
     def attach_command(self) -> str:
