@@ -70,6 +70,17 @@ describe("ConversationStore", () => {
     expect(store.get(0)).toBe(first);
   });
 
+  it("reports as changed only what a delta changes", () => {
+    const { store, changes } = storeWith(text(0, "user", "a"), tool(1));
+    const same = store.get(1);
+    expect(
+      store.applyDelta(delta(0, [text(0, "user", "a"), tool(1), text(2, "assistant", "b")])),
+    ).toBe("applied");
+    expect(changes.at(-1)?.changed).toEqual([2]);
+    expect(store.get(1)).toBe(same);
+    expect(store.version).toBe(1);
+  });
+
   it("replaces everything on a reset delta", () => {
     const { store, changes } = storeWith(text(0, "user", "a"), text(1, "assistant", "b"));
     store.applyDelta(

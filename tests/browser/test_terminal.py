@@ -97,12 +97,32 @@ def screen_text(page: Any) -> str:
 
 
 def wait_screen(page: Any, text: str, timeout: float = 60_000) -> None:
+    """Wait until an open pane's screen shows ``text`` (JupyterLab may hold two views of
+    the chat for a moment while it replaces one)."""
     page.wait_for_function(
-        "([sel, t]) => (document.querySelector(sel)?.innerText ?? '')"
-        ".replace(/\\u00a0/g, ' ').includes(t)",
-        arg=[SCREEN, text],
+        "([sel, t]) => [...document.querySelectorAll(sel)].some((el) => el.innerText"
+        ".replace(/\\u00a0/g, ' ').includes(t))",
+        arg=[f"{PANE}[data-open='true'] .xterm-rows", text],
         timeout=timeout,
     )
+
+
+def open_terminal(page: Any) -> None:
+    """Open the pane with a click, and see it open.
+
+    A click that lands on a view JupyterLab is replacing opens nothing that stays, and one
+    on a pane the run has just opened by itself closes it: it clicks again until a pane
+    stays open.
+    """
+    opened = f"{PANE}[data-open='true']"
+
+    def stays_open() -> bool:
+        if page.locator(opened).count() == 0:
+            page.locator(f"{PANE}[data-open='false'] .lw-term-toggle").last.click(timeout=5_000)
+        page.wait_for_timeout(300)
+        return bool(page.locator(opened).count())
+
+    assert retry_until(stays_open, 30), "the terminal pane did not stay open"
 
 
 def take_over(page: Any) -> None:
@@ -160,7 +180,7 @@ def test_watch_the_agent_work_resize_and_hostile_output(tmp_path: Path, lab_home
         assert run.pane.runner.tmux("list-clients", "-F", "#{client_name}").strip() == ""
         assert page.locator(f"{PANE}[data-open='false']").count() == 1
 
-        page.click(f"{PANE} .lw-term-toggle")
+        open_terminal(page)
         page.wait_for_selector(f"{PANE}[data-live='true']", timeout=30_000)
         assert "read-only" in page.locator(f"{PANE} .lw-term-status").inner_text()
         # The TUI's own screen, with the pane at the view's size.
@@ -301,7 +321,7 @@ def test_a_question_answered_in_the_terminal_resolves_the_form(
         send(page, "ask me")
         form = page.locator(".lw-chat .lw-dialog-form")
         form.wait_for(timeout=60_000)
-        page.click(f"{PANE} .lw-term-toggle")
+        open_terminal(page)
         wait_screen(page, "Which database should we use?")
         shot(page, tmp_path, "terminal-question.png")
         # The picker's first option is highlighted: Enter picks it (one question: no
@@ -343,7 +363,7 @@ def test_a_saved_notebook_shows_the_last_screen_without_a_kernel(
         page.goto(lab.notebook_url("saved.ipynb"))
         run_first_cell(page)
         page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=120_000)
-        page.click(f"{PANE} .lw-term-toggle")
+        open_terminal(page)
         page.wait_for_selector(f"{PANE}[data-live='true']", timeout=30_000)
         send(page, "hello")
         wait_screen(page, "Hello from the scripted model, in the terminal too.")
@@ -369,7 +389,7 @@ def test_a_saved_notebook_shows_the_last_screen_without_a_kernel(
     with jupyter_lab(root, env, SAVE_WIDGET_STATE) as lab, chromium_page() as page:
         page.goto(lab.notebook_url("saved.ipynb"))
         page.wait_for_selector(".lw-chat", timeout=90_000)
-        page.click(f"{PANE} .lw-term-toggle")
+        open_terminal(page)
         try:
             wait_screen(page, "Hello from the scripted model, in the terminal too.", timeout=30_000)
         except Exception:

@@ -26,6 +26,7 @@ from playwright.sync_api import ViewportSize, sync_playwright
 from lab_widget._install import tools_dir as _tools_dir
 
 from .paths import ROOT
+from .waiting import retry_until
 
 CHROMIUM = "/usr/bin/chromium"
 # Without these, Chromium on this machine keeps dialling out to update and sync services.
@@ -312,6 +313,7 @@ def open_chat(tmp_path: Path, lab_home: Path, cell: str, *later: str) -> Iterato
 
 
 CONTRAST = """(el) => {
+  if (!el.isConnected) return null;
   const parse = (c) => {
     const m = c.match(/^(rgba?|color)\\(([^)]*)\\)$/);
     if (!m) return null;
@@ -346,9 +348,22 @@ CONTRAST = """(el) => {
 colour and every translucent background blended as the browser paints them)."""
 
 
-def contrast(locator: Any) -> float:
-    """The WCAG contrast ratio of the text of the element ``locator`` finds."""
-    return float(locator.evaluate(CONTRAST))
+def contrast(locator: Any, timeout: float = 10.0) -> float:
+    """The WCAG contrast ratio of the text of the element ``locator`` finds.
+
+    A message re-rendered in place replaces its element; one replaced between being found
+    and being measured has no style to read, so it is found again.
+    """
+    ratios: list[float] = []
+
+    def measured() -> bool:
+        ratio = locator.evaluate(CONTRAST)
+        if ratio is not None:
+            ratios.append(float(ratio))
+        return bool(ratios)
+
+    assert retry_until(measured, timeout), "the element kept being replaced"
+    return ratios[0]
 
 
 def use_theme(page: Any, name: str) -> None:

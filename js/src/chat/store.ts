@@ -144,17 +144,24 @@ export class ConversationStore {
       return complete ? "applied" : "gap";
     }
     const messages = [...this.#messages];
+    const changed: number[] = [];
     for (const m of incoming) {
       const last = messages[messages.length - 1];
       if (!last || last.seq < m.seq) {
         messages.push(m); // the common case: a new message at the end
+        changed.push(m.seq);
         continue;
       }
       const i = searchSeq(messages, m.seq);
-      messages.splice(i, messages[i]?.seq === m.seq ? 1 : 0, m);
+      const prev = messages[i]?.seq === m.seq ? messages[i] : undefined;
+      // A message sent again as it was is not rendered again: the user's selection and
+      // what they opened in it stay as they are.
+      if (prev && JSON.stringify(prev) === JSON.stringify(m)) continue;
+      messages.splice(i, prev ? 1 : 0, m);
+      changed.push(m.seq);
     }
     this.#set(transcriptId, delta.version, messages);
-    this.#emit({ reset: false, changed: incoming.map((m) => m.seq), removed: [] });
+    this.#emit({ reset: false, changed, removed: [] });
     return "applied";
   }
 
