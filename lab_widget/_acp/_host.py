@@ -37,7 +37,7 @@ from acp.schema import (
 
 from ..errors import AcpHandshakeError
 from ._log import INBOX, EventLog
-from ._wire import Wire, handshake, spawn
+from ._wire import Refusing, Wire, handshake, spawn
 
 __all__ = ["main"]
 
@@ -78,7 +78,7 @@ def stdio_servers(path: str | None) -> list[McpServerStdio]:
     ]
 
 
-class _Client:
+class _Client(Refusing):
     """The client half the agent calls back: permissions are asked through the log and
     answered from the inbox; files and terminals are not offered (``initialize`` says so).
     """
@@ -114,19 +114,8 @@ class _Client:
             return CancelElicitationResponse(action="cancel")
         return AcceptElicitationResponse(action="accept", content=content)
 
-    def on_connect(self, conn: Any) -> None:
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        # Methods the client does not offer (fs, terminal, elicitation): a JSON-RPC error.
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        async def refuse(*args: Any, **kwargs: Any) -> Any:
-            self.host.log.write("warning", text=f"the agent called {name}, which is not offered")
-            raise RequestError.method_not_found(name)
-
-        return refuse
+    def refused(self, name: str) -> None:
+        self.host.log.write("warning", text=f"the agent called {name}, which is not offered")
 
 
 class Host:

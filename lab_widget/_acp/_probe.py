@@ -7,10 +7,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from acp import RequestError
-
 from ..errors import AcpHandshakeError
-from ._wire import handshake, spawn
+from ._wire import Refusing, handshake, spawn
 
 __all__ = ["Probe", "declared", "probe"]
 
@@ -51,7 +49,9 @@ def declared(answer: dict[str, Any]) -> list[str]:
 async def _probe(command: list[str], env: dict[str, str], timeout: float) -> Probe:
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="lab-widget-acp-probe-") as folder:
-        wire = await spawn(command, lambda _a: _Silent(), env=env, cwd=folder, warn=problems.append)
+        wire = await spawn(
+            command, lambda _a: Refusing(), env=env, cwd=folder, warn=problems.append
+        )
         try:
             answer, latency = await handshake(wire, command, timeout)
         except AcpHandshakeError as exc:
@@ -64,22 +64,6 @@ async def _probe(command: list[str], env: dict[str, str], timeout: float) -> Pro
     return Probe(
         ok=True, latency_ms=round(latency * 1000, 1), agent=agent, capabilities=declared(raw)
     )
-
-
-class _Silent:
-    """A client that offers nothing: a probe only shakes hands."""
-
-    def on_connect(self, conn: Any) -> None:
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        async def refuse(*args: Any, **kwargs: Any) -> Any:
-            raise RequestError.method_not_found(name)
-
-        return refuse
 
 
 def probe(command: list[str], env: dict[str, str], timeout: float = 30.0) -> Probe:

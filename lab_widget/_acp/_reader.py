@@ -610,16 +610,27 @@ class AcpTranscriptReader(TranscriptReader):
             tool_name=title,
             body=body,
         )
-        key = f"permission:{request_id}"
+        self._ask(f"permission:{request_id}", request_id, dialog, at)
+
+    def _ask(self, key: str, request_id: str, dialog: Dialog, at: datetime) -> None:
+        """Show ``dialog`` as the open question of request ``request_id``."""
         self._pending[request_id] = key
         self._put(key, Message(seq=0, kind="dialog", role="assistant", dialog=dialog, timestamp=at))
 
-    def _permission_answer(self, event: dict[str, Any]) -> None:
-        request_id = str(event.get("request_id"))
+    def _asked(self, request_id: str) -> tuple[str, Message, Dialog] | None:
+        """The open question of request ``request_id`` (no longer open once asked for)."""
         key = self._pending.pop(request_id, None)
         message = self._get(key) if key else None
-        if message is None or message.dialog is None:
+        if key is None or message is None or message.dialog is None:
+            return None
+        return key, message, message.dialog
+
+    def _permission_answer(self, event: dict[str, Any]) -> None:
+        request_id = str(event.get("request_id"))
+        asked = self._asked(request_id)
+        if asked is None:
             return
+        key, message, asking = asked
         chosen = event.get("option_id")
         label = next(
             (
@@ -630,18 +641,16 @@ class AcpTranscriptReader(TranscriptReader):
             None,
         )
         if label is None:
-            dialog = message.dialog.model_copy(
-                update={"status": "dismissed", "outcome": "cancelled"}
-            )
+            dialog = asking.model_copy(update={"status": "dismissed", "outcome": "cancelled"})
         else:
             status = "rejected" if label.startswith("Reject") else "answered"
             outcome = {APPROVE: "approved", APPROVE_ALWAYS: "approved always"}.get(
                 label, "rejected"
             )
-            dialog = message.dialog.model_copy(
+            dialog = asking.model_copy(
                 update={"status": status, "outcome": outcome, "answers": [Answer(selected=[label])]}
             )
-        self._put(key or "", message.model_copy(update={"dialog": dialog}))
+        self._put(key, message.model_copy(update={"dialog": dialog}))
 
     def _elicitation(self, event: dict[str, Any], at: datetime) -> None:
         request_id = str(event.get("request_id"))
@@ -659,16 +668,14 @@ class AcpTranscriptReader(TranscriptReader):
             tool_name="elicitation",
             body=str(event.get("message", "")),
         )
-        key = f"elicitation:{request_id}"
-        self._pending[request_id] = key
-        self._put(key, Message(seq=0, kind="dialog", role="assistant", dialog=dialog, timestamp=at))
+        self._ask(f"elicitation:{request_id}", request_id, dialog, at)
 
     def _elicitation_answer(self, event: dict[str, Any]) -> None:
         request_id = str(event.get("request_id"))
-        key = self._pending.pop(request_id, None)
-        message = self._get(key) if key else None
-        if key is None or message is None or message.dialog is None:
+        asked = self._asked(request_id)
+        if asked is None:
             return
+        key, message, asking = asked
         content = event.get("content")
         fields = self.forms.get(request_id, [])
         update: dict[str, Any] = {"status": "dismissed", "outcome": "cancelled"}
@@ -679,8 +686,7 @@ class AcpTranscriptReader(TranscriptReader):
                 for f, a in zip(fields, answers, strict=True)
             )
             update = {"status": "answered", "answers": answers, "outcome": outcome}
-        dialog = message.dialog.model_copy(update=update)
-        self._put(key, message.model_copy(update={"dialog": dialog}))
+        self._put(key, message.model_copy(update={"dialog": asking.model_copy(update=update)}))
 
     def _turn_end(self, event: dict[str, Any], at: datetime) -> None:
         self._in_flight = None

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acp import PROTOCOL_VERSION
+from acp import PROTOCOL_VERSION, RequestError
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
@@ -34,7 +34,7 @@ from acp.schema import (
 from .._version import __version__
 from ..errors import AcpHandshakeError
 
-__all__ = ["LINE_LIMIT", "Wire", "handshake", "spawn"]
+__all__ = ["LINE_LIMIT", "Refusing", "Wire", "handshake", "spawn"]
 
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest line taken from an agent (a huge update is read whole, not cut)."""
@@ -243,3 +243,26 @@ async def handshake(
             f"the ACP agent `{shown}` failed initialize: {exc}" + (f"\n{said}" if said else "")
         ) from exc
     return answer, time.perf_counter() - started
+
+
+class Refusing:
+    """An ACP client that offers only the methods it defines: any other call of the agent's
+    (files, terminals, elicitation where not defined) is answered "method not found", and
+    :meth:`refused` hears of it.
+    """
+
+    def on_connect(self, conn: Any) -> None:
+        return None
+
+    def refused(self, name: str) -> None:
+        """The agent called ``name``, which this client does not offer."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        async def refuse(*args: Any, **kwargs: Any) -> Any:
+            self.refused(name)
+            raise RequestError.method_not_found(name)
+
+        return refuse

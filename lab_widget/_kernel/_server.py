@@ -37,6 +37,26 @@ DEFAULT_WAIT = 30.0
 DEFAULT_TIMEOUT = 300.0
 """Seconds the output of one ``run_python`` is collected for."""
 
+LIST_VARIABLES = (
+    "List the user's variables in the notebook kernel: name, type, and shape or length. "
+    "Secret-looking names are listed without details."
+)
+"""What the agent is told ``list_variables`` does."""
+
+DESCRIBE = (
+    "Describe one of the user's variables compactly (a DataFrame's shape, dtypes and first "
+    "rows; an array's shape and dtype; a short repr). Secrets are not shown."
+)
+"""What the agent is told ``describe`` does."""
+
+NOTEBOOK_CELLS = (
+    "The cells of the user's notebook as last saved: source, and output text where cheap. "
+    "Not available when the kernel serves no notebook (a console)."
+)
+"""What the agent is told ``notebook_cells`` does."""
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True)
+
 
 def _text(text: str, *, error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
@@ -92,33 +112,15 @@ def build_server(
         ]
         return CallToolResult(content=content, is_error=done.error is not None)
 
-    @server.tool(
-        description=(
-            "List the user's variables in the notebook kernel: name, type, and shape or "
-            "length. Secret-looking names are listed without details."
-        ),
-        annotations=ToolAnnotations(read_only_hint=True),
-    )
+    @server.tool(description=LIST_VARIABLES, annotations=_READ_ONLY)
     def list_variables() -> CallToolResult:
         return _evaluated(link, expression("variables_json"), wait, _variables_text)
 
-    @server.tool(
-        description=(
-            "Describe one of the user's variables compactly (a DataFrame's shape, dtypes and "
-            "first rows; an array's shape and dtype; a short repr). Secrets are not shown."
-        ),
-        annotations=ToolAnnotations(read_only_hint=True),
-    )
+    @server.tool(description=DESCRIBE, annotations=_READ_ONLY)
     def describe(name: str) -> CallToolResult:
         return _evaluated(link, expression("describe_json", name), wait, str)
 
-    @server.tool(
-        description=(
-            "The cells of the user's notebook as last saved: source, and output text where "
-            "cheap. Not available when the kernel serves no notebook (a console)."
-        ),
-        annotations=ToolAnnotations(read_only_hint=True),
-    )
+    @server.tool(description=NOTEBOOK_CELLS, annotations=_READ_ONLY)
     def notebook_cells() -> CallToolResult:
         if notebook is None or not notebook.is_file():
             return _text("No notebook: this kernel serves no notebook file.", error=True)

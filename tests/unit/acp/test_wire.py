@@ -5,6 +5,7 @@ a silent agent is a typed error naming its command, and nothing blocks.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from lab_widget._acp._host import main
 from lab_widget._acp._probe import probe
-from lab_widget._acp._wire import handshake, spawn
+from lab_widget._acp._wire import Refusing, handshake, spawn
 from lab_widget.errors import AcpHandshakeError
 
 # Answers initialize after three bad lines: not JSON, JSON that is no message, and an answer
@@ -32,6 +33,20 @@ sys.stdin.readline()
 """
 
 SILENT = "import time; time.sleep(30)"
+
+# Answers initialize, then asks the client to read a file and writes the client's answer to
+# the file named by its argument.
+READER = r"""
+import json, sys
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {
+    "protocolVersion": 1, "agentCapabilities": {}}}), flush=True)
+print(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "fs/read_text_file",
+                  "params": {"sessionId": "s", "path": "/etc/passwd"}}), flush=True)
+with open(sys.argv[1], "w") as out:
+    out.write(sys.stdin.readline())
+sys.stdin.readline()
+"""
 
 
 def _command(script: str) -> list[str]:
@@ -99,3 +114,29 @@ def test_the_host_logs_a_silent_agent_and_exits(tmp_path: Path) -> None:
     log = (tmp_path / "acp.jsonl").read_text()
     assert '"ev": "error"' in log and "did not answer initialize within 1 s" in log
     assert '"ev": "exit"' in log
+
+
+def test_a_method_the_client_does_not_offer_is_refused_and_heard_of(tmp_path: Path) -> None:
+    heard: list[str] = []
+    answer = tmp_path / "answer.json"
+    command = [*_command(READER), str(answer)]
+
+    class Client(Refusing):
+        def refused(self, name: str) -> None:
+            heard.append(name)
+
+    async def serve() -> None:
+        wire = await spawn(command, lambda _a: Client(), env=None, cwd=".", warn=lambda _w: None)
+        try:
+            await handshake(wire, command, 10)
+            for _ in range(200):
+                if answer.exists() and answer.read_text().endswith("\n"):
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await wire.close()
+
+    asyncio.run(serve())
+    assert heard == ["read_text_file"]
+    reply = json.loads(answer.read_text())
+    assert reply["id"] == 7 and reply["error"]["code"] == -32601  # method not found
