@@ -302,37 +302,28 @@ class CopilotTranscriptReader(TranscriptReader):
             if usage is not None:
                 self._usage.record(api, usage, model)
         self._model = model or self._model
-        reasoning = data.get("reasoningText")
-        if isinstance(reasoning, str) and reasoning:
-            # The model's reasoning rides on its answer (chat completions' streamed
-            # reasoning_content); it comes first, as the model streamed it.
-            touched.append(
-                self._add(
-                    kind="text",
-                    role="assistant",
-                    text=reasoning,
-                    thinking=True,
-                    model=model,
-                    usage=usage,
-                    native_id=f"{native}:reasoning" if native else None,
-                    timestamp=when,
+        # The model's reasoning rides on its answer (chat completions' streamed
+        # reasoning_content); it comes first, as the model streamed it. The usage goes on the
+        # first of the two shown.
+        said = (
+            (data.get("reasoningText"), True, f"{native}:reasoning" if native else None),
+            (data.get("content"), False, native),
+        )
+        for text, thinking, own_id in said:
+            if isinstance(text, str) and text:
+                touched.append(
+                    self._add(
+                        kind="text",
+                        role="assistant",
+                        text=text,
+                        thinking=thinking,
+                        model=model,
+                        usage=usage,
+                        native_id=own_id,
+                        timestamp=when,
+                    )
                 )
-            )
-            usage = None
-        text = data.get("content")
-        if isinstance(text, str) and text:
-            touched.append(
-                self._add(
-                    kind="text",
-                    role="assistant",
-                    text=text,
-                    model=model,
-                    usage=usage,
-                    native_id=native,
-                    timestamp=when,
-                )
-            )
-            usage = None
+                usage = None
         requests = data.get("toolRequests")
         self._asked_tools = bool(requests)
         for request in requests if isinstance(requests, list) else []:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lab_widget.provider import TranscriptRef
@@ -102,3 +103,24 @@ def test_an_unreadable_line_costs_one_warning(tmp_path: Path) -> None:
     reader = read("broken", path=path)
     assert reader.messages[0].level == "warning"
     assert [m.text for m in reader.messages[1:]] == ["after clear", "Hello from the script."]
+
+
+def test_reasoning_on_an_answer_comes_first_as_thinking_and_carries_its_usage(
+    tmp_path: Path,
+) -> None:
+    lines = (FIXTURES / "hello.jsonl").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if '"assistant.message"' in line)
+    event = json.loads(lines[first])
+    event["data"]["reasoningText"] = "First I greet."
+    lines[first] = json.dumps(event)
+    path = tmp_path / "reasoning.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    plain = [m for m in read("hello.jsonl").messages if m.role == "assistant"]
+    said = [m for m in read("reasoning.jsonl", path).messages if m.role == "assistant"]
+    thought, answer = said[0], said[1]
+    assert (thought.text, thought.thinking) == ("First I greet.", True)
+    assert (answer.text, answer.thinking) == ("Hello from the scripted model.", False)
+    assert thought.native_id == f"{event['id']}:reasoning" and answer.native_id == event["id"]
+    # The model call's usage is counted once, on the first message shown.
+    assert plain[0].usage is not None
+    assert thought.usage == plain[0].usage and answer.usage is None
