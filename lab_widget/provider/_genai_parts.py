@@ -1,4 +1,5 @@
-"""Google GenAI ``Content`` parts (``text``, ``functionResponse``, ``inlineData``) as the
+"""Google GenAI ``Content`` parts (``text``, ``functionCall``, ``functionResponse``,
+``inlineData``) as the
 records of Gemini CLI and of the CLIs forked from it keep them: read by a grammar record,
 each member's own context prefixes and shell-output format.
 """
@@ -10,9 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema import Attachment
+from ..schema import Attachment, ToolCall
+from ._couplings import ShellTools
 
-__all__ = ["PartsGrammar", "genai_attachments"]
+__all__ = ["PartsGrammar", "genai_attachments", "genai_call"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,3 +137,30 @@ def genai_attachments(parts: Any) -> list[Attachment]:
             if made is not None:
                 found.append(made)
     return found
+
+
+def genai_call(call: dict[str, Any], shell: ShellTools, **fields: Any) -> ToolCall:
+    """A ``functionCall`` (or a CLI's record of one, of the same keys) as a tool call: its id,
+    name and arguments, the command line ``shell`` finds in them, and ``fields``.
+
+    Examples
+    --------
+    >>> from lab_widget.provider.kit import Evidence
+    >>> shell = ShellTools(fields={"run_shell_command": "command"}, evidence=Evidence("1", "t"))
+    >>> call = genai_call({"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}},
+    ...                   shell, status="running")
+    >>> call.id, call.name, call.shell, call.status
+    ('c1', 'run_shell_command', 'ls', 'running')
+    >>> genai_call({"args": "not a dict"}, shell, status="running").input
+    {}
+    """
+    args = call.get("args")
+    given: dict[str, Any] = args if isinstance(args, dict) else {}
+    name = call.get("name")
+    return ToolCall(
+        id=str(call.get("id") or ""),
+        name=str(name or "tool"),
+        input=given,
+        shell=shell.line(str(name), given),
+        **fields,
+    )

@@ -66,7 +66,7 @@ from ._dialogs import (
     picker_options,
     picker_questions,
 )
-from ._genai_parts import PartsGrammar, genai_attachments
+from ._genai_parts import PartsGrammar, genai_attachments, genai_call
 from ._hook_session import HookSessionProvider, SessionFiles, SessionHooks
 from ._hook_signals import (
     HookSignals,
@@ -136,6 +136,7 @@ __all__ = [
     "exact",
     "find_binary",
     "genai_attachments",
+    "genai_call",
     "hook_command",
     "hook_confirmed_paste",
     "iso_time",

@@ -10,8 +10,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from ...schema import AgentScope, Message, ModelUsage, ToolCall, Usage
-from ..kit import PartsGrammar, genai_attachments
+from ...schema import AgentScope, Message, ModelUsage, Usage
+from ..kit import PartsGrammar, genai_attachments, genai_call
 from ..kit import iso_time as timestamp
 from . import _compat
 
@@ -163,7 +163,6 @@ def tool_message(
     code fails it, a cancelled call is rejected), its sub-agent, the images it returned.
     """
     status = str(call.get("status") or "")
-    args = call.get("args")
     output: str | None = None
     final = _FINAL_TOOL.get(status)
     if final is not None:
@@ -175,13 +174,9 @@ def tool_message(
         if status == "cancelled":
             output = f"{output} (rejected)".strip()
     agent_id = call.get("agentId")
-    tool = ToolCall(
-        id=str(call.get("id") or ""),
-        name=str(call.get("name") or "tool"),
-        input=args if isinstance(args, dict) else {},
-        shell=_compat.SHELL_TOOLS.line(
-            str(call.get("name")), args if isinstance(args, dict) else {}
-        ),
+    tool = genai_call(
+        call,
+        _compat.SHELL_TOOLS,
         status=final or "running",
         output=output,
         agent_id=agent_id if isinstance(agent_id, str) and agent_id else None,

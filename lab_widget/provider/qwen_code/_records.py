@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...schema import Message, ToolCall, ToolStatus, Usage
-from ..kit import genai_attachments, iso_time
+from ...schema import Message, ToolStatus, Usage
+from ..kit import genai_attachments, genai_call, iso_time
 from . import _compat
 
 __all__ = ["PARTS", "call_result", "parts", "record_usage", "response_messages", "user_message"]
@@ -90,17 +90,7 @@ def response_messages(record: dict[str, Any]) -> list[Message]:
             if text:
                 found.append(said(kind="text", text="".join(text)))
                 text = []
-            call = part["functionCall"]
-            args = call.get("args")
-            tool = ToolCall(
-                id=str(call.get("id") or ""),
-                name=str(call.get("name") or "tool"),
-                input=args if isinstance(args, dict) else {},
-                shell=_compat.SHELL_TOOLS.line(
-                    str(call.get("name")), args if isinstance(args, dict) else {}
-                ),
-                status="running",
-            )
+            tool = genai_call(part["functionCall"], _compat.SHELL_TOOLS, status="running")
             found.append(said(kind="tool", tool=tool))
     if text:
         found.append(said(kind="text", text="".join(text)))
