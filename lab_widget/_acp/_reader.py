@@ -617,20 +617,22 @@ class AcpTranscriptReader(TranscriptReader):
         self._pending[request_id] = key
         self._put(key, Message(seq=0, kind="dialog", role="assistant", dialog=dialog, timestamp=at))
 
-    def _asked(self, request_id: str) -> tuple[str, Message, Dialog] | None:
-        """The open question of request ``request_id`` (no longer open once asked for)."""
+    def _asked(self, event: dict[str, Any]) -> tuple[str, str, Message, Dialog] | None:
+        """The request ``event`` answers and its open question: request id, message key,
+        message and dialog (no longer open once asked for).
+        """
+        request_id = str(event.get("request_id"))
         key = self._pending.pop(request_id, None)
         message = self._get(key) if key else None
         if key is None or message is None or message.dialog is None:
             return None
-        return key, message, message.dialog
+        return request_id, key, message, message.dialog
 
     def _permission_answer(self, event: dict[str, Any]) -> None:
-        request_id = str(event.get("request_id"))
-        asked = self._asked(request_id)
+        asked = self._asked(event)
         if asked is None:
             return
-        key, message, asking = asked
+        request_id, key, message, asking = asked
         chosen = event.get("option_id")
         label = next(
             (
@@ -671,11 +673,10 @@ class AcpTranscriptReader(TranscriptReader):
         self._ask(f"elicitation:{request_id}", request_id, dialog, at)
 
     def _elicitation_answer(self, event: dict[str, Any]) -> None:
-        request_id = str(event.get("request_id"))
-        asked = self._asked(request_id)
+        asked = self._asked(event)
         if asked is None:
             return
-        key, message, asking = asked
+        request_id, key, message, asking = asked
         content = event.get("content")
         fields = self.forms.get(request_id, [])
         update: dict[str, Any] = {"status": "dismissed", "outcome": "cancelled"}
