@@ -195,6 +195,10 @@ class CopilotTranscriptReader(TranscriptReader):
         self._messages.append(Message(seq=len(self._messages), **fields))
         return len(self._messages) - 1
 
+    def _said(self, text: str, **fields: Any) -> int:
+        """The model's text (with ``thinking=True``, its reasoning) as a new message."""
+        return self._add(kind="text", role="assistant", text=text, **fields)
+
     def _update(self, index: int, **fields: Any) -> int:
         self._messages[index] = self._messages[index].model_copy(update=fields)
         return index
@@ -227,16 +231,7 @@ class CopilotTranscriptReader(TranscriptReader):
         elif kind == "assistant.reasoning":
             text = data.get("content")
             if isinstance(text, str) and text:
-                return [
-                    self._add(
-                        kind="text",
-                        role="assistant",
-                        text=text,
-                        thinking=True,
-                        native_id=native,
-                        timestamp=when,
-                    )
-                ]
+                return [self._said(text, thinking=True, native_id=native, timestamp=when)]
         elif kind == "tool.execution_complete":
             return self._tool_done(data)
         elif kind == _compat.HUMAN_RESPONSE:
@@ -312,10 +307,8 @@ class CopilotTranscriptReader(TranscriptReader):
         for text, thinking, own_id in said:
             if isinstance(text, str) and text:
                 touched.append(
-                    self._add(
-                        kind="text",
-                        role="assistant",
-                        text=text,
+                    self._said(
+                        text,
                         thinking=thinking,
                         model=model,
                         usage=usage,
