@@ -258,6 +258,7 @@ def run_all_cells(page: Any) -> None:
 
 def _until_it_runs(page: Any, prompt: Any, run: Callable[[], None], what: str) -> None:
     for _attempt in range(5):
+        _accept_kernel_choice(page)
         run()
         try:
             page.wait_for_function(
@@ -267,6 +268,15 @@ def _until_it_runs(page: Any, prompt: Any, run: Callable[[], None], what: str) -
         except Exception:
             continue
     pytest.fail(f"the notebook never ran {what}")
+
+
+def _accept_kernel_choice(page: Any) -> None:
+    """Pick the offered kernel where JupyterLab asks for one, as a user would (seen once
+    on a loaded machine, over a notebook whose kernel already ran its first cell)."""
+    choice = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if choice.count():
+        choice.locator(".jp-mod-accept").click()
+        choice.wait_for(state="detached", timeout=10_000)
 
 
 # -- the chat widget on a page --------------------------------------------------------------
