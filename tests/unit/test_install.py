@@ -3,7 +3,7 @@ and installing it alone never needs npm."""
 
 from __future__ import annotations
 
-import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,8 +19,10 @@ VIBE = PINS["mistral-vibe"]
 def _fake_python(folder: Path, answer: str) -> Path:
     """An executable that answers the probe as a Python of that version would."""
     script = folder / f"python-{answer.replace(' ', '.')}"
-    script.write_text(f"#!/bin/sh\necho {answer}\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    # Written by another process: a file this one wrote can still be open in a child another
+    # thread of it forks meanwhile, and running it then fails ("text file busy").
+    write = 'printf "#!/bin/sh\\necho %s\\n" "$1" > "$2" && chmod +x "$2"'
+    subprocess.run(["sh", "-c", write, "sh", answer, str(script)], check=True)
     return script
 
 
