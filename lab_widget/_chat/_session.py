@@ -346,6 +346,12 @@ class ChatSession:
             return StateFacts(dialog_pending=True, run_answers=bool(answers and answers(pending)))
         reader = self._follow.reader
         reader_state: State = reader.state if reader else "idle"
+        if reader is not None and reader_state == "question":
+            asked = reader.pending_dialog
+            if asked is not None and self._dialogs.begun(asked.tool_id):
+                # Its call began, so it was approved; the CLI's files may keep the prompt
+                # open a while longer.
+                reader_state = "working"
         live = self.provider.live_signals
         working = reader_state == "working"
         blocked = live.blocked(self.context) if live is not None and working else None

@@ -15,7 +15,7 @@ from lab_widget._chat._events import ChatEvent
 from lab_widget._chat._session import ChatSession
 from lab_widget.errors import WaitTimeoutError
 from lab_widget.provider import LiveSignals, ReadResult, RunContext, TranscriptReader, TranscriptRef
-from lab_widget.schema import Dialog, DialogAnswer, Message, Option, Question, ToolCall
+from lab_widget.schema import Dialog, DialogAnswer, Message, Option, Question, State, ToolCall
 from tests.support.fake_provider import FakeProvider, FakeReader
 
 CODE = "import time\ntime.sleep(600)"
@@ -205,3 +205,46 @@ def test_a_prompt_the_cli_stops_showing_once_answered_reads_answered_when_its_ca
         assert shown.dialog is not None
         assert (shown.dialog.status, shown.dialog.outcome) == ("answered", "approved")
         assert chat.state == "working"
+
+
+class PromptInTheFiles(FakeReader):
+    """A transcript that keeps the approval open until the CLI writes its answer, and says
+    ``question`` meanwhile (as Mistral Vibe's store does)."""
+
+    open_prompt = True
+
+    @property
+    def state(self) -> State:
+        return "question" if self.open_prompt else super().state
+
+    @property
+    def pending_dialog(self) -> Dialog | None:
+        return ASKED if self.open_prompt else None
+
+
+class PromptInTheFilesProvider(FakeProvider):
+    def open_reader(self, ref: TranscriptRef) -> TranscriptReader:
+        return PromptInTheFiles(ref)
+
+
+def test_a_prompt_the_files_keep_open_reads_working_once_its_call_begins(
+    tmp_path: Path,
+) -> None:
+    context = RunContext(run_id="r", cwd=tmp_path, runtime_dir=tmp_path / "rt")
+    calls_folder(context.runtime_dir).mkdir(parents=True)
+    (context.runtime_dir / "transcript.jsonl").write_text(
+        json.dumps({"type": "user", "text": "go"}) + "\n"
+    )
+    chat = ChatSession(PromptInTheFilesProvider(), context, terminal=None)  # type: ignore[arg-type]
+    chat.refresh()
+    assert (chat.pending_dialog, chat.state) == (ASKED, "question")
+    states: list[str] = []
+    chat.subscribe(lambda event: states.append(event.state))
+    with BegunCalls(calls_folder(context.runtime_dir)).running(
+        "kernel", "run_python", {"code": CODE}
+    ):
+        chat.refresh()
+        assert (chat.pending_dialog, chat.state) == (None, "working")
+    chat.refresh()  # the call ended; the files still hold the prompt open
+    assert chat.state == "working"
+    assert "question" not in states, states
