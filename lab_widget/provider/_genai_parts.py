@@ -1,7 +1,6 @@
 """Google GenAI ``Content`` parts (``text``, ``functionCall``, ``functionResponse``,
-``inlineData``) as the
-records of Gemini CLI and of the CLIs forked from it keep them: read by a grammar record,
-each member's own context prefixes and shell-output format.
+``inlineData``) as the records of Gemini CLI and of the CLIs forked from it keep them: read
+by a grammar record, each member's own context prefixes and shell-output format.
 """
 
 from __future__ import annotations

@@ -115,12 +115,13 @@ def open_terminal(page: Any) -> None:
     stays open.
     """
     opened = f"{PANE}[data-open='true']"
+    looks: list[bool] = []  # whether a pane was open, at each look
 
     def stays_open() -> bool:
-        if page.locator(opened).count() == 0:
+        looks.append(page.locator(opened).count() > 0)
+        if not looks[-1]:
             page.locator(f"{PANE}[data-open='false'] .lw-term-toggle").last.click(timeout=5_000)
-        page.wait_for_timeout(300)
-        return bool(page.locator(opened).count())
+        return looks[-2:] == [True, True]  # open at two looks in a row
 
     assert retry_until(stays_open, 30), "the terminal pane did not stay open"
 
