@@ -162,9 +162,12 @@ def test_rows_show_the_agents_memory_and_whether_its_kernel_still_holds_it(
     lab_home: Path, workdir: Path
 ) -> None:
     with Run("fake", cwd=workdir, name="held") as run:
+        # Run() returns while the pane's launcher still execs into the agent, whose
+        # memory for that moment is a few pages: read it once the agent is up.
+        assert run.wait_for(lambda r: r.state == "idle", timeout=30)
         row = _row(run, seen="")
         assert row["started_by"] == "this process" == run.started_by
-        # The fake agent is a small process: some hundreds of kilobytes.
+        # The fake agent is a small process: some megabytes.
         assert isinstance(row["memory_bytes"], int) and row["memory_bytes"] > 100_000
         # The record another kernel reads: started by a process that has ended.
         parts = local_parts(run)
