@@ -32,7 +32,8 @@ always had, so ``except ValueError`` and friends still work::
     │   ├── AgentBlockedError (RuntimeError)
     │   ├── WaitTimeoutError (TimeoutError)
     │   ├── ReplyDroppedError (RuntimeError)
-    │   └── NoTerminalError (RuntimeError)
+    │   ├── NoTerminalError (RuntimeError)
+    │   └── NotRestartableError (RuntimeError)
     ├── DialogError
     │   ├── DialogNotAnswerableError (RuntimeError)
     │   ├── StaleDialogError (RuntimeError)
@@ -114,6 +115,7 @@ __all__ = [
     "NoDialogError",
     "NoLoginInProgressError",
     "NoTerminalError",
+    "NotRestartableError",
     "NpmNotFoundError",
     "PythonNotFoundError",
     "RemoteError",
@@ -329,6 +331,12 @@ class AgentBlockedError(RunStateError, RuntimeError):
 
 class NoTerminalError(RunStateError, RuntimeError):
     """The view's run has no tmux pane for the terminal view to show."""
+
+
+class NotRestartableError(RunStateError, RuntimeError):
+    """``Run.restart`` on a run this process did not start here: one on another host, or
+    one an earlier kernel started (its settings are not known here). Start a new run.
+    """
 
 
 class WaitTimeoutError(RunStateError, TimeoutError):

@@ -136,6 +136,11 @@ export interface AnswerArgs {
   answers: Answer[];
 }
 
+/** Start the run's agent again, with or without the kernel's tools (`Run.restart`). */
+export interface RestartArgs {
+  kernel: boolean;
+}
+
 /** The chat view's actions (RunView) and what each carries. */
 export interface ChatActionArgs {
   send: SendArgs;
@@ -144,6 +149,7 @@ export interface ChatActionArgs {
   answer: AnswerArgs;
   /** The kernel's variables, for `@` completion; answers with a list of `Variable`. */
   variables: NoArgs;
+  restart: RestartArgs;
 }
 
 export type TerminalPaneName = "terminal";
@@ -292,6 +298,9 @@ export interface Traits {
   _snapshot: Snapshot;
   /** Names the model across its views (anywidget gives each view its own handle). */
   _view_key: string;
+  /** The agent has the kernel's tools; the header's switch restarts it with or without
+   * them (null: the run cannot be restarted here, no switch). */
+  kernel_tools: boolean | null;
   /** The run has a tmux pane the terminal pane can show (terminal.ts). */
   has_terminal: boolean;
   /** A new value opens the terminal pane (the runs dashboard's button). */

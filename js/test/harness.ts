@@ -104,6 +104,7 @@ export const INFO: RunInfo = {
   stateReason: "",
   attachCommand: "tmux -S /tmp/x.sock attach -t run-1",
   clearCommand: "/clear",
+  kernelTools: null,
 };
 
 let views: ChatView[] = [];
@@ -121,6 +122,7 @@ export function mount(
     interrupt: vi.fn<ChatActions["interrupt"]>(() => Promise.resolve()),
     clear: vi.fn<ChatActions["clear"]>(() => Promise.resolve()),
     answer: vi.fn<ChatActions["answer"]>(() => Promise.resolve()),
+    restart: vi.fn<NonNullable<ChatActions["restart"]>>(() => Promise.resolve()),
   };
   const view = new ChatView(root, actions, { store, info: { ...INFO, ...info }, ...options });
   if (!store) view.applySnapshot({ transcript_id: "t-1", version: 0, messages });

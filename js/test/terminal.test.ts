@@ -267,6 +267,20 @@ describe("TerminalPane", () => {
     expect(saves.at(-1)).toEqual({ data: "screen:$ ready", cols: 90, rows: 20, ended: true });
   });
 
+  it("opens the new session when the run's agent is started again", () => {
+    const { pane, sent, q, screen } = track(setup());
+    pane.open();
+    screen();
+    pane.receive({ kind: "term", op: "ended", reason: "gone" });
+    pane.setRunState("ended", null);
+    expect(sent.filter((m) => m.op === "open")).toHaveLength(1);
+    pane.setRunState("idle", null); // restarted
+    expect(pane.isOpen).toBe(true);
+    expect(sent.filter((m) => m.op === "open")).toHaveLength(2);
+    screen();
+    expect(q(".lw-term-status").textContent).not.toBe(STATUS.ended);
+  });
+
   it("without a kernel, shows the screen saved with the notebook", () => {
     const saved = { data: "\u001b[1msaved\u001b[0m", cols: 70, rows: 10, ended: false };
     const { pane, term, q } = track(setup({ saved, failSend: true }));

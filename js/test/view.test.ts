@@ -53,6 +53,52 @@ describe("header", () => {
   });
 });
 
+describe("the kernel tools switch", () => {
+  it("is there only for a run that can be restarted, showing what the agent has", () => {
+    expect(mount().q<HTMLElement>(".lw-kernel").hidden).toBe(true);
+    const { q, view } = mount([], { kernelTools: false });
+    expect(q<HTMLElement>(".lw-kernel").hidden).toBe(false);
+    expect(q<HTMLInputElement>(".lw-kernel-switch").checked).toBe(false);
+    view.setInfo({ kernelTools: true });
+    expect(q<HTMLInputElement>(".lw-kernel-switch").checked).toBe(true);
+    expect(q(".lw-kernel-switch").getAttribute("aria-checked")).toBe("true");
+  });
+
+  it("restarts the agent with the tools and shows them only once the run has them", async () => {
+    const { q, view, actions } = mount([], { kernelTools: false });
+    const pending = deferred();
+    actions.restart.mockReturnValueOnce(pending.promise);
+    const input = q<HTMLInputElement>(".lw-kernel-switch");
+    input.click();
+    expect(actions.restart).toHaveBeenCalledWith(true);
+    // Not on until the kernel says so; no second restart while this one runs.
+    expect(input.checked).toBe(false);
+    expect(input.disabled).toBe(true);
+    view.setInfo({ kernelTools: true });
+    pending.resolve();
+    await flush();
+    expect(input.checked).toBe(true);
+    expect(input.disabled).toBe(false);
+    input.click();
+    expect(actions.restart).toHaveBeenLastCalledWith(false);
+  });
+
+  it("waits for a turn to end, and shows why a restart failed", async () => {
+    const { q, root, view, actions } = mount([], { kernelTools: false, state: "working" });
+    const input = q<HTMLInputElement>(".lw-kernel-switch");
+    expect(input.disabled).toBe(true);
+    view.setInfo({ state: "idle" });
+    expect(input.disabled).toBe(false);
+    actions.restart.mockRejectedValueOnce(new Error("no kernel"));
+    input.click();
+    await flush();
+    expect(root.querySelector(".lw-errors")?.textContent).toContain(
+      "Could not restart the agent: no kernel",
+    );
+    expect(input.checked).toBe(false);
+  });
+});
+
 describe("messages", () => {
   it("marks every message with seq, kind and role", () => {
     const { root } = mount([text(0, "user", "hi"), tool(1), lifecycle(2, "Session started")]);

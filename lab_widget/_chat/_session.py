@@ -58,12 +58,14 @@ class ChatSession:
         context: RunContext,
         terminal: Terminal,
         blocker: StartupBlocker | None = None,
+        lock: threading.RLock | None = None,
     ) -> None:
         self.provider = provider
         self.context = context
         self.terminal = terminal
         self.blocker = blocker
-        self._lock = threading.RLock()
+        # Given: the lock of the run this chat continues (a restart), which its views hold.
+        self._lock = lock if lock is not None else threading.RLock()
         # One send at a time: a submit is confirmed outside the run's lock.
         self._send_lock = threading.Lock()
         self.lock = self._lock

@@ -39,7 +39,7 @@ from ..provider import (
     ToolServer,
 )
 
-__all__ = ["Launched", "accept_startup", "launch", "new_run_id", "runner"]
+__all__ = ["Launched", "accept_startup", "launch", "new_run_id", "refuse_tool_servers", "runner"]
 
 
 def runner() -> TmuxRunner:
@@ -121,6 +121,17 @@ def _prompt_words(provider: AgentProvider, prompt: str | None) -> list[str] | No
     return provider.initial_prompt_args(clean) if clean.strip() else None
 
 
+def refuse_tool_servers(provider: AgentProvider, tool_servers: tuple[ToolServer, ...]) -> None:
+    """Raise :class:`KernelToolsError` when ``provider`` cannot take ``tool_servers``: its
+    adapter would start the agent without them, so it is refused rather than pretended.
+    """
+    if tool_servers and not provider.capabilities().tool_servers:
+        raise KernelToolsError(
+            f"{provider.meta.display_name} cannot be given the kernel's tools yet; the "
+            "providers that can say 'kernel tools: yes' in lab_widget.providers()"
+        )
+
+
 def launch(
     provider: AgentProvider,
     provider_id: str,
@@ -144,12 +155,7 @@ def launch(
     ``tool_servers`` (MCP) go into the run's own configuration, by the provider. Nothing
     is left behind when the spawn fails: the workspace is undone (nothing ran in it).
     """
-    if tool_servers and not provider.capabilities().tool_servers:
-        # Its adapter would start the agent without them: refuse rather than pretend.
-        raise KernelToolsError(
-            f"{provider.meta.display_name} cannot be given the kernel's tools yet; the "
-            "providers that can say 'kernel tools: yes' in lab_widget.providers()"
-        )
+    refuse_tool_servers(provider, tool_servers)
     folder_of_run = runtime_dir(run_id)
     folder_of_run.mkdir(parents=True, exist_ok=True)
     workspace = prepare_workspace(

@@ -91,6 +91,7 @@ class LocalBackend:
         announce: Announce,
         *,
         spawned_at: float = 0.0,
+        lock: threading.RLock | None = None,
     ) -> None:
         self.provider = provider
         self.context = context
@@ -105,7 +106,7 @@ class LocalBackend:
         self.workspace = Workspace.from_record(
             record.workspace or {"cwd": str(context.cwd)}, provider.seed_meta()
         )
-        self.chat = ChatSession(provider, context, terminal, blocker)
+        self.chat = ChatSession(provider, context, terminal, blocker, lock)
         self.allowance: RunAllowance | None = None
         """The tools of the run's servers approved for the rest of the run (None: none)."""
         self.tailer = Tailer(self.chat.watch_paths, self.chat.refresh).start()
@@ -129,8 +130,11 @@ class LocalBackend:
         prompt: str | None,
         options: Mapping[str, Any],
         tool_servers: tuple[ToolServer, ...] = (),
+        lock: threading.RLock | None = None,
     ) -> LocalBackend:
-        """Spawn a new agent (see :class:`~lab_widget.Run` for the parameters)."""
+        """Spawn a new agent (see :class:`~lab_widget.Run` for the parameters; ``lock``: the
+        run's lock when this agent takes over from another, see :meth:`Run.restart`).
+        """
         provider = get_provider(provider_id)
         folder = Path(cwd).expanduser().resolve()
         if not folder.is_dir():
@@ -166,6 +170,7 @@ class LocalBackend:
             started.record,
             announce,
             spawned_at=time.monotonic(),
+            lock=lock,
         )
         if tool_servers:
             backend.allow_for_run(RunAllowance(tool_servers))
@@ -216,6 +221,14 @@ class LocalBackend:
             if self.allowance is not None:
                 self.allowance.give_back(dialog)
             self.chat.restate()  # the user's to answer now: the state says question
+
+    def take_workspace(self, earlier: LocalBackend) -> None:
+        """Work on as ``earlier`` did, in its workspace: its start commit, worktree, branch
+        and seeded files (a restart of the same run, see :meth:`Run.restart`).
+        """
+        self.workspace = earlier.workspace
+        self.record = replace(self.record, workspace=earlier.workspace.to_record())
+        self.record.write()
 
     def held_by(self, holder: Holder) -> None:
         """Record the process the run cannot work without (the one serving its model)."""

@@ -13,12 +13,14 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
 from .._chat._answers import UserAnswer
+from .._chat._events import Listeners
 from .._chat._mentions import expand
 from .._chat._session import ChatEvent, Epoch
 from .._home import Holder
@@ -32,7 +34,7 @@ from .._widgets import RunView
 from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
-from ..errors import RemoteKernelToolsError, RunStoppedWarning
+from ..errors import NotRestartableError, RemoteKernelToolsError, RunStoppedWarning
 from ..provider import AgentProvider, Endpoint, ToolServer, TranscriptRef, default_provider
 from ..provider import register as register_provider
 from ..schema import (
@@ -49,14 +51,34 @@ from ..schema import (
 )
 from ..schema._session import Exportable
 from ..scripted import ScriptedModel
-from ._backend import RunBackend, StartedBy
+from ._backend import Announce, RunBackend, StartedBy
 from ._cells import current_cell, earlier_runs, note_run
 from ._idle import IdleStop, checked
+from ._launch import refuse_tool_servers
 from ._local import LocalBackend
 from ._registry import announce, register
 from ._spares import pool, spare_key
 
 __all__ = ["Run"]
+
+
+def _nothing() -> None:
+    return None
+
+
+def _said_something(agent: RunBackend) -> bool:
+    return bool(agent.messages)
+
+
+def _chat_of(agent: RunBackend) -> Chat:
+    """The conversation ``agent`` had when it was replaced, as :meth:`Run.chat` gives one."""
+    messages, state, session = agent.messages, agent.state, agent.session
+    return Chat(
+        messages=messages,
+        state=state,
+        session=session,
+        turns=derive_turns(messages, session, state),
+    )
 
 
 def _kernel_tools(
@@ -67,6 +89,22 @@ def _kernel_tools(
         return (), None
     connection = None if kernel is True else Path(kernel)
     return (kernel_tool_server(connection),), waiting_cell_chore(connection)
+
+
+Kernel = bool | str | os.PathLike[str]
+"""What ``Run(kernel=...)`` takes: ``False``, ``True`` (this kernel), or a connection file."""
+
+
+@dataclass(frozen=True)
+class _Relaunch:
+    """What a run on this machine was started with, for :meth:`Run.restart`."""
+
+    provider_id: str
+    endpoint: Endpoint | None
+    model: str | None
+    sandbox: bool | Sandbox
+    options: Mapping[str, Any]
+    kernel: Kernel
 
 
 class Run(Exportable):
@@ -140,6 +178,14 @@ class Run(Exportable):
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
 
+    scripted_model: ScriptedModel | None
+    """The scripted model this run was started against, if any. It serves while the run
+    lives; the last of its runs to stop frees its port (what it received stays)."""
+
+    _relaunch: _Relaunch | None
+    _unforward: Callable[[], None]
+    """How to start the agent again (``None``: not known here, see :meth:`restart`)."""
+
     def __init__(
         self,
         provider: str | AgentProvider | None = None,
@@ -153,7 +199,7 @@ class Run(Exportable):
         sandbox: bool | Sandbox = False,
         host: str | Host | None = None,
         prompt: str | None = None,
-        kernel: bool | str | os.PathLike[str] = False,
+        kernel: Kernel = False,
         rerun: Literal["stop", "keep"] = "stop",
         idle_timeout: float | None = None,
         **options: Any,
@@ -174,11 +220,7 @@ class Run(Exportable):
             )
         # Checked before anything starts: a run that cannot reach its kernel never spawns.
         servers, chore = _kernel_tools(kernel)
-        self._view: RunView | None = None
-        self._view_lock = threading.Lock()
-        self.scripted_model: ScriptedModel | None = None
-        """The scripted model this run was started against, if any. It serves while the run
-        lives; the last of its runs to stop frees its port (what it received stays)."""
+        self._fresh()
         model_name = model if isinstance(model, str) else None
         origin = current_cell()
         if origin is not None and rerun == "stop":
@@ -192,7 +234,6 @@ class Run(Exportable):
                     ),
                     stacklevel=2,
                 )
-        self._holds_model = False
         if isinstance(model, ScriptedModel):
             # Held while the run lives: stop() lets go, and the last run frees the port.
             self.scripted_model = model.acquire()
@@ -203,7 +244,7 @@ class Run(Exportable):
                 self._backend = RemoteBackend.start(
                     provider_id,
                     cwd,
-                    self._announce,
+                    self._announcer(),
                     host=host,
                     scripted_model=self.scripted_model,
                     endpoint=endpoint,
@@ -235,12 +276,12 @@ class Run(Exportable):
                 # A spare was started without tool servers: a run given some never adopts one.
                 spare = pool.take(key) if name is None and not servers else None
                 if spare is not None:
-                    local = spare.adopted(self._announce, prompt)
+                    local = spare.adopted(self._announcer(), prompt)
                 else:
                     local = LocalBackend.start(
                         provider_id,
                         cwd,
-                        self._announce,
+                        self._announcer(),
                         endpoint=endpoint,
                         model=model_name,
                         name=name,
@@ -257,11 +298,15 @@ class Run(Exportable):
                 # A cell that waits on this run runs the calls the kernel is too busy for.
                 local.chat.serve_between_waits(chore)
                 self._backend = local
+                self._relaunch = _Relaunch(
+                    provider_id, endpoint, model_name, sandbox, dict(options), kernel
+                )
                 self._announce(True)
                 local.begin()
         except BaseException:
             self._release_model()
             raise
+        self._unforward = self._backend.subscribe(self._listeners.emit)
         if origin is not None:
             note_run(origin, self)
         IdleStop.follow(self, idle)
@@ -270,13 +315,38 @@ class Run(Exportable):
     def _over(cls, build: Callable[[Callable[[bool], None]], RunBackend]) -> Run:
         """A run over the backend ``build`` makes, given the run's announce."""
         run = cls.__new__(cls)
-        run._view = None
-        run._view_lock = threading.Lock()
-        run.scripted_model = None
-        run._holds_model = False
-        run._backend = build(run._announce)
+        run._fresh()
+        run._backend = build(run._announcer())
+        run._unforward = run._backend.subscribe(run._listeners.emit)
         run._announce(True)
         return run
+
+    def _fresh(self) -> None:
+        """What every run starts with, however it is built; all of it carries over when
+        :meth:`restart` puts a new agent under the run.
+        """
+        self._view: RunView | None = None
+        self._view_lock = threading.Lock()
+        self.scripted_model = None
+        self._holds_model = False
+        self._generation = 0
+        """Counts the run's agents: a replaced one's late announce is not heard."""
+        self._listeners = Listeners()
+        """The run's listeners, told of its agent's events, whichever agent it is now."""
+        self._unforward = _nothing
+        self._retired: list[RunBackend] = []
+        """The agents a restart replaced, oldest first: their conversations are earlier ones."""
+        self._relaunch = None
+
+    def _announcer(self) -> Announce:
+        """The announce of the run's next agent: heard while that agent is the run's."""
+        generation = self._generation
+
+        def announce_while_current(live: bool) -> None:
+            if self._generation == generation:
+                self._announce(live)
+
+        return announce_while_current
 
     def _announce(self, live: bool) -> None:
         # The registry and the dashboards know the whole run, not its backend.
@@ -373,6 +443,17 @@ class Run(Exportable):
         did); ``None`` when not known (a run on another host not heard from yet).
         """
         return self._backend.started_at
+
+    @property
+    def kernel_tools(self) -> bool | None:
+        """Whether the agent has a kernel's tools (``Run(kernel=...)``); ``None`` where that
+        cannot change: the run cannot be restarted (see :meth:`restart`), or its CLI cannot
+        take tool servers.
+        """
+        relaunch = self._relaunch
+        if relaunch is None or not self.provider.capabilities().tool_servers:
+            return None
+        return relaunch.kernel is not False
 
     @property
     def pane(self) -> TmuxTerminal:
@@ -488,8 +569,10 @@ class Run(Exportable):
         self.view._ipython_display_()
 
     def subscribe(self, listener: Callable[[ChatEvent], None]) -> Callable[[], None]:
-        """Call ``listener`` with every change; returns an unsubscribe function."""
-        return self._backend.subscribe(listener)
+        """Call ``listener`` with every change (across a :meth:`restart` too); returns an
+        unsubscribe function.
+        """
+        return self._listeners.subscribe(listener)
 
     def screen(self) -> str:
         """The TUI's visible screen as text, for diagnostics."""
@@ -498,20 +581,41 @@ class Run(Exportable):
     # -- the conversations before this one ----------------------------------------------
 
     def history(self) -> list[Chat]:
-        """The conversations this run had before each clear, oldest first (read again)."""
-        return self._backend.history()
+        """The conversations this run had before each clear (and each :meth:`restart`),
+        oldest first (read again).
+        """
+        chats: list[Chat] = []
+        for agent in self._retired:
+            chats += agent.history()
+            if _said_something(agent):
+                chats.append(_chat_of(agent))
+        return chats + self._backend.history()
 
     @property
     def past_epochs(self) -> list[TranscriptRef]:
-        """The transcripts of the conversations before each clear, oldest first."""
-        return self._backend.past_epochs
+        """The transcripts of the conversations before each clear (and each
+        :meth:`restart`), oldest first.
+        """
+        refs: list[TranscriptRef] = []
+        for agent in self._retired:
+            refs += agent.past_epochs
+            path = agent.transcript_path
+            if _said_something(agent) and agent.transcript_id is not None and path is not None:
+                refs.append(TranscriptRef(transcript_id=agent.transcript_id, path=path))
+        return refs + self._backend.past_epochs
 
     @property
     def past_conversations(self) -> list[Epoch]:
-        """The conversations before each clear as this run read them, oldest first (what the
-        chat shows collapsed above the current one); :meth:`history` reads them again.
+        """The conversations before each clear (and each :meth:`restart`) as this run read
+        them, oldest first (what the chat shows collapsed above the current one);
+        :meth:`history` reads them again.
         """
-        return self._backend.past_conversations
+        epochs: list[Epoch] = []
+        for agent in self._retired:
+            epochs += agent.past_conversations
+            if _said_something(agent) and agent.transcript_id is not None:
+                epochs.append(Epoch(agent.transcript_id, agent.messages))
+        return epochs + self._backend.past_conversations
 
     def _exported(self) -> tuple[list[Chat], str | None]:
         return [*self.history(), self.chat()], f"{self.display_name} run {self.id}"
@@ -609,6 +713,81 @@ class Run(Exportable):
     def accept(self, timeout: float = 30.0) -> None:
         """Accept what the agent asks before it starts (e.g. trusting the folder)."""
         self._backend.accept(timeout)
+
+    def restart(self, *, kernel: Kernel | None = None) -> None:
+        """Start the agent again in place: a new CLI process with the run's settings, with
+        (``kernel=True``) or without (``False``) this kernel's tools.
+
+        A CLI reads its tool servers only as it starts, so giving a run the kernel's tools
+        (the chat header's *Kernel tools* switch) takes a new agent. The conversation so far
+        stays: the chat shows it above the new one, and :attr:`past_conversations` and
+        :meth:`history` list it. The workspace, the scripted model, the run's views and its
+        listeners carry over; the run's :attr:`id` (its tmux session) is a new one. A turn
+        in progress is ended with the old agent.
+
+        Parameters
+        ----------
+        kernel
+            As ``Run(kernel=...)``; ``None`` keeps what the run had.
+
+        Raises
+        ------
+        NotRestartableError
+            The run is on another host, or an earlier kernel started it: its settings are
+            not known here. Nothing is stopped.
+        """
+        relaunch, earlier = self._relaunch, self._backend
+        if relaunch is None or not isinstance(earlier, LocalBackend):
+            raise NotRestartableError(
+                "only a run this process started on this machine can be restarted; "
+                "start a new Run instead"
+            )
+        kernel = relaunch.kernel if kernel is None else kernel
+        # Checked before anything stops: tools the new agent could not have keep the old one.
+        servers, chore = _kernel_tools(kernel)
+        refuse_tool_servers(earlier.provider, servers)
+        self._generation += 1  # the old agent's end is announced here, under its own id
+        earlier.stop(cleanup=False, discard=False)
+        announce(self, False)
+        agent = LocalBackend.start(
+            relaunch.provider_id,
+            earlier.cwd,  # its worktree, when it had one: the workspace carries over below
+            self._announcer(),
+            endpoint=relaunch.endpoint,
+            model=relaunch.model,
+            name=None,
+            seed=None,
+            worktree=False,
+            sandbox=relaunch.sandbox,
+            prompt=None,
+            options=relaunch.options,
+            tool_servers=servers,
+            lock=earlier.lock,
+        )
+        agent.take_workspace(earlier)
+        if self.scripted_model is not None:
+            agent.held_by(Holder.this_process())
+        agent.chat.serve_between_waits(chore)
+        with agent.lock:  # the run's one lock: no event of the new agent slips between
+            self._unforward()
+            self._retired.append(earlier)
+            self._backend = agent
+            self._relaunch = replace(relaunch, kernel=kernel)
+            self._unforward = agent.subscribe(self._listeners.emit)
+            view = self._view
+            if view is not None:
+                take_cells(self.id, view)
+                view.restarted(agent.pane)
+            # A new conversation, as after a clear: the old one is an earlier one now.
+            self._listeners.emit(
+                ChatEvent(
+                    changed=agent.messages,
+                    reset=True,
+                    state=agent.state,
+                    transcript_id=agent.transcript_id,
+                )
+            )
+        self._announce(True)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.

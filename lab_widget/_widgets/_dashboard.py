@@ -160,6 +160,15 @@ class RunsDashboard(ipywidgets.VBox):  # type: ignore[misc]
         with self._lock:
             if run.id in self._runs:
                 return
+            earlier = next((key for key, known in self._runs.items() if known is run), None)
+            if earlier is not None:
+                # Restarted: a new agent under the same run, a new id (its listener stays).
+                self._runs[run.id] = self._runs.pop(earlier)
+                self._activity[run.id] = self._activity.pop(earlier)
+                unsubscribe = self._unsubscribe.pop(earlier, None)
+                if unsubscribe is not None:
+                    self._unsubscribe[run.id] = unsubscribe
+                return
             self._runs[run.id] = run
             self._activity[run.id] = ""  # heard nothing yet: its transcript says when
         unsubscribe = run.subscribe(self._listener(run))  # takes the run's lock: not ours

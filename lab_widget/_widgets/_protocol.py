@@ -43,6 +43,7 @@ __all__ = [
     "OpenRunArgs",
     "PastConversationJSON",
     "RateLimitJSON",
+    "RestartArgs",
     "ResultMsg",
     "RunArgs",
     "RunsActionArgs",
@@ -222,6 +223,12 @@ class AnswerArgs(TypedDict):
     """One per question of the dialog, in order."""
 
 
+class RestartArgs(TypedDict):
+    """Start the run's agent again, with or without the kernel's tools (``Run.restart``)."""
+
+    kernel: bool
+
+
 class ChatActionArgs(TypedDict):
     """The chat view's actions (``RunView``), each with what it carries."""
 
@@ -231,6 +238,7 @@ class ChatActionArgs(TypedDict):
     answer: AnswerArgs
     variables: NoArgs
     """Answers with a list of :class:`VariableJSON`."""
+    restart: RestartArgs
 
 
 class OpenRunArgs(TypedDict):

@@ -165,6 +165,20 @@ class TerminalFeed:
             with self._lock:
                 self._queued -= 1
 
+    def follow(self, terminal: TmuxTerminal) -> None:
+        """Show ``terminal`` from now on: the run's agent was started again in a new
+        session (a viewer opens it anew; the old session's stream is let go).
+        """
+        with self._lock:
+            self._terminal = terminal
+            self._viewers.clear()
+            worker = self._worker
+        if worker is not None:
+            try:
+                worker.submit(self._stop_stream)  # before any open of the new session
+            except RuntimeError:  # closed meanwhile
+                pass
+
     def close(self) -> None:
         """Stop streaming and take no more messages (the view is closing)."""
         with self._lock:
@@ -206,7 +220,7 @@ class TerminalFeed:
             return
         stream = self._stream
         if stream is None or not stream.open:
-            stream = PaneStream(terminal, _Listener(self))
+            stream = PaneStream(terminal, _Listener(self, terminal))
             self._stream = stream
             try:
                 stream.start(cols, rows)
@@ -256,9 +270,13 @@ class TerminalFeed:
         stream.settle()
         terminal.paste(text)
 
-    def stream_ended(self) -> None:
-        """The stream ended by itself (the agent's session went): tell the viewers."""
+    def stream_ended(self, terminal: TmuxTerminal) -> None:
+        """The stream of ``terminal`` ended by itself (the agent's session went): tell the
+        viewers, unless the feed follows another session now (the run was restarted).
+        """
         with self._lock:
+            if terminal is not self._terminal:
+                return
             worker = self._worker
             self._viewers.clear()
         self._send(TermEndedMsg(kind="term", op="ended", reason="The agent's terminal has ended."))
@@ -342,8 +360,9 @@ class TerminalFeed:
 class _Listener:
     """The stream's events, turned into messages (on the stream's reader thread)."""
 
-    def __init__(self, feed: TerminalFeed) -> None:
+    def __init__(self, feed: TerminalFeed, terminal: TmuxTerminal) -> None:
         self._feed = feed
+        self._terminal = terminal
 
     def on_screen(self, tag: object, screen: Screen) -> None:
         self._feed.send_screen(str(tag), screen, live=True)
@@ -356,7 +375,7 @@ class _Listener:
 
     def on_end(self, reason: str) -> None:
         if reason != "closed":
-            self._feed.stream_ended()
+            self._feed.stream_ended(self._terminal)
 
 
 def _size(content: dict[str, Any]) -> tuple[int, int]:

@@ -44,6 +44,8 @@ from .._chat._mentions import expand, kernel_namespace, list_variables
 from .._chat._session import ChatEvent, Epoch
 from .._export._html import html_fragment
 from .._export._tree import message_line
+from .._runtime._tmux import TmuxTerminal
+from ..errors import NotRestartableError
 from ..schema import (
     Chat,
     CommandSpec,
@@ -137,6 +139,16 @@ class ChatSource(Protocol):
 
 
 @runtime_checkable
+class RestartableSource(Protocol):
+    """A source whose agent can be started again, with or without the kernel's tools."""
+
+    @property
+    def kernel_tools(self) -> bool | None: ...
+
+    def restart(self, *, kernel: bool | None = None) -> None: ...
+
+
+@runtime_checkable
 class HistorySource(Protocol):
     """A source that can read its earlier conversations again (``Run`` can)."""
 
@@ -171,6 +183,10 @@ def _earlier(chats: Sequence[Chat], count: int) -> EarlierJSON:
         "cost_usd_estimate": total(estimates),
         "vendor_cost_usd": total(reported),
     }
+
+
+def _kernel_tools(source: ChatSource) -> bool | None:
+    return source.kernel_tools if isinstance(source, RestartableSource) else None
 
 
 def _dump(messages: Sequence[Message]) -> list[MessageJSON]:
@@ -226,6 +242,10 @@ class RunView(BundledWidget, bundle="widget"):
     """Names this model in the front end, where each view gets its own handle on it: what
     the user typed, scrolled and opened carries over to the next view by this key."""
 
+    kernel_tools = traitlets.Bool(None, allow_none=True).tag(sync=True)
+    """Whether the run's agent has the kernel's tools; the header's switch starts it again
+    with or without them. ``None``: the run cannot be restarted here (no switch)."""
+
     # -- the terminal pane (see _terminal.py) --------------------------------------------
 
     has_terminal = traitlets.Bool(False).tag(sync=True)
@@ -254,6 +274,7 @@ class RunView(BundledWidget, bundle="widget"):
                 "clear": lambda _request: source.clear(),
                 "answer": self._act_answer,
                 "variables": self._act_variables,
+                "restart": self._act_restart,
             },
             workers=4,
             thread_name="lab-widget-action",
@@ -271,6 +292,7 @@ class RunView(BundledWidget, bundle="widget"):
         with self._lock:
             super().__init__(
                 has_terminal=pane is not None,
+                kernel_tools=_kernel_tools(source),
                 provider_name=source.display_name,
                 state=source.state,
                 state_reason=source.state_reason,
@@ -389,6 +411,16 @@ class RunView(BundledWidget, bundle="widget"):
     def reveal_terminal(self) -> None:
         """Open the terminal pane (the agent's real TUI) in every view of this run."""
         self.terminal_reveal = secrets.token_hex(4)
+
+    def restarted(self, pane: TmuxTerminal) -> None:
+        """The run's agent was started again (``Run.restart``): follow its new session.
+
+        Called under the run's lock before the reset that tells the front end: a viewer
+        that opens the terminal on hearing of it gets the new session.
+        """
+        self._terminal.follow(pane)
+        self.attach_command = self._source.attach_command
+        self.kernel_tools = _kernel_tools(self._source)
 
     def insert_cell(self, code: str) -> None:
         """Ask the notebook showing this chat to insert ``code`` as a new code cell below
@@ -516,6 +548,12 @@ class RunView(BundledWidget, bundle="widget"):
             VariableJSON(name=v.name, type=v.type, size=v.size, secret=v.secret)
             for v in list_variables(namespace)
         ]
+
+    def _act_restart(self, request: ActionRequest) -> None:
+        source = self._source
+        if not isinstance(source, RestartableSource):
+            raise NotRestartableError("this chat's run cannot be restarted here")
+        source.restart(kernel=request.args.get("kernel") is True)
 
     def _act_answer(self, request: ActionRequest) -> None:
         answers = request.args.get("answers")

@@ -438,7 +438,8 @@ class _Widget:
 
 
 def test_a_channel_refuses_handlers_that_differ_from_its_declared_actions() -> None:
-    handlers = {name: (lambda _r: None) for name in ("send", "interrupt", "clear", "answer")}
+    names = ("send", "interrupt", "clear", "answer", "restart")
+    handlers = {name: (lambda _r: None) for name in names}
     with pytest.raises(ValueError, match="variables"):
         ActionChannel(_Widget(), handlers, contract=_protocol.ChatActionArgs)
     handlers["variables"] = lambda _r: None

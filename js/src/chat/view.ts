@@ -21,6 +21,8 @@ export interface ChatActions {
   clear(): Promise<void>;
   /** Answer the pending dialog `toolId`: one answer per question, in order. */
   answer(toolId: string, answers: Answer[]): Promise<void>;
+  /** Start the agent again with (or without) the kernel's tools; absent: no switch. */
+  restart?(kernel: boolean): Promise<void>;
 }
 
 export interface RunInfo {
@@ -29,6 +31,8 @@ export interface RunInfo {
   stateReason: string;
   attachCommand: string;
   clearCommand: string;
+  /** Whether the agent has the kernel's tools (null: it cannot be restarted, no switch). */
+  kernelTools: boolean | null;
 }
 
 export interface ChatViewOptions {
@@ -67,7 +71,12 @@ const FAILURES: Record<ActionKind, string> = {
   clear: "Could not start a new conversation",
   answer: "Could not send the answer",
   variables: "Could not list the kernel's variables",
+  restart: "Could not restart the agent",
 };
+
+const KERNEL_SWITCH_TITLE =
+  "Give the agent this notebook's kernel as tools (run code, read variables; each run is " +
+  "yours to approve). The agent starts again for it: the conversation so far stays above.";
 
 function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
@@ -85,6 +94,7 @@ export class ChatView {
     stateReason: "",
     attachCommand: "",
     clearCommand: "",
+    kernelTools: null,
   };
   readonly #busy = new Set<ActionKind>();
   readonly #ctx: RenderContext = {
@@ -105,6 +115,18 @@ export class ChatView {
     h("span", { class: "lw-attach-label" }, "Attach in a terminal:"),
     this.#attach,
     this.#copy,
+  );
+  readonly #kernelInput = h("input", {
+    type: "checkbox",
+    role: "switch",
+    class: "lw-kernel-switch",
+    "aria-checked": "false",
+  });
+  readonly #kernelSwitch = h(
+    "label",
+    { class: "lw-kernel", title: KERNEL_SWITCH_TITLE, hidden: true },
+    this.#kernelInput,
+    h("span", {}, "Kernel tools"),
   );
   readonly #meter = new SessionMeter();
   readonly #errors = h("div", { class: "lw-errors" });
@@ -135,7 +157,14 @@ export class ChatView {
       h(
         "header",
         { class: "lw-header" },
-        h("div", { class: "lw-title" }, this.#provider, this.#state, this.#reason),
+        h(
+          "div",
+          { class: "lw-title" },
+          this.#provider,
+          this.#state,
+          this.#reason,
+          this.#kernelSwitch,
+        ),
         this.#attachRow,
         this.#meter.el,
       ),
@@ -146,6 +175,7 @@ export class ChatView {
     );
 
     this.#copy.addEventListener("click", () => void this.#copyAttach());
+    this.#kernelInput.addEventListener("change", () => void this.#restart());
     // The resize corner is the frame's own: a user who takes it wants more than the limit
     // the frame grows to by itself.
     root.addEventListener("pointerdown", (event) => {
@@ -182,6 +212,7 @@ export class ChatView {
       stateReason: info.stateReason ?? prev.stateReason,
       attachCommand: info.attachCommand ?? prev.attachCommand,
       clearCommand: info.clearCommand ?? prev.clearCommand,
+      kernelTools: info.kernelTools === undefined ? prev.kernelTools : info.kernelTools,
     };
     const { providerName, state, stateReason, attachCommand, clearCommand } = this.#info;
     this.#root.dataset.state = state;
@@ -194,6 +225,7 @@ export class ChatView {
     // An ended run has no TUI to attach to.
     this.#attachRow.hidden = attachCommand === "" || state === "ended";
     this.#composer.setRun({ state, stateReason, providerName, clearCommand });
+    this.#renderKernelSwitch();
     if (state === "ended") this.#tail.drop();
     this.#updateTail();
     const dialogs = this.#ctx.dialogs;
@@ -370,6 +402,31 @@ export class ChatView {
       this.#busy.delete(kind);
       this.#composer.update();
     }
+  }
+
+  // -- the kernel's tools ----------------------------------------------------
+
+  #renderKernelSwitch(): void {
+    const { kernelTools, state } = this.#info;
+    const restarting = this.#busy.has("restart");
+    this.#kernelSwitch.hidden = kernelTools === null || !this.#actions.restart;
+    this.#kernelInput.checked = kernelTools === true;
+    this.#kernelInput.setAttribute("aria-checked", String(kernelTools === true));
+    // A turn in progress would end with the old agent: the switch waits for it.
+    this.#kernelInput.disabled = restarting || state === "working" || state === "question";
+    this.#kernelSwitch.dataset.restarting = String(restarting);
+  }
+
+  async #restart(): Promise<void> {
+    const restart = this.#actions.restart;
+    const wanted = this.#kernelInput.checked;
+    if (!restart) return;
+    // Shown as the run has it until the new agent says otherwise (kernel_tools).
+    this.#kernelInput.checked = !wanted;
+    const running = this.#run("restart", () => restart(wanted));
+    this.#renderKernelSwitch();
+    await running;
+    if (!this.#destroyed) this.#renderKernelSwitch();
   }
 
   // -- attach command --------------------------------------------------------

@@ -264,6 +264,14 @@ export class TerminalPane {
   setRunState(state: string, pendingDialog: unknown): void {
     const s = this.#state;
     if (s.kind === "destroyed") return;
+    if (this.#ended && state !== "ended" && state !== "") {
+      // The run's agent was started again (a restart): a new session, shown afresh.
+      this.#ended = false;
+      if (this.#isOpen) {
+        this.close();
+        this.open();
+      }
+    }
     if (!needsTerminal(state, pendingDialog)) {
       if (s.kind === "closed") this.#state = { kind: "closed", dismissed: false };
       return;

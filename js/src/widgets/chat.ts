@@ -81,6 +81,7 @@ function readInfo(model: AnyModel<Traits>): RunInfo {
     stateReason: pointAtTerminal(text("state_reason"), state, model.get("has_terminal") === true),
     attachCommand: text("attach_command"),
     clearCommand: text("clear_command"),
+    kernelTools: typeof model.get("kernel_tools") === "boolean" ? model.get("kernel_tools") : null,
   };
 }
 
@@ -183,6 +184,8 @@ const render: Render<Traits> = ({ model, el }) => {
       interrupt: () => actions.request("interrupt"),
       clear: () => actions.request("clear"),
       answer: (toolId, answers) => actions.request("answer", { tool_id: toolId, answers }),
+      // Stops one agent and starts another: longer than an ordinary action may take.
+      restart: (kernel) => actions.request("restart", { kernel }, { timeoutMs: 120_000 }),
     },
     {
       store: link.sync.store,
@@ -223,6 +226,7 @@ const render: Render<Traits> = ({ model, el }) => {
   const onSession = () => view.setSession(model.get("session"));
   for (const trait of INFO_TRAITS) model.on(`change:${trait}`, onInfo);
   model.on("change:has_terminal", onInfo);
+  model.on("change:kernel_tools", onInfo);
   model.on("change:pending_dialog", onPendingDialog);
   model.on("change:commands", onCommands);
   model.on("change:session", onSession);
@@ -232,6 +236,7 @@ const render: Render<Traits> = ({ model, el }) => {
     if (live.size === 0) liveViews.delete(key);
     for (const trait of INFO_TRAITS) model.off(`change:${trait}`, onInfo);
     model.off("change:has_terminal", onInfo);
+    model.off("change:kernel_tools", onInfo);
     model.off("change:pending_dialog", onPendingDialog);
     model.off("change:commands", onCommands);
     model.off("change:session", onSession);
