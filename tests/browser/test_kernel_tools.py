@@ -2,7 +2,8 @@
 Chromium, a run started with ``kernel=True`` (the real pinned Claude Code, driven by the
 scripted model) asks to run code in the kernel; the widget's form shows the code; Reject
 leaves the kernel untouched, Approve runs it there: the variable exists for the next cell and
-the call's output shows in the chat. Asked to, the agent inserts a cell below the chat.
+the call's output shows in the chat. Asked to, the agent inserts a cell below the chat. A run
+started without the tools gets them from the chat header's switch, its conversation kept.
 """
 
 from __future__ import annotations
@@ -89,4 +90,36 @@ def test_kernel_code_is_rejected_then_approved_from_the_form(
         editor = page.locator(CELLS).nth(1).locator(".jp-InputArea-editor")
         assert editor.inner_text().strip() == INSERTED
         wait_text(page, "It is below the chat.", timeout=120_000)
+        run.stop()
+
+
+SWITCH_CELL = CELL.replace(
+    "rules=[", 'rules=[Rule("hello", [Reply("Hello: what shall we look at?")]), '
+).replace("kernel=True)", "kernel=False)")
+
+
+def test_the_header_switch_gives_a_running_agent_the_kernels_tools(
+    tmp_path: Path, lab_home: Path
+) -> None:
+    with open_chat(tmp_path, lab_home, SWITCH_CELL, LOOK.format(1)) as page:
+        switch = page.locator(".lw-chat .lw-kernel-switch").first
+        assert not switch.is_checked()
+        send(page, "hello")
+        wait_text(page, "Hello: what shall we look at?", timeout=120_000)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=60_000)
+
+        # The agent starts again with the tools; what was said stays, above.
+        page.locator(".lw-chat .lw-kernel-switch:not(:disabled)").first.click()
+        page.wait_for_selector(".lw-chat .lw-kernel-switch:checked", timeout=120_000)
+        page.wait_for_selector(".lw-chat .lw-state[data-state='idle']", timeout=120_000)
+        past = page.locator(".lw-chat .lw-past-conversation").first
+        past.locator("summary").click()
+        said = past.locator(".lw-msg", has_text="Hello: what shall we look at?")
+        said.wait_for(timeout=30_000)
+
+        send(page, "count the rows of df into x")
+        assert "approved" in answer(page, "Approve")
+        wait_text(page, "Done: x holds it.", timeout=120_000)
+        assert look(page, 1).strip() == "x is 7 (1)"
+        [run] = lab_widget.runs()
         run.stop()

@@ -55,9 +55,10 @@ def kernel() -> Iterator[KernelManager]:
         yield manager
 
 
-def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
+def asking_run(provider_id: str, workdir: Path, kernel: KernelManager | None) -> Run:
     """A run whose model asks to run ``CALL`` in the kernel for each of two prompts (``SLOW``
-    when asked to go slowly), and code that raises for a third."""
+    when asked to go slowly), and code that raises for a third (``kernel=None``: a run not
+    given the kernel's tools)."""
 
     def turn_with(code: str) -> list[Reply]:
         return [
@@ -80,7 +81,8 @@ def asking_run(provider_id: str, workdir: Path, kernel: KernelManager) -> Run:
         Rule("missing", missing),
     ]
     model = ScriptedModel(rules=rules, fallback="ok")
-    return Run(provider_id, cwd=workdir, model=model, kernel=kernel.connection_file)
+    tools = kernel.connection_file if kernel is not None else False
+    return Run(provider_id, cwd=workdir, model=model, kernel=tools)
 
 
 def ask(run: Run, provider_id: str, prompt: str) -> None:
@@ -164,8 +166,10 @@ def test_approved_for_this_run_the_next_calls_run_without_asking(
         run.stop()
 
 
-def test_a_run_without_kernel_has_no_kernel_server(lab_home: Path, workdir: Path) -> None:
-    run = Run("claude-code", cwd=workdir, model=ScriptedModel(fallback="ok"))
+def test_a_run_without_kernel_has_no_kernel_server_until_restarted_with_it(
+    lab_home: Path, workdir: Path, kernel: KernelManager
+) -> None:
+    run = asking_run("claude-code", workdir, None)
     try:
         run.send("hello")
         assert run.wait(timeout=120) == "idle"
@@ -173,6 +177,22 @@ def test_a_run_without_kernel_has_no_kernel_server(lab_home: Path, workdir: Path
         requests = [r for r in run.scripted_model.scripted_requests if r.user_text == "hello"]
         assert requests and all(tool_names(r.body) for r in requests)
         assert not any("kernel" in n for r in requests for n in tool_names(r.body))
+        assert run.kernel_tools is False
+        said = run.messages
+
+        # The header's switch: the CLI reads its tool servers only as it starts.
+        first_id = run.id
+        run.restart(kernel=kernel.connection_file)
+        assert run.kernel_tools is True and run.id != first_id
+        ask(run, "claude-code", "count the rows of df into x")
+        run.answer("approve")
+        assert run.wait(timeout=120) == "idle", run.screen()
+        assert user_value(kernel, "x") == "7"
+        # The conversation before the restart is an earlier one; the new one has the call.
+        assert [e.messages for e in run.past_conversations] == [said]
+        assert [m.text for m in run.messages if m.role == "user"][:1] == [
+            "count the rows of df into x"
+        ]
     finally:
         run.stop()
 
