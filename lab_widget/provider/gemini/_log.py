@@ -27,6 +27,9 @@ COMPACTED = "\x00compacted"
 """The type of a stand-in record for a compression of the history."""
 NOTE = "\x00note"
 """The type of a stand-in record for an unreadable line (no real id or type starts so)."""
+WRITTEN = frozenset({"user", "gemini", "info", "warning", "error"})
+"""The record types Gemini CLI writes. Only a record of these a rewrite leaves out is a roll-back
+or a compression: a stray line of another type (a later version's, or a corrupt one) is not."""
 
 
 @dataclass
@@ -134,7 +137,7 @@ class SessionLog:
             (
                 i
                 for i, r in enumerate(self.records)
-                if r["id"] not in wanted and r.get("type") != NOTE
+                if r["id"] not in wanted and r.get("type") in WRITTEN
             ),
             None,
         )

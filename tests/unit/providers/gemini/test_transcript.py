@@ -779,3 +779,16 @@ def test_dialogs_the_cli_does_not_report_are_blocked_with_the_reason(
     assert signals.pending_dialog(context) is None
     reason = signals.blocked(context)
     assert reason is not None and says in reason and "terminal" in reason
+
+
+def test_a_stray_line_with_an_id_is_not_taken_for_a_compression(tmp_path: Path) -> None:
+    # An id and a type Gemini CLI never writes, before the session's rewrites: the chat
+    # shows what it shows without the line, and no "Conversation compacted".
+    recorded = FIXTURES / "gemini" / "thinking.jsonl"
+    lines = recorded.read_bytes().splitlines()
+    stray = tmp_path / "stray.jsonl"
+    stray.write_bytes(b"\n".join([b'{"id": "", "type": "0"}', *lines]) + b"\n")
+    read = read_transcript(stray, provider="gemini").messages
+    assert [(m.kind, m.text) for m in read] == [
+        (m.kind, m.text) for m in read_transcript(recorded, provider="gemini").messages
+    ]
