@@ -51,6 +51,7 @@ from ..provider.kit import iso_time
 from ..schema import Chat, CommandSpec, Dialog, Message, SessionSummary, State
 from ..scripted import ScriptedModel
 from ._connection import Connection, connect
+from ._forward import KERNEL_PORTS, KERNEL_PREFIX
 from ._mirror import Mirror
 from ._pane import HostTmux, RemoteTerminal
 from ._protocol import encode_answer, strings
@@ -111,6 +112,11 @@ class RemoteBackend:
         self._host_attach = ""
         self._pane: RemoteTerminal | None = None
         self._forward_port: int | None = None
+        self._kernel: Mapping[str, Any] | None = None
+        """This kernel's connection (its ports and key), for a run given its tools."""
+        self._kernel_ports: dict[str, int] = {}
+        """The host's loopback ports the agent's tools reach those on (kept across a
+        reconnect, as the model's is: the tools' server is configured with them)."""
         self._gone = False
         self._run_id = ""
 
@@ -131,8 +137,11 @@ class RemoteBackend:
         sandbox: bool | Sandbox,
         prompt: str | None,
         options: Mapping[str, Any],
+        kernel: Mapping[str, Any] | None = None,
     ) -> RemoteBackend:
-        """Start an agent on ``host`` (see :class:`~lab_widget.Run` for the parameters)."""
+        """Start an agent on ``host`` (see :class:`~lab_widget.Run` for the parameters;
+        ``kernel``: the connection of the kernel whose tools it gets, see ``kernel_host``).
+        """
         backend = cls(parse_host(host), provider_id, announce)
         args: dict[str, Any] = {
             "provider": provider_id,
@@ -152,6 +161,14 @@ class RemoteBackend:
             path = urlsplit(scripted_model.base_url).path.rstrip("/")
             # The key rides the pipe, never a command line.
             args["forward"] = {"path": path, "api_key": scripted_model.api_key}
+        if kernel is not None:
+            backend._kernel = kernel
+            # Its ports are forwarded; its key rides the pipe, as the model's does.
+            args["kernel"] = {
+                "ports": {name: kernel[name] for name in KERNEL_PORTS},
+                "key": kernel.get("key", ""),
+                "signature_scheme": kernel.get("signature_scheme", "hmac-sha256"),
+            }
         if model is not None:
             args["model"] = model
         if endpoint is not None:
@@ -235,6 +252,9 @@ class RemoteBackend:
                 self._pane = RemoteTerminal(runner, str(value.get("run_id")), self.host)
             port = value.get("forward_port")
             self._forward_port = port if isinstance(port, int) else self._forward_port
+            ports = value.get("kernel_ports")
+            if isinstance(ports, dict) and ports:
+                self._kernel_ports = {str(k): v for k, v in ports.items() if isinstance(v, int)}
             self.mirror.take_snapshot(value, announce=not first)
 
     def on_event(self, message: dict[str, Any]) -> None:
@@ -250,7 +270,7 @@ class RemoteBackend:
             connection.request(
                 "adopt",
                 self.id,
-                {"forward_port": self._forward_port},
+                {"forward_port": self._forward_port, "kernel_ports": self._kernel_ports},
                 timeout=START_TIMEOUT,
                 apply=self._apply_snapshot,
                 wait_connected=False,
@@ -263,8 +283,16 @@ class RemoteBackend:
         except Exception:
             log.exception("re-adopting %s on %s failed", self.id, self.host.name)
 
-    def forward_target(self) -> tuple[str, int] | None:
-        """The scripted model's own address, for connections the agent opens on the host."""
+    def forward_target(self, to: str | None) -> tuple[str, int] | None:
+        """The scripted model's own address, or the kernel's port ``to`` names, for
+        connections the agent opens on the host.
+        """
+        if to is not None:
+            kernel = self._kernel
+            port = kernel.get(to.removeprefix(KERNEL_PREFIX)) if kernel is not None else None
+            if not to.startswith(KERNEL_PREFIX) or not isinstance(port, int) or kernel is None:
+                return None
+            return (str(kernel.get("ip") or "127.0.0.1"), port)
         model = self.scripted_model
         if model is None or not model.running:
             return None

@@ -57,8 +57,10 @@ class Sink(Protocol):
     def reattach(self, connection: Connection) -> None:
         """Re-adopt the run on a new worker (called once the pipe is back)."""
 
-    def forward_target(self) -> tuple[str, int] | None:
-        """Where a connection the agent opens on the host goes here (its scripted model)."""
+    def forward_target(self, to: str | None) -> tuple[str, int] | None:
+        """Where a connection the agent opens on the host goes here: its scripted model
+        (``to`` is ``None``), or the port ``to`` names (``"kernel:shell_port"``).
+        """
 
 
 @dataclass
@@ -191,7 +193,8 @@ class Connection:
             return
         conn_id = message.get("conn")
         sink = self._sinks.get(str(message.get("run")))
-        target = sink.forward_target() if sink is not None else None
+        to = message.get("to")
+        target = sink.forward_target(to if isinstance(to, str) else None) if sink else None
         if target is None or not isinstance(conn_id, int):
             self._write({"kind": "tcp", "op": "close", "conn": conn_id})
             return

@@ -3,10 +3,13 @@ scripted model that lives in the kernel.
 
 On the host, the worker listens on the loopback (:class:`Listener`), one port per run; each
 connection the agent opens there becomes ``{"kind": "tcp", "op": "open", "conn", "run"}``
-on the pipe, and the kernel connects it to the model's own address. Bytes go both ways as
-``data`` (base64), a side that finished sending says ``eof`` (the other half-closes its
-socket), and ``close`` aborts. Nothing listens anywhere but on the host's loopback, and the
-pipe is the transport's own (ssh's authenticated channel, kubectl's exec stream).
+on the pipe, and the kernel connects it to the model's own address. A run given this
+kernel's tools (``kernel_host=``) has a port for each of the kernel's own (shell, iopub,
+stdin, control, heartbeat), whose ``open`` names it in ``to`` (``"kernel:shell_port"``).
+Bytes go both ways as ``data`` (base64), a side that finished sending says ``eof`` (the other
+half-closes its socket), and ``close`` aborts. Nothing listens anywhere but on the host's
+loopback, and the pipe is the transport's own (ssh's authenticated channel, kubectl's exec
+stream).
 
 Both ends keep their sockets in a :class:`Sockets` table keyed by the connection id.
 """
@@ -24,13 +27,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Listener", "Sockets"]
+__all__ = ["KERNEL_PORTS", "KERNEL_PREFIX", "Listener", "Sockets"]
 
 log = logging.getLogger(__name__)
 
 Send = Callable[[dict[str, Any]], None]
 
 _CHUNK = 64 * 1024
+
+KERNEL_PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
+"""A Jupyter kernel's ports, as its connection file names them; every connection to each is
+opened by the client (the tools' server), so each goes through the pipe as the model's do."""
+KERNEL_PREFIX = "kernel:"
+"""Starts the ``to`` of a connection for one of the kernel's ports."""
 
 REBIND_WAIT = 15.0
 """Seconds a re-adopting worker keeps trying to listen on its run's old port (the worker
@@ -137,10 +146,21 @@ class Listener:
     port
         The port to listen on (a re-adopted run keeps the one its agent was configured
         with); ``None`` picks a free one.
+    to
+        What the kernel connects these connections to, named in each ``open`` (``None``:
+        the run's scripted model).
     """
 
-    def __init__(self, run_id: str, sockets: Sockets, send: Send, port: int | None = None) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        sockets: Sockets,
+        send: Send,
+        port: int | None = None,
+        to: str | None = None,
+    ) -> None:
         self.run_id = run_id
+        self.to = to
         self._sockets = sockets
         self._send = send
         self._server = self._bind(port)
@@ -174,7 +194,11 @@ class Listener:
             except OSError:
                 return  # closed
             conn_id = next(_ids)
-            self._send({"kind": "tcp", "op": "open", "conn": conn_id, "run": self.run_id})
+            opened: dict[str, Any] = {"kind": "tcp", "op": "open", "conn": conn_id}
+            opened["run"] = self.run_id
+            if self.to is not None:
+                opened["to"] = self.to
+            self._send(opened)
             self._sockets.add(conn_id, sock)
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -21,7 +21,7 @@ from .._run._local import LocalBackend
 from .._run._run import Run
 from ..provider import TranscriptRef
 from ..schema import CommandSpec, Dialog, Message
-from ._forward import Listener, Send
+from ._forward import KERNEL_PREFIX, Listener, Send
 
 __all__ = ["Hosted", "commands_json", "dialog_json", "dump"]
 
@@ -61,15 +61,25 @@ class Hosted:
     listener
         The loopback port that carries the agent's connections to the kernel's scripted
         model, if the run has one.
+    kernel_listeners
+        The loopback ports that carry the agent's tools' connections to the kernel's own,
+        for a run given them.
     """
 
-    def __init__(self, run: Run, send: Send, listener: Listener | None = None) -> None:
+    def __init__(
+        self,
+        run: Run,
+        send: Send,
+        listener: Listener | None = None,
+        kernel_listeners: Sequence[Listener] = (),
+    ) -> None:
         backend = run._backend
         if not isinstance(backend, LocalBackend):  # a worker serves the runs of its own host
             raise TypeError("a worker serves only runs on its own host")
         self.run = run
         self.local = backend
         self.listener = listener
+        self.kernel_listeners = tuple(kernel_listeners)
         self._send = send
         self._unsubscribe: Callable[[], None] | None = None
         self._sent_facts: dict[str, bytes] = {}
@@ -154,6 +164,10 @@ class Hosted:
                 },
                 "record": self.local.record.to_json(),
                 "forward_port": self.listener.port if self.listener else None,
+                "kernel_ports": {
+                    str(listener.to).removeprefix(KERNEL_PREFIX): listener.port
+                    for listener in self.kernel_listeners
+                },
                 "host": socket.gethostname(),
             }
             if follow and self._unsubscribe is None:
@@ -179,6 +193,7 @@ class Hosted:
         """Stop following the run; the agent keeps running under tmux."""
         if self._unsubscribe is not None:
             self._unsubscribe()
-        if self.listener is not None:
-            self.listener.close()
+        for listener in [self.listener, *self.kernel_listeners]:
+            if listener is not None:
+                listener.close()
         self.local.tailer.stop(timeout=0)

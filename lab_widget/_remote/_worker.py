@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import importlib
+import json
 import logging
 import os
 import queue
@@ -28,6 +29,7 @@ import warnings
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from .._home import runtime_dir
 from .._run._launch import runner as _runner
 from .._run._registry import live_records
 from .._run._run import Run
@@ -36,7 +38,7 @@ from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
 from ..errors import LabWidgetError, RemoteError, RunNotFoundError
 from ..provider import Endpoint, get_provider, register
-from ._forward import Listener, Sockets
+from ._forward import KERNEL_PORTS, KERNEL_PREFIX, Listener, Sockets
 from ._hosted import Hosted
 from ._operations import OPERATIONS
 from ._protocol import decode, encode, error_json, hello, mismatch
@@ -204,6 +206,11 @@ class Worker:
             else None
         )
         sandbox_json = args.get("sandbox")
+        kernel_json = args.get("kernel")
+        kernel_listeners: list[Listener] = []
+        kernel: Path | bool = False
+        if isinstance(kernel_json, dict):
+            kernel, kernel_listeners = self._kernel_here(str(run_id), kernel_json)
         try:
             run = Run(
                 str(args["provider"]),
@@ -217,16 +224,46 @@ class Worker:
                 if isinstance(sandbox_json, dict)
                 else False,
                 prompt=args["prompt"] if isinstance(args.get("prompt"), str) else None,
+                kernel=kernel,
                 **dict(args.get("options") or {}),
             )
         except BaseException:
-            if listener is not None:
-                listener.close()
+            for opened in [listener, *kernel_listeners]:
+                if opened is not None:
+                    opened.close()
             raise
-        hosted = Hosted(run, self.send, listener)
+        hosted = Hosted(run, self.send, listener, kernel_listeners)
         with self._lock:
             self._runs[run.id] = hosted
         return self._snapshot_reply(request_id, hosted, follow=True)
+
+    def _kernel_here(self, run_id: str, kernel: dict[str, Any]) -> tuple[Path, list[Listener]]:
+        """The kernel's tools for ``run_id``: a port here for each of the kernel's, and a
+        connection file naming them, as the tools' server reads one (only its owner reads it:
+        the key lets it run code in the kernel).
+        """
+        ports = kernel.get("ports")
+        if not isinstance(ports, dict) or set(ports) != set(KERNEL_PORTS):
+            raise RemoteError(f"a kernel's connection names the ports {', '.join(KERNEL_PORTS)}")
+        listeners = [
+            Listener(run_id, self._sockets, self.send, to=f"{KERNEL_PREFIX}{name}")
+            for name in KERNEL_PORTS
+        ]
+        connection = {
+            **{name: listener.port for name, listener in zip(KERNEL_PORTS, listeners, strict=True)},
+            "ip": "127.0.0.1",
+            "transport": "tcp",
+            "key": str(kernel.get("key") or ""),
+            "signature_scheme": str(kernel.get("signature_scheme") or "hmac-sha256"),
+            "kernel_name": "",
+        }
+        folder = runtime_dir(run_id)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / "kernel-connection.json"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(connection, out)
+        return path, listeners
 
     def _op_adopt(self, request_id: object, run_id: object, args: dict[str, Any]) -> object:
         with self._lock:
@@ -242,7 +279,14 @@ class Worker:
                 if isinstance(port, int)
                 else None
             )
-            hosted = Hosted(adopt(record, terminal), self.send, listener)
+            # The tools' server was configured with these: listen on them again.
+            ports = args.get("kernel_ports")
+            kernel_listeners = [
+                Listener(record.run_id, self._sockets, self.send, port=p, to=KERNEL_PREFIX + name)
+                for name, p in (ports.items() if isinstance(ports, dict) else ())
+                if name in KERNEL_PORTS and isinstance(p, int)
+            ]
+            hosted = Hosted(adopt(record, terminal), self.send, listener, kernel_listeners)
             with self._lock:
                 self._runs[record.run_id] = hosted
         return self._snapshot_reply(request_id, hosted, follow=True)

@@ -9,6 +9,7 @@ knows (the conversation, the state, acting on the agent) it answers; what follow
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import warnings
@@ -24,17 +25,28 @@ from .._chat._events import Listeners
 from .._chat._mentions import expand
 from .._chat._session import ChatEvent, Epoch
 from .._home import Holder
-from .._kernel import kernel_tool_server, take_cells, waiting_cell_chore
+from .._kernel import (
+    kernel_tool_server,
+    take_cells,
+    this_kernel_connection_file,
+    waiting_cell_chore,
+)
 from .._reading._frames import By, to_dataframe
 from .._reading._turns import derive_turns
 from .._remote._backend import RemoteBackend
-from .._remote._transports import Host
+from .._remote._forward import KERNEL_PORTS
+from .._remote._transports import Host, parse_host
 from .._runtime._tmux import TmuxTerminal
 from .._widgets import RunView
 from .._workspace._git import Workspace
 from .._workspace._sandbox import Sandbox
 from .._workspace._seed import Seed
-from ..errors import NotRestartableError, RemoteKernelToolsError, RunStoppedWarning
+from ..errors import (
+    KernelToolsError,
+    NotRestartableError,
+    RemoteKernelToolsError,
+    RunStoppedWarning,
+)
 from ..provider import AgentProvider, Endpoint, ToolServer, TranscriptRef, default_provider
 from ..provider import register as register_provider
 from ..schema import (
@@ -79,6 +91,37 @@ def _chat_of(agent: RunBackend) -> Chat:
         session=session,
         turns=derive_turns(messages, session, state),
     )
+
+
+def _kernel_for_host(
+    kernel: bool | str | os.PathLike[str], host: str | Host, kernel_host: str | Host | None
+) -> dict[str, Any] | None:
+    """The connection of the kernel a run on ``host`` gets the tools of (``None``: none).
+
+    Raises :class:`RemoteKernelToolsError` unless ``kernel_host`` names ``host``, and
+    :class:`KernelToolsError` for a kernel whose ports cannot be forwarded.
+    """
+    if kernel is False:
+        return None
+    where = parse_host(host).name
+    allowed = parse_host(kernel_host).name if kernel_host is not None else None
+    if allowed != where:
+        raise RemoteKernelToolsError(
+            f"kernel=True is refused for a run on {where}: the agent there would run code in "
+            "this kernel, with this machine's files, variables and keys. Pass "
+            f"kernel_host={where!r} to allow that host, run the agent here, or give it the "
+            "data through a prompt (@-mentions) instead."
+        )
+    path = this_kernel_connection_file() if kernel is True else Path(kernel)
+    try:
+        connection = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise KernelToolsError(f"cannot read the kernel's connection file {path}: {exc}") from exc
+    if not isinstance(connection, dict) or connection.get("transport", "tcp") != "tcp":
+        raise KernelToolsError(f"{path} is not a kernel reached over TCP: its ports cannot travel")
+    if not all(isinstance(connection.get(name), int) for name in KERNEL_PORTS):
+        raise KernelToolsError(f"{path} does not name the kernel's {', '.join(KERNEL_PORTS)}")
+    return connection
 
 
 def _kernel_tools(
@@ -161,8 +204,15 @@ class Run(Exportable):
         ``insert_cell``) registered in the run's own configuration. Every ``run_python`` is an
         approval dialog in the chat first; the code runs on the kernel's own thread, in
         order with your cells. ``True`` is the kernel this code runs in; a path names
-        another kernel's connection file. Refused with ``host=``: the agent on that host
-        would run code in this kernel, with this machine's files and keys.
+        another kernel's connection file. With ``host=`` it is refused unless
+        ``kernel_host`` names that same host: the agent there would run code in this
+        kernel, with this machine's files, variables and keys.
+    kernel_host
+        The host you allow to run code in this kernel (``kernel=`` with ``host=``): the same
+        host as ``host``, spelled out on purpose. The kernel's ports are forwarded through
+        the run's pipe to the host's loopback, and its key goes with them, as the scripted
+        model's does; the tools' server runs on the host, in the worker's Python (with the
+        ``kernel`` extra installed there).
     rerun
         What becomes of the runs an earlier execution of the same notebook cell started
         (re-running a ``run = Run(...)`` cell leaves nothing holding the earlier agent):
@@ -200,6 +250,7 @@ class Run(Exportable):
         host: str | Host | None = None,
         prompt: str | None = None,
         kernel: Kernel = False,
+        kernel_host: str | Host | None = None,
         rerun: Literal["stop", "keep"] = "stop",
         idle_timeout: float | None = None,
         **options: Any,
@@ -212,14 +263,9 @@ class Run(Exportable):
             register_provider(instance.meta.id, lambda: instance)  # known by its id from now
             provider = instance.meta.id
         provider_id = provider or default_provider()
-        if kernel is not False and host is not None:
-            raise RemoteKernelToolsError(
-                "kernel=True is refused for a run on another host: the agent there would run "
-                "code in this kernel, with this machine's files, variables and keys. Run it "
-                "here, or give it the data through a prompt (@-mentions) instead."
-            )
         # Checked before anything starts: a run that cannot reach its kernel never spawns.
-        servers, chore = _kernel_tools(kernel)
+        remote_kernel = None if host is None else _kernel_for_host(kernel, host, kernel_host)
+        servers, chore = _kernel_tools(False if host is not None else kernel)
         self._fresh()
         model_name = model if isinstance(model, str) else None
         origin = current_cell()
@@ -255,6 +301,7 @@ class Run(Exportable):
                     sandbox=sandbox,
                     prompt=prompt,
                     options=options,
+                    kernel=remote_kernel,
                 )
                 self._announce(True)
             else:

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from lab_widget import Host, Reply, Rule, Run, ScriptedModel, ToolUse, runs
+from lab_widget import Host, RemoteKernelToolsError, Reply, Rule, Run, ScriptedModel, ToolUse, runs
 from lab_widget._chat._session import ChatEvent
 from lab_widget._remote import _connection
 from lab_widget._remote._backend import RemoteBackend
 from lab_widget._runtime._pane_stream import PaneStream
 from tests.support import sshd
+from tests.support.kernel_calls import RUN_PYTHON, model_call
+from tests.support.kernels import running_kernel, user_value
 from tests.support.paths import ROOT
 from tests.support.questions import DATABASE
 from tests.support.remote import close_connections, host_kwargs, local_host
@@ -153,6 +155,50 @@ def test_claude_code_over_ssh_as_a_second_user_survives_a_killed_connection(
         [same] = runs(host=ssh_host)
         assert same is run
     assert runs(host=ssh_host) == []
+
+
+def test_an_agent_over_ssh_runs_code_in_this_kernel_once_that_host_is_allowed(
+    ssh_server: sshd.SshServer, ssh_host: Host
+) -> None:
+    cwd = ssh_server.folder_of_user("kernel")
+    code = "x = len(df)\nprint('rows:', x)"
+    call = model_call("claude-code", RUN_PYTHON["claude-code"], {"code": code})
+    turn = [Reply("Let me count them in your kernel.", tools=[call]), Reply("Done.")]
+    double = model_call("claude-code", RUN_PYTHON["claude-code"], {"code": "y = 2 * x"})
+    again = [Reply(tools=[double]), Reply("Doubled.")]
+    rules = [Rule("count the rows", turn), Rule("double it", again)]
+    model = ScriptedModel(rules=rules, fallback="ok")
+    with running_kernel("import pandas as pd\ndf = pd.DataFrame({'a': range(7)})") as kernel:
+        tools = kernel.connection_file
+        with pytest.raises(RemoteKernelToolsError, match=r"kernel_host='ssh://"):
+            Run("claude-code", cwd=cwd, model=model, host=ssh_host, kernel=tools)
+        assert runs(host=ssh_host) == []  # refused before anything started
+        with Run(
+            "claude-code", cwd=cwd, model=model, host=ssh_host, kernel=tools, kernel_host=ssh_host
+        ) as run:
+            run.send("count the rows of df into x")
+            assert run.wait(timeout=120) == "question", run.screen()
+            dialog = run.pending_dialog
+            assert dialog is not None and dialog.tool_name == RUN_PYTHON["claude-code"]
+            assert "x = len(df)" in dialog.body
+            run.answer("approve")
+            assert run.wait(timeout=120) == "idle", run.screen()
+            # The code ran here, in this kernel, from the other account's agent.
+            assert user_value(kernel, "x") == "7"
+            [card] = [m.tool for m in run.messages if m.tool and m.tool.name == call.name]
+            assert card.status == "ok" and "rows: 7" in (card.output or ""), card
+
+            # The pipe drops; the new worker listens on the ports the tools' server knows.
+            connection = _connection._connections[ssh_host]
+            ssh = connection._proc
+            assert ssh is not None
+            ssh.kill()
+            assert retry_until(lambda: connection.reconnects == 1 and run.connected, 60)
+            run.send("double it")
+            assert run.wait(timeout=120) == "question", run.screen()
+            run.answer("approve")
+            assert run.wait(timeout=120) == "idle", run.screen()
+            assert user_value(kernel, "y") == "14"
 
 
 def test_secrets_travel_only_inside_the_pipe(ssh_server: sshd.SshServer, ssh_host: Host) -> None:

@@ -281,6 +281,32 @@ def test_a_provider_that_cannot_take_tool_servers_is_refused_before_it_starts(
 def test_kernel_tools_are_refused_on_another_host(kernel: KernelManager, workdir: Path) -> None:
     with pytest.raises(RemoteKernelToolsError, match="with this machine's files"):
         Run("fake", cwd=workdir, host="ssh://me@box", kernel=kernel.connection_file)
+    # Allowing one host allows that host only.
+    with pytest.raises(RemoteKernelToolsError, match="kernel_host='ssh://me@box'"):
+        Run(
+            "fake",
+            cwd=workdir,
+            host="ssh://me@box",
+            kernel=kernel.connection_file,
+            kernel_host="ssh://me@other",
+        )
+
+
+def test_a_kernel_whose_ports_cannot_travel_is_refused_for_another_host(
+    tmp_path: Path, workdir: Path
+) -> None:
+    ipc = tmp_path / "kernel-ipc.json"
+    ipc.write_text(json.dumps({"transport": "ipc", "ip": "/tmp/k", "shell_port": 1}))
+    with pytest.raises(KernelToolsError, match="over TCP"):
+        Run("fake", cwd=workdir, host="ssh://me@box", kernel=ipc, kernel_host="ssh://me@box")
+    with pytest.raises(KernelToolsError, match="cannot read"):
+        Run(
+            "fake",
+            cwd=workdir,
+            host="ssh://me@box",
+            kernel=tmp_path / "missing.json",
+            kernel_host="ssh://me@box",
+        )
 
 
 def test_the_readme_table_says_which_providers_take_kernel_tools() -> None:

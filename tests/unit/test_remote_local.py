@@ -91,6 +91,7 @@ def test_run_shows_its_real_parameters() -> None:
         "host",
         "prompt",
         "kernel",
+        "kernel_host",
         "rerun",
         "idle_timeout",
         "options",
