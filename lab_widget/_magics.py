@@ -1,7 +1,7 @@
 """The IPython extension: ``%load_ext lab_widget``, then ``%%agent`` and ``%agent``.
 
-``%%agent [target] [--provider ID] [--cwd DIR] [--host HOST] [--kernel] [--wait [SECONDS]]``
-sends the
+``%%agent [target] [--provider ID] [--cwd DIR] [--host HOST] [--kernel] [--kernel-host HOST]
+[--wait [SECONDS]]`` sends the
 cell body to a run and displays its view. ``target`` is, in order: a :class:`~lab_widget.Run`
 bound to that name in the notebook, a live run with that id, or a new run created under that
 name with the default provider (or ``--provider``). Without a target the cell goes to the run
@@ -9,7 +9,7 @@ the previous ``%%agent`` cell used, or to a new one. ``--host`` puts a new run o
 a :class:`~lab_widget.Host` bound to that name in the notebook, or a host string
 (``ssh://me@box``). ``--kernel`` gives a new run this notebook's kernel as tools
 (``Run(..., kernel=True)``): every piece of code the agent wants to run there is approved in the
-chat first.
+chat first. With ``--host`` it needs ``--kernel-host`` naming the same host (``kernel_host=``).
 
 ``@name`` in the cell mentions the notebook's variable ``name``: it reaches the agent described,
 as with ``run.send(text, context=globals())`` (see :meth:`~lab_widget.Run.send`).
@@ -62,6 +62,10 @@ def _parser() -> _Parser:
         "-k",
         action="store_true",
         help="give a new run this notebook's kernel as tools (each run_python approved first)",
+    )
+    parser.add_argument(
+        "--kernel-host",
+        help="with --host and --kernel: that same host, allowed to run code in this kernel",
     )
     parser.add_argument(
         "--wait",
@@ -136,8 +140,8 @@ class AgentMagics(Magics):
         if args.wait is not None:
             run.wait(timeout=args.wait)
 
-    def _host(self, args: argparse.Namespace) -> Host | str | None:
-        given: str | None = args.host
+    def _host(self, given: str | None) -> Host | str | None:
+        """The host ``given`` names: a Host variable, or a host string."""
         bound = self.shell.user_ns.get(given) if self.shell is not None and given else None
         return bound if isinstance(bound, Host) else given
 
@@ -152,9 +156,10 @@ class AgentMagics(Magics):
             run = Run(
                 args.provider,
                 cwd=args.cwd,
-                host=self._host(args),
+                host=self._host(args.host),
                 prompt=prompt,
                 kernel=args.kernel,
+                kernel_host=self._host(args.kernel_host),
                 rerun="keep",
             )
             return run, True
@@ -168,9 +173,10 @@ class AgentMagics(Magics):
             args.provider,
             cwd=args.cwd,
             name=name,
-            host=self._host(args),
+            host=self._host(args.host),
             prompt=prompt,
             kernel=args.kernel,
+            kernel_host=self._host(args.kernel_host),
             rerun="keep",
         )
         if self.shell is not None and name.isidentifier():

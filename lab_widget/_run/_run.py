@@ -109,8 +109,8 @@ def _kernel_for_host(
         raise RemoteKernelToolsError(
             f"kernel=True is refused for a run on {where}: the agent there would run code in "
             "this kernel, with this machine's files, variables and keys. Pass "
-            f"kernel_host={where!r} to allow that host, run the agent here, or give it the "
-            "data through a prompt (@-mentions) instead."
+            f"kernel_host={where!r} (%%agent: --kernel-host) to allow that host, run the agent "
+            "here, or give it the data through a prompt (@-mentions) instead."
         )
     path = this_kernel_connection_file() if kernel is True else Path(kernel)
     try:

@@ -117,12 +117,16 @@ def test_cells_reach_runs_on_another_host(
         close_connections()
 
 
-def test_kernel_tools_need_a_kernel_and_stay_on_this_host(
+def test_kernel_tools_need_a_kernel_and_leave_this_host_only_to_one_allowed(
     shell: InteractiveShell, workdir: Path
 ) -> None:
     # A terminal IPython is no kernel: nothing for the agent to reach, nothing starts.
     with pytest.raises(UsageError, match="kernel=True needs a Jupyter kernel"):
         cell(shell, f"k1 --provider fake --cwd {workdir} --kernel", "look at df")
-    with pytest.raises(UsageError, match="refused for a run on another host"):
-        cell(shell, f"k2 --provider fake --cwd {workdir} --kernel --host ssh://me@box", "x")
+    remote = f"k2 --provider fake --cwd {workdir} --kernel --host ssh://me@box"
+    with pytest.raises(UsageError, match=r"refused for a run on ssh://me@box.*--kernel-host"):
+        cell(shell, remote, "x")
+    # Allowed, it goes as far as looking for the kernel to carry there.
+    with pytest.raises(UsageError, match="kernel=True needs a Jupyter kernel"):
+        cell(shell, f"{remote} --kernel-host ssh://me@box", "x")
     assert lab_widget.runs() == []
