@@ -228,6 +228,7 @@ class Run(Exportable):
         Provider options (e.g. ``permission_mode="plan"`` for Claude Code).
     """
 
+    _backend: RunBackend
     scripted_model: ScriptedModel | None
     """The scripted model this run was started against, if any. It serves while the run
     lives; the last of its runs to stop frees its port (what it received stays)."""
@@ -285,23 +286,24 @@ class Run(Exportable):
             self.scripted_model = model.acquire()
             self._holds_model = True
         try:
-            self._backend: RunBackend
             if host is not None:
-                self._backend = RemoteBackend.start(
-                    provider_id,
-                    cwd,
-                    self._announcer(),
-                    host=host,
-                    scripted_model=self.scripted_model,
-                    endpoint=endpoint,
-                    model=model_name,
-                    name=name,
-                    seed=seed,
-                    worktree=worktree,
-                    sandbox=sandbox,
-                    prompt=prompt,
-                    options=options,
-                    kernel=remote_kernel,
+                self._hold(
+                    RemoteBackend.start(
+                        provider_id,
+                        cwd,
+                        self._announcer(),
+                        host=host,
+                        scripted_model=self.scripted_model,
+                        endpoint=endpoint,
+                        model=model_name,
+                        name=name,
+                        seed=seed,
+                        worktree=worktree,
+                        sandbox=sandbox,
+                        prompt=prompt,
+                        options=options,
+                        kernel=remote_kernel,
+                    )
                 )
                 self._announce(True)
             else:
@@ -344,7 +346,7 @@ class Run(Exportable):
                     local.held_by(Holder.this_process())
                 # A cell that waits on this run runs the calls the kernel is too busy for.
                 local.chat.serve_between_waits(chore)
-                self._backend = local
+                self._hold(local)
                 self._relaunch = _Relaunch(
                     provider_id, endpoint, model_name, sandbox, dict(options), kernel
                 )
@@ -353,7 +355,6 @@ class Run(Exportable):
         except BaseException:
             self._release_model()
             raise
-        self._unforward = self._backend.subscribe(self._listeners.emit)
         if origin is not None:
             note_run(origin, self)
         IdleStop.follow(self, idle)
@@ -363,8 +364,7 @@ class Run(Exportable):
         """A run over the backend ``build`` makes, given the run's announce."""
         run = cls.__new__(cls)
         run._fresh()
-        run._backend = build(run._announcer())
-        run._unforward = run._backend.subscribe(run._listeners.emit)
+        run._hold(build(run._announcer()))
         run._announce(True)
         return run
 
@@ -384,6 +384,12 @@ class Run(Exportable):
         self._retired: list[RunBackend] = []
         """The agents a restart replaced, oldest first: their conversations are earlier ones."""
         self._relaunch = None
+
+    def _hold(self, backend: RunBackend) -> None:
+        """Make ``backend`` the run's agent; the run's listeners hear it from now on."""
+        self._unforward()
+        self._backend = backend
+        self._unforward = backend.subscribe(self._listeners.emit)
 
     def _announcer(self) -> Announce:
         """The announce of the run's next agent: heard while that agent is the run's."""
@@ -816,11 +822,9 @@ class Run(Exportable):
             agent.held_by(Holder.this_process())
         agent.chat.serve_between_waits(chore)
         with agent.lock:  # the run's one lock: no event of the new agent slips between
-            self._unforward()
             self._retired.append(earlier)
-            self._backend = agent
+            self._hold(agent)
             self._relaunch = replace(relaunch, kernel=kernel)
-            self._unforward = agent.subscribe(self._listeners.emit)
             view = self._view
             if view is not None:
                 take_cells(self.id, view)
