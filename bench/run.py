@@ -46,6 +46,7 @@ SECTIONS = [
     "remote",
     "dialogs",
     "kernel",
+    "kernel-switch",
 ]
 
 
@@ -122,6 +123,7 @@ def main() -> int:
         "remote": lambda: remote.remote(args.probes, args.sends),
         "dialogs": lambda: dialogs.dialogs(args.dialog_runs),
         "kernel": lambda: kernel.kernel(args.kernel_runs, args.kernel_providers),
+        "kernel-switch": lambda: kernel.switch(args.kernel_runs, args.kernel_providers),
     }
     rows = machine_rows()
     started = time.perf_counter()
