@@ -8,7 +8,7 @@ from pathlib import Path
 from ..provider import AgentProvider, TranscriptRef, default_provider, get_provider
 from ..schema import Chat
 from ._pricing import enrich_summary
-from ._turns import derive_turns
+from ._turns import chat_of
 
 __all__ = ["read_chat", "read_transcript"]
 
@@ -18,13 +18,7 @@ def read_chat(provider: AgentProvider, ref: TranscriptRef) -> Chat:
     reader = provider.open_reader(ref)
     reader.read()
     messages, state = reader.messages, reader.settled_state()
-    session = enrich_summary(reader.summary)
-    return Chat(
-        messages=messages,
-        state=state,
-        session=session,
-        turns=derive_turns(messages, session, state),
-    )
+    return chat_of(messages, state, enrich_summary(reader.summary))
 
 
 def read_transcript(

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from ..schema import Message, SessionSummary, State, Turn, TurnFacts, Usage
+from ..schema import Chat, Message, SessionSummary, State, Turn, TurnFacts, Usage
 from ._pricing import estimate_cost, tidy
 
-__all__ = ["INTERRUPTED_NOTE", "derive_turns"]
+__all__ = ["INTERRUPTED_NOTE", "chat_of", "derive_turns"]
 
 INTERRUPTED_NOTE = "Interrupted"
 """The lifecycle note every reader writes where the user stopped a turn."""
@@ -37,6 +37,16 @@ INTERRUPTED_NOTE = "Interrupted"
 
 def _starts_turn(message: Message) -> bool:
     return message.role == "user" and message.kind == "text" and message.parent_tool_id is None
+
+
+def chat_of(messages: list[Message], state: State, session: SessionSummary) -> Chat:
+    """A conversation as one value: its messages, state and summary, and the turns they make."""
+    return Chat(
+        messages=messages,
+        state=state,
+        session=session,
+        turns=derive_turns(messages, session, state),
+    )
 
 
 def derive_turns(

@@ -32,7 +32,7 @@ from .._kernel import (
     waiting_cell_chore,
 )
 from .._reading._frames import By, to_dataframe
-from .._reading._turns import derive_turns
+from .._reading._turns import chat_of
 from .._remote._backend import RemoteBackend
 from .._remote._forward import KERNEL_PORTS
 from .._remote._transports import Host, parse_host
@@ -80,17 +80,6 @@ def _nothing() -> None:
 
 def _said_something(agent: RunBackend) -> bool:
     return bool(agent.messages)
-
-
-def _chat_of(agent: RunBackend) -> Chat:
-    """The conversation ``agent`` had when it was replaced, as :meth:`Run.chat` gives one."""
-    messages, state, session = agent.messages, agent.state, agent.session
-    return Chat(
-        messages=messages,
-        state=state,
-        session=session,
-        turns=derive_turns(messages, session, state),
-    )
 
 
 def _kernel_for_host(
@@ -565,12 +554,7 @@ class Run(Exportable):
         """A snapshot: messages, state, session summary and turns."""
         with self.lock:
             messages, state, session = self.messages, self.state, self.session
-        return Chat(
-            messages=messages,
-            state=state,
-            session=session,
-            turns=derive_turns(messages, session, state),
-        )
+        return chat_of(messages, state, session)
 
     def to_dataframe(self, by: By = "message") -> Any:
         """The current conversation as a pandas DataFrame: one row per message (``by=
@@ -641,7 +625,7 @@ class Run(Exportable):
         for agent in self._retired:
             chats += agent.history()
             if _said_something(agent):
-                chats.append(_chat_of(agent))
+                chats.append(chat_of(agent.messages, agent.state, agent.session))
         return chats + self._backend.history()
 
     @property

@@ -119,7 +119,7 @@ export class ChatView {
   readonly #kernelInput = h("input", {
     type: "checkbox",
     role: "switch",
-    class: "lw-kernel-switch",
+    class: "lw-switch lw-kernel-switch",
     "aria-checked": "false",
   });
   readonly #kernelSwitch = h(

@@ -11,6 +11,7 @@
 // - Output is terminal text only: xterm.js draws it; it never becomes HTML.
 import { h } from "../shared/dom";
 import { isObj, num } from "../shared/guards";
+import "../styles/switch.css";
 import "../styles/terminal.css";
 
 /** What the pane needs of a terminal emulator. */
@@ -210,7 +211,7 @@ export class TerminalPane {
   readonly #switch = h("input", {
     type: "checkbox",
     role: "switch",
-    class: "lw-term-switch",
+    class: "lw-switch lw-term-switch",
     "aria-checked": "false",
     disabled: true,
   });
