@@ -276,24 +276,23 @@ class Run(Exportable):
             self._holds_model = True
         try:
             if host is not None:
-                self._hold(
-                    RemoteBackend.start(
-                        provider_id,
-                        cwd,
-                        self._announcer(),
-                        host=host,
-                        scripted_model=self.scripted_model,
-                        endpoint=endpoint,
-                        model=model_name,
-                        name=name,
-                        seed=seed,
-                        worktree=worktree,
-                        sandbox=sandbox,
-                        prompt=prompt,
-                        options=options,
-                        kernel=remote_kernel,
-                    )
+                remote = RemoteBackend.start(
+                    provider_id,
+                    cwd,
+                    self._announcer(),
+                    host=host,
+                    scripted_model=self.scripted_model,
+                    endpoint=endpoint,
+                    model=model_name,
+                    name=name,
+                    seed=seed,
+                    worktree=worktree,
+                    sandbox=sandbox,
+                    prompt=prompt,
+                    options=options,
+                    kernel=remote_kernel,
                 )
+                self._hold(remote)
                 self._announce(True)
             else:
                 if self.scripted_model is not None:
