@@ -379,9 +379,11 @@ class Run(Exportable):
         self._backend = backend
         self._unforward = backend.subscribe(self._listeners.emit)
 
-    def _announcer(self) -> Announce:
-        """The announce of the run's next agent: heard while that agent is the run's."""
-        generation = self._generation
+    def _announcer(self, generation: int | None = None) -> Announce:
+        """The announce of the run's agent ``generation`` (default: the current one): heard
+        while that agent is the run's.
+        """
+        generation = self._generation if generation is None else generation
 
         def announce_while_current(live: bool) -> None:
             if self._generation == generation:
@@ -758,8 +760,9 @@ class Run(Exportable):
         (the chat header's *Kernel tools* switch) takes a new agent. The conversation so far
         stays: the chat shows it above the new one, and :attr:`past_conversations` and
         :meth:`history` list it. The workspace, the scripted model, the run's views and its
-        listeners carry over; the run's :attr:`id` (its tmux session) is a new one. A turn
-        in progress is ended with the old agent.
+        listeners carry over; the run's :attr:`id` (its tmux session) is a new one. The new
+        agent starts before the old one stops, so one that cannot start leaves the run as it
+        was; a turn in progress ends with the old agent.
 
         Parameters
         ----------
@@ -771,6 +774,9 @@ class Run(Exportable):
         NotRestartableError
             The run is on another host, or an earlier kernel started it: its settings are
             not known here. Nothing is stopped.
+        KernelToolsError
+            The tools cannot be given (no kernel to reach, a CLI that takes none): nothing
+            is stopped. So for whatever stops the new agent starting.
         """
         relaunch, earlier = self._relaunch, self._backend
         if relaunch is None or not isinstance(earlier, LocalBackend):
@@ -779,16 +785,15 @@ class Run(Exportable):
                 "start a new Run instead"
             )
         kernel = relaunch.kernel if kernel is None else kernel
-        # Checked before anything stops: tools the new agent could not have keep the old one.
+        # Checked before anything starts: tools the new agent could not have keep the old one.
         servers, chore = _kernel_tools(kernel)
         refuse_tool_servers(earlier.provider, servers)
-        self._generation += 1  # the old agent's end is announced here, under its own id
-        earlier.stop(cleanup=False, discard=False)
-        announce(self, False)
+        following = self._generation + 1
+        # Started before the old agent stops: one that cannot start leaves the run as it was.
         agent = LocalBackend.start(
             relaunch.provider_id,
             earlier.cwd,  # its worktree, when it had one: the workspace carries over below
-            self._announcer(),
+            self._announcer(following),
             endpoint=relaunch.endpoint,
             model=relaunch.model,
             name=None,
@@ -800,11 +805,16 @@ class Run(Exportable):
             tool_servers=servers,
             lock=earlier.lock,
         )
-        agent.take_workspace(earlier)
-        if self.scripted_model is not None:
-            agent.held_by(Holder.this_process())
-        agent.chat.serve_between_waits(chore)
-        with agent.lock:  # the run's one lock: no event of the new agent slips between
+        try:
+            agent.take_workspace(earlier)
+            if self.scripted_model is not None:
+                agent.held_by(Holder.this_process())
+            agent.chat.serve_between_waits(chore)
+        except BaseException:
+            agent.stop(cleanup=False, discard=False)
+            raise
+        with agent.lock:  # the run's one lock: no event of either agent slips between
+            self._generation = following  # the old agent's end is not the run's
             self._retired.append(earlier)
             self._hold(agent)
             self._relaunch = replace(relaunch, kernel=kernel)
@@ -821,6 +831,7 @@ class Run(Exportable):
                     transcript_id=agent.transcript_id,
                 )
             )
+        earlier.stop(cleanup=False, discard=False)
         self._announce(True)
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:

@@ -100,6 +100,8 @@ class TerminalFeed:
         self._closed = False
         self._queued = 0
         """Messages waiting for, or running on, the worker."""
+        self._size = (100, 30)
+        """The size the viewers asked for last (a new session's stream starts at it)."""
 
     @property
     def available(self) -> bool:
@@ -167,17 +169,23 @@ class TerminalFeed:
 
     def follow(self, terminal: TmuxTerminal) -> None:
         """Show ``terminal`` from now on: the run's agent was started again in a new
-        session (a viewer opens it anew; the old session's stream is let go).
+        session. The old session's stream is let go, and who watched it gets the new one.
         """
         with self._lock:
             self._terminal = terminal
-            self._viewers.clear()
+            watching = list(self._viewers)
             worker = self._worker
-        if worker is not None:
+            if worker is None or self._closed:
+                return
+            self._queued += 1 + len(watching)
+        size = {"cols": self._size[0], "rows": self._size[1]}
+        jobs = [(self._stop_stream_for, ""), *((self._open, viewer) for viewer in watching)]
+        for handler, viewer in jobs:
             try:
-                worker.submit(self._stop_stream)  # before any open of the new session
+                worker.submit(self._queued_job, handler, viewer, size)
             except RuntimeError:  # closed meanwhile
-                pass
+                with self._lock:
+                    self._queued -= 1
 
     def close(self) -> None:
         """Stop streaming and take no more messages (the view is closing)."""
@@ -213,7 +221,7 @@ class TerminalFeed:
         terminal = self._terminal
         if terminal is None:
             raise NoTerminalError("this view has no terminal to show")
-        cols, rows = _size(content)
+        cols, rows = self._size = _size(content)
         if not terminal.alive():
             self._drop(viewer)
             self._send_ended_screen(viewer, terminal)
@@ -241,8 +249,9 @@ class TerminalFeed:
 
     def _resize(self, viewer: str, content: dict[str, Any]) -> None:
         stream = self._stream
+        self._size = _size(content)
         if stream is not None and stream.open:
-            stream.resize(*_size(content))
+            stream.resize(*self._size)
 
     def _close_viewer(self, viewer: str, _content: dict[str, Any]) -> None:
         self._drop(viewer)
@@ -285,6 +294,9 @@ class TerminalFeed:
                 worker.submit(self._stop_stream)
             except RuntimeError:
                 pass
+
+    def _stop_stream_for(self, _viewer: str, _content: dict[str, Any]) -> None:
+        self._stop_stream()
 
     def _stop_stream(self) -> None:
         stream, self._stream = self._stream, None
