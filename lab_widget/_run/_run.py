@@ -831,8 +831,16 @@ class Run(Exportable):
                     transcript_id=agent.transcript_id,
                 )
             )
-        earlier.stop(cleanup=False, discard=False)
         self._announce(True)
+        earlier.terminal.kill()
+        # The rest (its last read, its end) is not waited for: the new agent takes prompts
+        # already, and nothing of the run's hears the old one end.
+        threading.Thread(
+            target=earlier.stop,
+            args=(False, False),
+            name=f"lab-widget-stop-{earlier.id}",
+            daemon=True,
+        ).start()
 
     def stop(self, cleanup: bool = False, *, discard: bool = False) -> None:
         """End the agent and its tmux session. The transcript stays on disk.
