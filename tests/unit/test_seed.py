@@ -322,3 +322,20 @@ def test_a_seeded_run_in_place_cleans_up_its_files(lab_home: Path, repo: Path) -
     run.stop(cleanup=True)
     assert not (repo / "src/FAKE.md").exists() and not (repo / "src/.fake").exists()
     assert (repo / "src/app.py").exists()
+
+
+def test_a_restarted_run_works_on_in_its_worktree(lab_home: Path, repo: Path) -> None:
+    run = Run("fake", cwd=repo, seed=SEED, worktree=True, name="kept")
+    try:
+        folder, branch = run.cwd, run.workspace.branch
+        (folder / "src" / "app.py").write_text("print('kept')\n")
+        run.restart()
+        # The new agent is in the same worktree, on the same branch, from the same start.
+        assert run.cwd == folder and run.workspace.branch == branch
+        diff = run.diff()
+        assert diff.count("diff --git") == 1 and "+print('kept')" in diff
+        run.stop(cleanup=True, discard=True)
+        assert not folder.exists()
+    finally:
+        if run.state != "ended":
+            run.stop()
