@@ -75,35 +75,40 @@ def test_a_watched_terminal_follows_the_new_session_and_a_failed_start_changes_n
 ) -> None:
     with Run("fake", cwd=workdir) as run:
         view = run.view
-        comm = next(c for c in comms if c is view.comm)
+        try:
+            comm = next(c for c in comms if c is view.comm)
 
-        def screens() -> list[dict[str, object]]:
-            return [c for c in comm.customs() if c.get("kind") == "term" and c["op"] == "screen"]
+            def screens() -> list[dict[str, object]]:
+                return [
+                    c for c in comm.customs() if c.get("kind") == "term" and c["op"] == "screen"
+                ]
 
-        local_parts(run).chat.wait_ready(10)
-        open_pane = {"kind": "term", "op": "open", "viewer": "v1", "cols": 90, "rows": 20}
-        from_browser(view, open_pane)
-        assert retry_until(lambda: bool(screens()), 10)
-        comm.clear()
-        states: list[str] = []
-        view.observe(lambda change: states.append(change["new"]), names="state")
-        run.restart()
-        # The viewer gets the new session's screen, live, and never hears of an end.
-        assert retry_until(lambda: bool(screens()), 10)
-        assert screens()[-1]["viewer"] == "v1" and screens()[-1]["live"] is True
-        ended = [c for c in comm.customs() if c.get("kind") == "term" and c["op"] == "ended"]
-        assert ended == []
-        assert "ended" not in states
-
-        # A new agent that cannot start leaves the one the run has.
-        def cannot_start(*_args: object, **_kwargs: object) -> None:
-            raise TmuxError("no server")
-
-        monkeypatch.setattr(LocalBackend, "start", cannot_start)
-        second_id = run.id
-        with pytest.raises(TmuxError):
+            local_parts(run).chat.wait_ready(10)
+            open_pane = {"kind": "term", "op": "open", "viewer": "v1", "cols": 90, "rows": 20}
+            from_browser(view, open_pane)
+            assert retry_until(lambda: bool(screens()), 10)
+            comm.clear()
+            states: list[str] = []
+            view.observe(lambda change: states.append(change["new"]), names="state")
             run.restart()
-        assert run.id == second_id and run.pane.alive() and run.state != "ended"
+            # The viewer gets the new session's screen, live, and never hears of an end.
+            assert retry_until(lambda: bool(screens()), 10)
+            assert screens()[-1]["viewer"] == "v1" and screens()[-1]["live"] is True
+            ended = [c for c in comm.customs() if c.get("kind") == "term" and c["op"] == "ended"]
+            assert ended == []
+            assert "ended" not in states
+
+            # A new agent that cannot start leaves the one the run has.
+            def cannot_start(*_args: object, **_kwargs: object) -> None:
+                raise TmuxError("no server")
+
+            monkeypatch.setattr(LocalBackend, "start", cannot_start)
+            second_id = run.id
+            with pytest.raises(TmuxError):
+                run.restart()
+            assert run.id == second_id and run.pane.alive() and run.state != "ended"
+        finally:
+            view.close()  # its terminal's worker thread goes with it
 
 
 def test_the_header_switch_restarts_through_an_action_and_refusals_stop_nothing(
