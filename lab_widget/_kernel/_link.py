@@ -36,6 +36,10 @@ FREE_GLANCE = 0.5
 """Seconds a free kernel takes at most to answer its info request: an unanswered one means
 a cell runs, and the call goes on the desk."""
 
+IOPUB_GLANCE = 1.0
+"""Seconds the iopub channel has to carry the kernel's status for a probe before another
+probe is sent (it joins late after a reconnect)."""
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -223,8 +227,32 @@ class KernelLink:
             handed = self._run_or_hand_over(code, wait, timeout)
             if handed is not None:
                 return Execution.from_fields(handed)
+            self._until_iopub_hears(time.monotonic() + wait)
             msg_id = self._client.execute(code, store_history=False, allow_stdin=False)
             return self._collect(msg_id, timeout)
+
+    def _until_iopub_hears(self, deadline: float) -> None:
+        """Return once the iopub channel carries what the kernel publishes, or at
+        ``deadline``. A subscriber that (re)connects misses what was published before it
+        joined: after the connection to the kernel dropped and came back (a run on another
+        host whose pipe was cut), the output and the end of the code would go unheard.
+        """
+        while time.monotonic() < deadline:
+            probe = self._client.kernel_info()
+            if self._reply(probe, deadline) is None:
+                return
+            heard = min(deadline, time.monotonic() + IOPUB_GLANCE)
+            while (left := heard - time.monotonic()) > 0:
+                try:
+                    msg = self._client.get_iopub_msg(timeout=left)
+                except queue.Empty:
+                    break
+                if (
+                    msg.get("parent_header", {}).get("msg_id") == probe
+                    and msg["msg_type"] == "status"
+                    and msg["content"].get("execution_state") == "idle"
+                ):
+                    return
 
     def _collect(self, msg_id: str, timeout: float) -> Execution:
         found = Execution()
