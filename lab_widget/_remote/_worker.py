@@ -231,6 +231,8 @@ class Worker:
             for opened in [listener, *kernel_listeners]:
                 if opened is not None:
                     opened.close()
+            if isinstance(kernel, Path):
+                kernel.unlink(missing_ok=True)  # the kernel's key stays nowhere unused
             raise
         hosted = Hosted(run, self.send, listener, kernel_listeners)
         with self._lock:

@@ -78,10 +78,6 @@ def _nothing() -> None:
     return None
 
 
-def _said_something(agent: RunBackend) -> bool:
-    return bool(agent.messages)
-
-
 def _kernel_for_host(
     kernel: bool | str | os.PathLike[str], host: str | Host, kernel_host: str | Host | None
 ) -> dict[str, Any] | None:
@@ -223,8 +219,9 @@ class Run(Exportable):
     lives; the last of its runs to stop frees its port (what it received stays)."""
 
     _relaunch: _Relaunch | None
-    _unforward: Callable[[], None]
     """How to start the agent again (``None``: not known here, see :meth:`restart`)."""
+    _unforward: Callable[[], None]
+    """Stops telling the run's listeners of its current agent's events."""
 
     def __init__(
         self,
@@ -620,12 +617,13 @@ class Run(Exportable):
 
     def history(self) -> list[Chat]:
         """The conversations this run had before each clear (and each :meth:`restart`),
-        oldest first (read again).
+        oldest first: read again, but for the last one of an agent a restart replaced,
+        which is as that agent read it.
         """
         chats: list[Chat] = []
         for agent in self._retired:
             chats += agent.history()
-            if _said_something(agent):
+            if agent.messages:
                 chats.append(chat_of(agent.messages, agent.state, agent.session))
         return chats + self._backend.history()
 
@@ -638,7 +636,7 @@ class Run(Exportable):
         for agent in self._retired:
             refs += agent.past_epochs
             path = agent.transcript_path
-            if _said_something(agent) and agent.transcript_id is not None and path is not None:
+            if agent.messages and agent.transcript_id is not None and path is not None:
                 refs.append(TranscriptRef(transcript_id=agent.transcript_id, path=path))
         return refs + self._backend.past_epochs
 
@@ -651,7 +649,7 @@ class Run(Exportable):
         epochs: list[Epoch] = []
         for agent in self._retired:
             epochs += agent.past_conversations
-            if _said_something(agent) and agent.transcript_id is not None:
+            if agent.messages and agent.transcript_id is not None:
                 epochs.append(Epoch(agent.transcript_id, agent.messages))
         return epochs + self._backend.past_conversations
 
